@@ -1,0 +1,86 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "JackAudioSession",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "JackKit", targets: ["JackKit"]),
+        .library(name: "AudioSession", targets: ["AudioSession"]),
+        .library(name: "Measurement", targets: ["Measurement"]),
+        .library(name: "LoopbackHarness", targets: ["LoopbackHarness"]),
+        .executable(name: "jas", targets: ["jas"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
+    targets: [
+        // C shims only: jack_client_open is variadic; real-time markers.
+        .target(
+            name: "CJack",
+            linkerSettings: [.linkedLibrary("jack")]
+        ),
+        // Thin Swift wrapper of libjack. No policy.
+        .target(
+            name: "JackKit",
+            dependencies: ["CJack"]
+        ),
+        // The AVAudioSession-shaped controller.
+        .target(
+            name: "AudioSession",
+            dependencies: ["JackKit"]
+        ),
+        // What measuring tools do with the audio: test signals, loopback checks.
+        .target(
+            name: "Measurement",
+            dependencies: ["AudioSession", "JackKit"]
+        ),
+        // Starts and stops private jackd servers with loopback ports.
+        .target(
+            name: "LoopbackHarness",
+            dependencies: ["JackKit", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        // The command-line tool: parses, calls the library, prints.
+        .executableTarget(
+            name: "jas",
+            dependencies: [
+                "AudioSession", "Measurement", "LoopbackHarness", "JackKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // The README's example, compiled so it cannot rot.
+        .executableTarget(
+            name: "measurement-example",
+            dependencies: ["AudioSession", "LoopbackHarness"],
+            path: "Examples/MeasurementLatency"
+        ),
+        // Times the measurement session's process callback (make bench).
+        .executableTarget(
+            name: "callback-bench",
+            dependencies: ["AudioSession", "JackKit", "LoopbackHarness"],
+            path: "Benchmarks/CallbackCost"
+        ),
+        // Test support: counts heap allocations made on the real-time thread.
+        .target(
+            name: "CAllocationCounter",
+            dependencies: ["CJack"],
+            path: "Tests/CAllocationCounter"
+        ),
+        // Test support: private jackd servers per test, logs on failure.
+        .target(
+            name: "JackTestSupport",
+            dependencies: ["LoopbackHarness"],
+            path: "Tests/JackTestSupport"
+        ),
+        .testTarget(
+            name: "JackKitTests",
+            dependencies: ["JackKit", "LoopbackHarness", "JackTestSupport"]
+        ),
+        .testTarget(
+            name: "AudioSessionTests",
+            dependencies: ["AudioSession", "Measurement", "JackKit", "LoopbackHarness", "JackTestSupport", "CAllocationCounter"]
+        ),
+    ]
+)

@@ -1,0 +1,93 @@
+import CJack
+import Synchronization
+
+/// The Swift side of libjack's non-real-time callbacks. Kept alive with
+/// `passRetained` until after `jack_client_close`.
+final class CallbackBridge: @unchecked Sendable {
+    /// Set before activation, read on the notification thread.
+    var eventHandler: (@Sendable (ClientEvent) -> Void)?
+    /// Set before activation, called when JACK recomputes latencies.
+    var latencyHandler: (@Sendable (LatencyMode) -> Void)?
+    /// The client handle, for looking up ports by id.
+    var client: OpaquePointer?
+    /// Makes the two shutdown callbacks one event.
+    let shutdownDelivered = Atomic<Bool>(false)
+
+    func deliver(_ event: ClientEvent) {
+        eventHandler?(event)
+    }
+
+    func deliverShutdown(status: UInt32, reason: String) {
+        guard !shutdownDelivered.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        deliver(.shutdown(status: status, reason: reason))
+    }
+
+    var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    static func from(_ arg: UnsafeMutableRawPointer?) -> CallbackBridge {
+        Unmanaged<CallbackBridge>.fromOpaque(arg!).takeUnretainedValue()
+    }
+
+    /// Installs every notification callback on `client`. Must be called before activation.
+    func install(on client: OpaquePointer, clientName: String) throws(JackError) {
+        func check(_ code: Int32, _ name: String) throws(JackError) {
+            if code != 0 { throw .callbackRegistrationFailed(callback: name, code: code) }
+        }
+        try check(jack_set_xrun_callback(client, { arg in
+            CallbackBridge.from(arg).deliver(.xrun)
+            return 0
+        }, opaque), "xrun")
+        jack_on_info_shutdown(client, { status, reason, arg in
+            CallbackBridge.from(arg).deliverShutdown(
+                status: status.rawValue, reason: reason.map { String(cString: $0) } ?? "")
+        }, opaque)
+        jack_on_shutdown(client, { arg in
+            CallbackBridge.from(arg).deliverShutdown(status: JackServerError.rawValue, reason: "JACK server shut down")
+        }, opaque)
+        try check(jack_set_buffer_size_callback(client, { frames, arg in
+            CallbackBridge.from(arg).deliver(.bufferSizeChanged(frames: Int(frames)))
+            return 0
+        }, opaque), "buffer size")
+        try check(jack_set_sample_rate_callback(client, { rate, arg in
+            CallbackBridge.from(arg).deliver(.sampleRateChanged(rate: Int(rate)))
+            return 0
+        }, opaque), "sample rate")
+        try check(jack_set_port_registration_callback(client, { id, registered, arg in
+            let bridge = CallbackBridge.from(arg)
+            var name = ""
+            if let client = bridge.client, let port = jack_port_by_id(client, id) {
+                name = String(cString: jack_port_name(port))
+            }
+            bridge.deliver(.portRegistration(name: name, registered: registered != 0))
+        }, opaque), "port registration")
+        try check(jack_set_port_connect_callback(client, { a, b, connected, arg in
+            let bridge = CallbackBridge.from(arg)
+            guard let client = bridge.client else { return }
+            let source = jack_port_by_id(client, a).map { String(cString: jack_port_name($0)) } ?? ""
+            let destination = jack_port_by_id(client, b).map { String(cString: jack_port_name($0)) } ?? ""
+            bridge.deliver(.portConnection(source: source, destination: destination, connected: connected != 0))
+        }, opaque), "port connect")
+        try check(jack_set_client_registration_callback(client, { name, registered, arg in
+            CallbackBridge.from(arg).deliver(
+                .clientRegistration(name: name.map { String(cString: $0) } ?? "", registered: registered != 0))
+        }, opaque), "client registration")
+        try check(jack_set_property_change_callback(client, { subject, key, change, arg in
+            let kind: PropertyChange = switch change {
+            case PropertyCreated: .created
+            case PropertyDeleted: .deleted
+            default: .changed
+            }
+            CallbackBridge.from(arg).deliver(
+                .propertyChange(subject: subject, key: key.map { String(cString: $0) } ?? "", change: kind))
+        }, opaque), "property change")
+    }
+
+    /// Installs the latency callback. Only when there is a handler: a client
+    /// with an empty latency callback breaks JACK's latency propagation.
+    func installLatencyCallback(on client: OpaquePointer) throws(JackError) {
+        let code = jack_set_latency_callback(client, { mode, arg in
+            CallbackBridge.from(arg).latencyHandler?(LatencyMode(mode))
+        }, opaque)
+        if code != 0 { throw .callbackRegistrationFailed(callback: "latency", code: code) }
+    }
+}

@@ -1,0 +1,71 @@
+import CJack
+
+/// What went wrong in a libjack call, with the C status or return code kept and
+/// a message that says which server, client or port, and what to do about it.
+public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No JACK server with this name is running (libjack status bits in `status`).
+    case serverNotRunning(server: String, status: UInt32)
+    /// The server is running but refused to open the client.
+    case clientOpenFailed(client: String, server: String, status: UInt32)
+    /// The client has been closed; nothing can be done with it any more.
+    case clientClosed(client: String)
+    /// `jack_activate` or `jack_deactivate` failed.
+    case activationFailed(client: String, code: Int32)
+    /// A port could not be registered (name taken, too long, or server full).
+    case portRegistrationFailed(port: String, client: String)
+    /// No port by this full name exists on the server.
+    case portNotFound(port: String, server: String)
+    /// `jack_connect` failed for a reason other than "already connected".
+    case connectionFailed(source: String, destination: String, code: Int32)
+    /// `jack_disconnect` failed.
+    case disconnectionFailed(source: String, destination: String, code: Int32)
+    /// The server refused a period-size request (fixed-size backends do).
+    case bufferSizeRefused(frames: Int, server: String, code: Int32)
+    /// A metadata call failed.
+    case propertyFailed(key: String, subject: String, code: Int32)
+    /// A callback could not be installed.
+    case callbackRegistrationFailed(callback: String, code: Int32)
+
+    public var description: String {
+        switch self {
+        case let .serverNotRunning(server, status):
+            return "no JACK server named '\(server)' is running (libjack status 0x\(String(status, radix: 16))); "
+                + "start one, e.g. `jackd -n \(server) -d dummy -r 48000 -p 256`, or name a running server with --server"
+        case let .clientOpenFailed(client, server, status):
+            return "JACK server '\(server)' refused client '\(client)' (libjack status 0x\(String(status, radix: 16))\(Self.statusWords(status))); "
+                + "check the server log and that the client name is not taken"
+        case let .clientClosed(client):
+            return "JACK client '\(client)' is closed; open a new one"
+        case let .activationFailed(client, code):
+            return "JACK could not (de)activate client '\(client)' (error \(code)); is the server still running?"
+        case let .portRegistrationFailed(port, client):
+            return "JACK could not register port '\(port)' on client '\(client)'; the name may be taken or too long, or the server has no free ports (jackd -p)"
+        case let .portNotFound(port, server):
+            return "no port named '\(port)' on JACK server '\(server)'; list them with `jas status --server \(server)` or `jack_lsp`"
+        case let .connectionFailed(source, destination, code):
+            return "JACK could not connect '\(source)' to '\(destination)' (error \(code)); the first must be an output and the second an input of the same type"
+        case let .disconnectionFailed(source, destination, code):
+            return "JACK could not disconnect '\(source)' from '\(destination)' (error \(code))"
+        case let .bufferSizeRefused(frames, server, code):
+            return "JACK server '\(server)' refused a period of \(frames) frames (error \(code)); its backend may have a fixed period, restart it with -p \(frames)"
+        case let .propertyFailed(key, subject, code):
+            return "JACK metadata call for key '\(key)' on subject \(subject) failed (error \(code))"
+        case let .callbackRegistrationFailed(callback, code):
+            return "JACK refused to install the \(callback) callback (error \(code)); callbacks must be set before activation"
+        }
+    }
+
+    static func statusWords(_ status: UInt32) -> String {
+        let names: [(UInt32, String)] = [
+            (JackFailure.rawValue, "failure"), (JackInvalidOption.rawValue, "invalid option"),
+            (JackNameNotUnique.rawValue, "name not unique"), (JackServerStarted.rawValue, "server started"),
+            (JackServerFailed.rawValue, "server failed"), (JackServerError.rawValue, "server error"),
+            (JackNoSuchClient.rawValue, "no such client"), (JackLoadFailure.rawValue, "load failure"),
+            (JackInitFailure.rawValue, "init failure"), (JackShmFailure.rawValue, "shared memory failure"),
+            (JackVersionError.rawValue, "protocol version mismatch"), (JackBackendError.rawValue, "backend error"),
+            (JackClientZombie.rawValue, "client zombie"),
+        ]
+        let words = names.filter { status & $0.0 != 0 }.map(\.1)
+        return words.isEmpty ? "" : ": " + words.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,92 @@
+import CJack
+
+/// JACK port flags (`JackPortIsInput`, `JackPortIsPhysical`, ...).
+public struct PortFlags: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+
+    /// The port receives data (a sink).
+    public static let input = PortFlags(rawValue: UInt(JackPortIsInput.rawValue))
+    /// The port produces data (a source).
+    public static let output = PortFlags(rawValue: UInt(JackPortIsOutput.rawValue))
+    /// The port is backed by hardware (or stands in for it).
+    public static let physical = PortFlags(rawValue: UInt(JackPortIsPhysical.rawValue))
+    /// The port can monitor its input.
+    public static let canMonitor = PortFlags(rawValue: UInt(JackPortCanMonitor.rawValue))
+    /// Data ends or starts here; it is not passed on from another port.
+    public static let terminal = PortFlags(rawValue: UInt(JackPortIsTerminal.rawValue))
+}
+
+/// The data a port carries.
+public enum PortType: String, Sendable {
+    /// 32-bit float mono audio.
+    case audio = "32 bit float mono audio"
+    /// Raw MIDI.
+    case midi = "8 bit raw midi"
+}
+
+/// A port of any client on the server, by handle. Valid while the server runs
+/// and the port stays registered.
+public struct Port: @unchecked Sendable, Hashable {
+    /// The libjack handle (`jack_port_t *`).
+    public let handle: OpaquePointer
+
+    init(_ handle: OpaquePointer) { self.handle = handle }
+
+    /// Full name, `client:port`.
+    public var name: String { String(cString: jack_port_name(handle)) }
+
+    /// The part after the colon.
+    public var shortName: String { String(cString: jack_port_short_name(handle)) }
+
+    /// The port's flags.
+    public var flags: PortFlags { PortFlags(rawValue: UInt(bitPattern: Int(jack_port_flags(handle)))) }
+
+    /// The port's type string (`32 bit float mono audio` for audio).
+    public var typeName: String { String(cString: jack_port_type(handle)) }
+
+    /// The port's UUID (metadata subject).
+    public var uuid: UInt64 { jack_port_uuid(handle) }
+
+    /// Aliases the port carries (up to two in JACK).
+    public var aliases: [String] {
+        let size = Int(jack_port_name_size())
+        let first = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+        let second = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+        defer { first.deallocate(); second.deallocate() }
+        var slots: [UnsafeMutablePointer<CChar>?] = [first, second]
+        let count = slots.withUnsafeMutableBufferPointer { jack_port_get_aliases(handle, $0.baseAddress) }
+        return (0..<Int(max(0, count))).map { String(cString: slots[$0]!) }
+    }
+
+    /// Full names of the ports this one is connected to.
+    public var connections: [String] {
+        guard let list = jack_port_get_connections(handle) else { return [] }
+        defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
+        return stringList(list)
+    }
+
+    /// The latency range JACK holds for this port in the given mode, frames.
+    public func latencyRange(_ mode: LatencyMode) -> LatencyRange {
+        var range = jack_latency_range_t()
+        jack_port_get_latency_range(handle, mode.raw, &range)
+        return LatencyRange(range)
+    }
+
+    /// Sets this port's latency range; meaningful only inside a latency callback.
+    public func setLatencyRange(_ range: LatencyRange, _ mode: LatencyMode) {
+        var raw = range.raw
+        jack_port_set_latency_range(handle, mode.raw, &raw)
+    }
+}
+
+/// Reads a NULL-terminated list of C strings into Swift strings.
+func stringList(_ list: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> [String] {
+    var names: [String] = []
+    var index = 0
+    while let entry = list[index] {
+        names.append(String(cString: entry))
+        index += 1
+    }
+    return names
+}

@@ -1,0 +1,118 @@
+import CJack
+import Synchronization
+
+/// What the process callback hands the render block every cycle: the JACK
+/// port buffers themselves (zero copy), valid only during the call.
+public struct ProcessCycle {
+    /// Frames in this cycle (the period size).
+    public let frameCount: Int
+    /// One buffer per input port, in registration order: what the port received.
+    public let inputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>
+    /// One buffer per output port, in registration order: what the port will send.
+    public let outputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>
+    /// JACK's frame time at the start of this cycle (`jack_last_frame_time`).
+    public let cycleStartFrame: UInt32
+}
+
+/// The app's work for one cycle. Runs on JACK's real-time thread: it must not
+/// allocate, lock, log or do I/O.
+public typealias RenderBlock = (ProcessCycle) -> Void
+
+/// The real-time side of a client: the port table, the preallocated buffer
+/// pointer arrays and the render block, reached from the process trampoline
+/// without retain or allocation. Built off the real-time thread, before
+/// activation, for a fixed set of ports.
+public final class RealtimeProcessor: @unchecked Sendable {
+    let client: OpaquePointer
+    let inputPorts: UnsafeMutableBufferPointer<OpaquePointer>
+    let outputPorts: UnsafeMutableBufferPointer<OpaquePointer>
+    let inputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
+    let outputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
+    let placeholder: UnsafeMutablePointer<Float>
+    let render: RenderBlock
+    let costRecorder: CycleCostRecorder?
+    /// Cycles completed since activation.
+    public let cyclesCompleted = Atomic<UInt64>(0)
+
+    /// A processor for these ports of `client`, calling `render` each cycle;
+    /// with a `costRecorder`, each cycle's duration is recorded too.
+    public init(client: Client, inputs: [Port], outputs: [Port], costRecorder: CycleCostRecorder? = nil,
+                render: @escaping RenderBlock) {
+        self.client = client.handle
+        placeholder = .allocate(capacity: 1)
+        placeholder.initialize(to: 0)
+        inputPorts = .allocate(capacity: inputs.count)
+        _ = inputPorts.initialize(from: inputs.map(\.handle))
+        outputPorts = .allocate(capacity: outputs.count)
+        _ = outputPorts.initialize(from: outputs.map(\.handle))
+        inputBuffers = .allocate(capacity: inputs.count)
+        inputBuffers.initialize(repeating: placeholder)
+        outputBuffers = .allocate(capacity: outputs.count)
+        outputBuffers.initialize(repeating: placeholder)
+        self.render = render
+        self.costRecorder = costRecorder
+    }
+
+    deinit {
+        inputPorts.deallocate()
+        outputPorts.deallocate()
+        inputBuffers.deallocate()
+        outputBuffers.deallocate()
+        placeholder.deallocate()
+    }
+
+    /// Number of input ports the processor serves.
+    public var inputCount: Int { inputPorts.count }
+    /// Number of output ports the processor serves.
+    public var outputCount: Int { outputPorts.count }
+
+    /// One cycle: fetch the port buffers, run the render block, count.
+    @inline(__always)
+    func runCycle(frames: jack_nframes_t) {
+        let started = costRecorder == nil ? 0 : cjack_monotonic_nanoseconds()
+        fetchPortBuffers(inputPorts, into: inputBuffers, frames: frames)
+        fetchPortBuffers(outputPorts, into: outputBuffers, frames: frames)
+        render(ProcessCycle(
+            frameCount: Int(frames),
+            inputs: UnsafeBufferPointer(inputBuffers),
+            outputs: UnsafeBufferPointer(outputBuffers),
+            cycleStartFrame: jack_last_frame_time(client)))
+        cyclesCompleted.add(1, ordering: .releasing)
+        if let costRecorder {
+            costRecorder.record(cjack_monotonic_nanoseconds() &- started)
+        }
+    }
+
+    /// Runs the real-time path once off-line with no ports fetched, so lazy
+    /// metadata and globals are initialised before the first real cycle.
+    func touchBeforeActivation() {
+        _ = cyclesCompleted.load(ordering: .relaxed)
+        costRecorder?.touch()
+    }
+}
+
+/// Fills `buffers` with the JACK buffer of each port for this cycle. (A call
+/// into libjack, so the compiler cannot check it: RealtimeSanitizer and the
+/// allocation counter do.)
+@inline(__always)
+func fetchPortBuffers(_ ports: UnsafeMutableBufferPointer<OpaquePointer>,
+                      into buffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>,
+                      frames: jack_nframes_t) {
+    var index = 0
+    while index < ports.count {
+        buffers[index] = jack_port_get_buffer(ports[index], frames).assumingMemoryBound(to: Float.self)
+        index += 1
+    }
+}
+
+/// JACK's process callback: a top-level function, entered on the real-time
+/// thread once per period; marks the thread as real-time for the sanitizer and
+/// the allocation counter, and runs the processor without retaining it.
+func processTrampoline(_ frames: jack_nframes_t, _ argument: UnsafeMutableRawPointer?) -> Int32 {
+    cjack_realtime_enter()
+    Unmanaged<RealtimeProcessor>.fromOpaque(argument!)._withUnsafeGuaranteedRef { processor in
+        processor.runCycle(frames: frames)
+    }
+    cjack_realtime_exit()
+    return 0
+}

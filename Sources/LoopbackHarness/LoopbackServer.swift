@@ -1,0 +1,193 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import JackKit
+import Synchronization
+
+/// A private headless jackd started for a test or a self-test: dummy backend,
+/// `-L` loopback ports, a unique server name, stopped by its own PID.
+///
+/// `loopback:playback_N` (inputs) come back on `loopback:capture_N` (outputs)
+/// one period later, bit-identical.
+public final class LoopbackServer: @unchecked Sendable {
+    /// The server name clients pass (or set as `JACK_DEFAULT_SERVER`).
+    public let name: String
+    /// The jackd process.
+    public let pid: pid_t
+    /// Sample rate the dummy backend runs at, Hz.
+    public let sampleRate: Int
+    /// Period the server started with, frames.
+    public let period: Int
+    /// Number of loopback port pairs.
+    public let loopbackChannels: Int
+    /// Where jackd's stdout and stderr go.
+    public let logPath: String
+    private let stopped = Atomic<Bool>(false)
+
+    /// What can go wrong starting a server.
+    public enum Failure: Error, CustomStringConvertible {
+        /// No jackd on PATH.
+        case jackdNotFound
+        /// jackd could not be spawned.
+        case spawnFailed(errno: Int32)
+        /// jackd exited or never accepted a client; the log says why.
+        case notReady(server: String, log: String)
+
+        public var description: String {
+            switch self {
+            case .jackdNotFound:
+                return "jackd not found on PATH: install it with `apt-get install jackd2` (`make run` does)"
+            case let .spawnFailed(code):
+                return "could not start jackd: \(String(cString: strerror(code)))"
+            case let .notReady(server, log):
+                return "jackd '\(server)' did not accept clients; its log:\n\(log)"
+            }
+        }
+    }
+
+    /// A name no other server on this machine has: `prefix-PID-N-RANDOM`.
+    public static func uniqueName(prefix: String = "jas-test") -> String {
+        let serial = nextSerial.add(1, ordering: .relaxed).newValue
+        return "\(prefix)-\(getpid())-\(serial)-\(UInt32.random(in: 0..<UInt32.max) % 100_000)"
+    }
+    private static let nextSerial = Atomic<Int>(0)
+
+    /// Starts `jackd -n NAME -r [serverArguments] -L loopbackChannels -d dummy
+    /// -r sampleRate -p period [backendArguments]` and waits (up to `timeout`
+    /// seconds) until a client can connect.
+    public init(name: String = LoopbackServer.uniqueName(), loopbackChannels: Int = 2, sampleRate: Int = 48000,
+                period: Int = 64, serverArguments: [String] = [], backendArguments: [String] = [],
+                timeout: Double = 10) throws {
+        guard let jackd = Self.findExecutable("jackd") else { throw Failure.jackdNotFound }
+        self.name = name
+        self.sampleRate = sampleRate
+        self.period = period
+        self.loopbackChannels = loopbackChannels
+        logPath = NSTemporaryDirectory() + "/\(name).log"
+        let arguments = [jackd, "-n", name, "-r"] + serverArguments + ["-L", String(loopbackChannels), "-d", "dummy",
+                         "-r", String(sampleRate), "-p", String(period)] + backendArguments
+        pid = try Self.spawn(arguments, logPath: logPath)
+        LiveServers.shared.add(pid)
+        do {
+            try waitUntilReady(timeout: timeout)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    /// Stops the server: SIGTERM, then SIGKILL after 3 s, and reaps it. Idempotent.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Self.terminate(pid)
+        LiveServers.shared.remove(pid)
+    }
+
+    /// Kills the server without letting it shut down cleanly (SIGKILL) and reaps it.
+    public func kill() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        _ = Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
+        LiveServers.shared.remove(pid)
+    }
+
+    /// Everything jackd printed so far.
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Whether the jackd process is still running.
+    public var isRunning: Bool {
+        if stopped.load(ordering: .acquiring) { return false }
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == 0
+    }
+
+    private func waitUntilReady(timeout: Double) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard isRunning else { throw Failure.notReady(server: name, log: log) }
+            if let probe = try? Client(name: "harness-probe", serverName: name) {
+                probe.close()
+                return
+            }
+            usleep(20_000)
+        }
+        throw Failure.notReady(server: name, log: log)
+    }
+
+    static func findExecutable(_ program: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
+            let candidate = "\(directory)/\(program)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    static func spawn(_ arguments: [String], logPath: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment["JACK_NO_AUDIO_RESERVATION"] = "1"
+        let envStrings = environment.map { "\($0.key)=\($0.value)" }
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = envStrings.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, arguments[0], &actions, nil, &argv, &envp)
+        if code != 0 { throw Failure.spawnFailed(errno: code) }
+        return pid
+    }
+
+    static func terminate(_ pid: pid_t) {
+        _ = Glibc.kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<300 {
+            if waitpid(pid, &status, WNOHANG) != 0 { return }
+            usleep(10_000)
+        }
+        _ = Glibc.kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
+    }
+
+    /// Makes SIGINT and SIGTERM stop every server this process started before
+    /// the process exits (status 130 for SIGINT, 143 for SIGTERM).
+    public static func stopServersOnSignals() {
+        LiveServers.shared.installSignalHandlers()
+    }
+}
+
+/// The PIDs of servers this process started and has not stopped yet, so that
+/// a signal can stop them.
+final class LiveServers: @unchecked Sendable {
+    static let shared = LiveServers()
+    private let pids = Mutex<Set<pid_t>>([])
+    private var sources: [DispatchSourceSignal] = []
+
+    func add(_ pid: pid_t) { pids.withLock { _ = $0.insert(pid) } }
+    func remove(_ pid: pid_t) { pids.withLock { _ = $0.remove(pid) } }
+
+    func installSignalHandlers() {
+        guard sources.isEmpty else { return }
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [self] in
+                for pid in pids.withLock({ $0 }) { LoopbackServer.terminate(pid) }
+                exit(128 + signalNumber)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}

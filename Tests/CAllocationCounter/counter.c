@@ -1,0 +1,1 @@
+int cac_placeholder;

@@ -1,0 +1,159 @@
+import Foundation
+import JackKit
+import JackTestSupport
+import LoopbackHarness
+import Synchronization
+import XCTest
+
+final class ClientTests: JackTestCase {
+    func testOpensOnNamedServerAndReadsItsSettings() throws {
+        let server = try startServer(sampleRate: 44100, period: 128)
+        let client = try Client(name: "kit", serverName: server.name)
+        defer { client.close() }
+        XCTAssertEqual(client.sampleRate, 44100)
+        XCTAssertEqual(client.bufferSize, 128)
+        XCTAssertEqual(client.serverName, server.name)
+        XCTAssertNotEqual(client.uuid, 0)
+    }
+
+    func testMissingServerIsTypedErrorNamingTheServer() throws {
+        let name = LoopbackServer.uniqueName(prefix: "absent")
+        XCTAssertThrowsError(try Client(name: "kit", serverName: name)) { error in
+            guard case let JackError.serverNotRunning(server, _) = error else {
+                return XCTFail("expected serverNotRunning, got \(error)")
+            }
+            XCTAssertEqual(server, name)
+            XCTAssertTrue("\(error)".contains(name))
+        }
+    }
+
+    func testListsPhysicalPortsByDirection() throws {
+        let server = try startServer(loopbackChannels: 3)
+        let client = try Client(name: "kit", serverName: server.name)
+        defer { client.close() }
+        let capture = client.portNames(flags: [.physical, .output])
+        let playback = client.portNames(flags: [.physical, .input])
+        XCTAssertEqual(capture, ["system:capture_1", "system:capture_2",
+                                 "loopback:capture_1", "loopback:capture_2", "loopback:capture_3"])
+        XCTAssertEqual(playback.filter { $0.hasPrefix("loopback:") },
+                       ["loopback:playback_1", "loopback:playback_2", "loopback:playback_3"])
+        let port = try XCTUnwrap(client.port(named: "loopback:capture_2"))
+        XCTAssertTrue(port.flags.contains([.output, .physical, .terminal]))
+        XCTAssertEqual(port.typeName, PortType.audio.rawValue)
+    }
+
+    func testConnectDisconnectAndEventsArrive() throws {
+        let server = try startServer()
+        let client = try Client(name: "kit", serverName: server.name)
+        defer { client.close() }
+        let events = Mutex<[ClientEvent]>([])
+        try client.setEventHandler { event in events.withLock { $0.append(event) } }
+        let input = try client.registerPort("in", flags: .input)
+        try client.activate()
+        try client.connect("loopback:capture_1", to: input.name)
+        try client.connect("loopback:capture_1", to: input.name) // already connected: fine
+        XCTAssertEqual(input.connections, ["loopback:capture_1"])
+        XCTAssertTrue(waitUntil {
+            events.withLock { $0.contains(.portConnection(source: "loopback:capture_1", destination: "kit:in", connected: true)) }
+        })
+        try client.disconnect("loopback:capture_1", from: input.name)
+        XCTAssertEqual(input.connections, [])
+        XCTAssertThrowsError(try client.connect("loopback:capture_1", to: "nobody:here")) { error in
+            XCTAssertEqual(error as? JackError, .portNotFound(port: "nobody:here", server: server.name))
+        }
+        let other = try Client(name: "other", serverName: server.name)
+        other.close()
+        XCTAssertTrue(waitUntil {
+            events.withLock { $0.contains(.clientRegistration(name: "other", registered: false)) }
+        })
+    }
+
+    func testBufferSizeRequestAndCallback() throws {
+        let server = try startServer(period: 64)
+        let client = try Client(name: "kit", serverName: server.name)
+        defer { client.close() }
+        let sizes = Mutex<[Int]>([])
+        try client.setEventHandler { event in
+            if case let .bufferSizeChanged(frames) = event { sizes.withLock { $0.append(frames) } }
+        }
+        try client.activate()
+        try client.requestBufferSize(256)
+        XCTAssertEqual(client.bufferSize, 256)
+        XCTAssertTrue(waitUntil { sizes.withLock { $0.contains(256) } })
+    }
+
+    func testMetadataRoundTripAndChangeCallback() throws {
+        let server = try startServer()
+        let client = try Client(name: "kit", serverName: server.name)
+        defer { client.close() }
+        let changes = Mutex<[String]>([])
+        try client.setEventHandler { event in
+            if case let .propertyChange(_, key, _) = event { changes.withLock { $0.append(key) } }
+        }
+        try client.activate()
+        let writer = try Client(name: "writer", serverName: server.name)
+        defer { writer.close() }
+        try writer.setProperty(MetadataKey.prettyName, value: "Front mics", on: writer.uuid)
+        XCTAssertEqual(client.property(MetadataKey.prettyName, on: writer.uuid), "Front mics")
+        XCTAssertTrue(waitUntil { changes.withLock { $0.contains(MetadataKey.prettyName) } })
+        try writer.removeProperty(MetadataKey.prettyName, on: writer.uuid)
+        XCTAssertNil(client.property(MetadataKey.prettyName, on: writer.uuid))
+    }
+
+    func testShutdownArrivesOnceWhenServerStops() throws {
+        let server = try startServer()
+        let client = try Client(name: "kit", serverName: server.name)
+        defer { client.close() }
+        let shutdowns = Atomic<Int>(0)
+        try client.setEventHandler { event in
+            if case .shutdown = event { shutdowns.add(1, ordering: .relaxed) }
+        }
+        try client.activate()
+        server.stop()
+        XCTAssertTrue(waitUntil { shutdowns.load(ordering: .relaxed) > 0 })
+        usleep(200_000)
+        XCTAssertEqual(shutdowns.load(ordering: .relaxed), 1)
+    }
+
+    func testLatencyRangesOfDummyBackendPorts() throws {
+        // jackd2 1.9.21's dummy backend has no -I/-O: capture is one period,
+        // playback two.
+        for period in [64, 256] {
+            let server = try startServer(period: period)
+            let client = try Client(name: "kit", serverName: server.name)
+            defer { client.close() }
+            let capture = try XCTUnwrap(client.port(named: "system:capture_1"))
+            let playback = try XCTUnwrap(client.port(named: "system:playback_1"))
+            XCTAssertEqual(capture.latencyRange(.capture), LatencyRange(min: period, max: period))
+            XCTAssertEqual(playback.latencyRange(.playback), LatencyRange(min: 2 * period, max: 2 * period))
+        }
+    }
+
+    func testLatencyHandlerSetsOwnPortRanges() throws {
+        let server = try startServer()
+        let device = try Client(name: "device", serverName: server.name)
+        defer { device.close() }
+        let capture = try device.registerPort("capture_1", flags: [.output, .physical, .terminal])
+        let playback = try device.registerPort("playback_1", flags: [.input, .physical, .terminal])
+        try device.setLatencyHandler { mode in
+            switch mode {
+            case .capture: capture.setLatencyRange(LatencyRange(min: 70, max: 75), .capture)
+            case .playback: playback.setLatencyRange(LatencyRange(min: 140, max: 141), .playback)
+            }
+        }
+        try device.setProcessor(RealtimeProcessor(client: device, inputs: [playback], outputs: [capture]) { _ in })
+        try device.activate()
+        let reader = try Client(name: "reader", serverName: server.name)
+        defer { reader.close() }
+        let input = try reader.registerPort("in", flags: .input)
+        let output = try reader.registerPort("out", flags: .output)
+        try reader.activate()
+        try reader.connect("device:capture_1", to: input.name)
+        try reader.connect(output.name, to: "device:playback_1")
+        reader.recomputeLatencies()
+        XCTAssertTrue(waitUntil {
+            input.latencyRange(.capture) == LatencyRange(min: 70, max: 75)
+                && output.latencyRange(.playback) == LatencyRange(min: 140, max: 141)
+        }, "capture \(input.latencyRange(.capture)) playback \(output.latencyRange(.playback))")
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import LoopbackHarness
+import XCTest
+
+/// Base class for tests that run against a real jackd: starts private servers
+/// with unique names, stops them by PID in teardown (also when the test
+/// failed), and prints the server's log when the test did not pass.
+open class JackTestCase: XCTestCase {
+    private var servers: [LoopbackServer] = []
+
+    /// Starts a private server for this test; see `LoopbackServer.init`.
+    public func startServer(loopbackChannels: Int = 2, sampleRate: Int = 48000, period: Int = 64,
+                            serverArguments: [String] = [], backendArguments: [String] = [],
+                            file: StaticString = #filePath, line: UInt = #line) throws -> LoopbackServer {
+        do {
+            let server = try LoopbackServer(loopbackChannels: loopbackChannels, sampleRate: sampleRate, period: period,
+                                            serverArguments: serverArguments, backendArguments: backendArguments)
+            servers.append(server)
+            return server
+        } catch {
+            XCTFail("could not start jackd: \(error)", file: file, line: line)
+            throw error
+        }
+    }
+
+    open override func tearDown() {
+        let failed = (testRun?.totalFailureCount ?? 0) > 0
+        for server in servers {
+            server.stop()
+            if failed {
+                print("---- jackd '\(server.name)' log (\(server.logPath)) ----\n\(server.log)\n---- end of log ----")
+            }
+        }
+        servers.removeAll()
+        super.tearDown()
+    }
+
+    /// Polls `condition` every 10 ms until it holds or `timeout` seconds pass.
+    public func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    /// Runs a command-line tool to completion and returns its exit status and output.
+    public func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
