@@ -64,9 +64,9 @@ let package = Package(
         ),
         // Test support: counts heap allocations made on the real-time thread.
         .target(
-            name: "CAllocationCounter",
+            name: "AllocationCounter",
             dependencies: ["CJack"],
-            path: "Tests/CAllocationCounter"
+            path: "Tests/AllocationCounter"
         ),
         // Test support: private jackd servers per test, logs on failure.
         .target(
@@ -80,7 +80,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AudioSessionTests",
-            dependencies: ["AudioSession", "Measurement", "JackKit", "LoopbackHarness", "JackTestSupport", "CAllocationCounter"]
+            dependencies: ["AudioSession", "Measurement", "JackKit", "LoopbackHarness", "JackTestSupport", "AllocationCounter"]
         ),
     ]
 )

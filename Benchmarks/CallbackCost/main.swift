@@ -1,1 +1,1 @@
-
+print("placeholder")

@@ -12,6 +12,15 @@ public struct ProcessCycle {
     public let outputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>
     /// JACK's frame time at the start of this cycle (`jack_last_frame_time`).
     public let cycleStartFrame: UInt32
+
+    /// A cycle over buffers the caller owns (off-line processing and tests).
+    public init(frameCount: Int, inputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>,
+                outputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, cycleStartFrame: UInt32) {
+        self.frameCount = frameCount
+        self.inputs = inputs
+        self.outputs = outputs
+        self.cycleStartFrame = cycleStartFrame
+    }
 }
 
 /// The app's work for one cycle. Runs on JACK's real-time thread: it must not

@@ -60,6 +60,7 @@ public final class LoopbackServer: @unchecked Sendable {
                 period: Int = 64, serverArguments: [String] = [], backendArguments: [String] = [],
                 timeout: Double = 10) throws {
         guard let jackd = Self.findExecutable("jackd") else { throw Failure.jackdNotFound }
+        LibraryMessages.silence()
         self.name = name
         self.sampleRate = sampleRate
         self.period = period

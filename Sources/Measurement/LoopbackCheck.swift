@@ -1,1 +1,117 @@
+import AudioSession
+import Foundation
+import JackKit
 
+/// The measurement-mode loopback check: a playAndRecord session in
+/// measurement mode sends a seeded signal out through a loopback and checks
+/// that it comes back bit-identical, after exactly the expected delay.
+public struct LoopbackCheck: Sendable {
+    /// The server to use.
+    public var serverName: String
+    /// Ports the session's outputs connect to, one per channel.
+    public var outputPorts: [String]
+    /// Ports the session's inputs connect to, one per channel.
+    public var inputPorts: [String]
+    /// How long to send, seconds.
+    public var duration: Double = 10
+    /// The signal's seed.
+    public var seed: UInt64 = 0x4A41_5321
+    /// A preferred I/O buffer duration to request, seconds (nil: keep the server's).
+    public var preferredIOBufferDuration: Double?
+    /// Runs to try when an xrun disturbed a run (the comparison itself never loosens).
+    public var maximumAttempts = 3
+    /// The JACK client name.
+    public var clientName = "jas-selftest"
+
+    /// A check on `serverName` through these ports; by default the server's
+    /// first two `-L` loopback pairs.
+    public init(serverName: String, outputPorts: [String] = ["loopback:playback_1", "loopback:playback_2"],
+                inputPorts: [String] = ["loopback:capture_1", "loopback:capture_2"]) {
+        self.serverName = serverName
+        self.outputPorts = outputPorts
+        self.inputPorts = inputPorts
+    }
+
+    /// What one check found.
+    public struct Result: Sendable, Codable, Equatable {
+        public var serverName: String
+        public var sampleRate: Int
+        public var periodFrames: Int
+        public var channels: Int
+        public var inputLatencyFrames: Int
+        public var outputLatencyFrames: Int
+        public var measuredRoundtripFrames: Int?
+        public var expectedRoundtripFrames: Int
+        public var bitExact: Bool
+        public var samplesCompared: Int
+        public var mismatches: Int
+        public var xruns: Int
+        public var attempts: Int
+        public var outputPorts: [String]
+        public var inputPorts: [String]
+
+        /// Bit-exact, and the delay is the one expected.
+        public var passed: Bool { bitExact && measuredRoundtripFrames == expectedRoundtripFrames }
+    }
+
+    /// Whether the ports are jackd's `-L` loopback, whose delay is one period.
+    var usesServerLoopback: Bool {
+        (outputPorts + inputPorts).allSatisfy { $0.hasPrefix("loopback:") }
+    }
+
+    /// Runs the check, retrying a run that an xrun disturbed.
+    public func run() throws -> Result {
+        guard outputPorts.count == inputPorts.count, !outputPorts.isEmpty else {
+            throw AudioSessionError(.badParam, "the loopback check needs as many output ports as input ports (got "
+                                        + "\(outputPorts.count) out, \(inputPorts.count) in)")
+        }
+        var result: Result?
+        for attempt in 1...max(1, maximumAttempts) {
+            var current = try runOnce()
+            current.attempts = attempt
+            result = current
+            if current.passed || current.xruns == 0 { break }
+        }
+        return result!
+    }
+
+    private func runOnce() throws -> Result {
+        let session = AudioSession(clientName: clientName, serverName: serverName)
+        defer { session.close() }
+        try session.setCategory(.playAndRecord, mode: .measurement)
+        try session.setPreferredInputNumberOfChannels(inputPorts.count)
+        try session.setPreferredOutputNumberOfChannels(outputPorts.count)
+        session.setPreferredInputPortNames(inputPorts)
+        session.setPreferredOutputPortNames(outputPorts)
+        if let preferredIOBufferDuration { try session.setPreferredIOBufferDuration(preferredIOBufferDuration) }
+
+        // Open the client first to learn the period the run will have.
+        try session.setActive(true)
+        try session.setActive(false)
+        let period = session.ioBufferFrames
+        let rate = Int(session.sampleRate)
+        let cycles = Int((duration * Double(rate) / Double(period)).rounded(.up))
+        let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: seed), channels: inputPorts.count,
+                                                period: period, cycles: cycles)
+        session.setRenderBlock(recorder.renderBlock)
+        try session.setActive(true)
+        let xrunsBefore = session.xrunCount
+        recorder.arm()
+        let deadline = Date().addingTimeInterval(duration * 3 + 5)
+        while !recorder.isComplete && !recorder.sawPeriodChange && Date() < deadline { usleep(20_000) }
+        let xruns = session.xrunCount - xrunsBefore
+        let inputLatency = session.inputLatencyRange.max
+        let outputLatency = session.outputLatencyRange.max
+        try session.setActive(false)
+
+        let expected = usesServerLoopback ? period : inputLatency + outputLatency
+        let analysis = LoopbackAnalysis.analyse(recorder, maximumDelay: max(expected, period) * 4 + 1024)
+        return Result(serverName: serverName, sampleRate: rate, periodFrames: period, channels: inputPorts.count,
+                      inputLatencyFrames: inputLatency, outputLatencyFrames: outputLatency,
+                      measuredRoundtripFrames: analysis.delayFrames, expectedRoundtripFrames: expected,
+                      bitExact: analysis.isBitExact && !recorder.sawPeriodChange && recorder.isComplete,
+                      samplesCompared: analysis.samplesCompared, mismatches: analysis.mismatches,
+                      xruns: xruns + analysis.discontinuities, attempts: 1,
+                      outputPorts: outputPorts, inputPorts: inputPorts)
+    }
+}

@@ -1,0 +1,51 @@
+/// An audio-session error: AVAudioSession's code (a four-character code as an
+/// integer, or -50 for badParam) and a message a person can act on.
+public struct AudioSessionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// AVAudioSession's error codes.
+    public enum Code: Int, Sendable, CaseIterable {
+        /// No error.
+        case none = 0
+        /// The media server (jackd) is unavailable: 'msrv'.
+        case mediaServicesFailed = 0x6D73_7276
+        /// Deactivating while audio objects still run: '!act'.
+        case isBusy = 0x2161_6374
+        /// The operation does not fit the category: '!cat'.
+        case incompatibleCategory = 0x2163_6174
+        /// A non-mixable session may not interrupt others now: '!int'.
+        case cannotInterruptOthers = 0x2169_6E74
+        /// A required entitlement is missing: 'ent?'.
+        case missingEntitlement = 0x656E_743F
+        /// Playback cannot start: '!pla'.
+        case cannotStartPlaying = 0x2170_6C61
+        /// Recording cannot start: '!rec'.
+        case cannotStartRecording = 0x2172_6563
+        /// A parameter is out of range: -50.
+        case badParam = -50
+        /// A higher-priority session holds the audio: '!pri'.
+        case insufficientPriority = 0x2170_7269
+        /// The resource is not available: '!res'.
+        case resourceNotAvailable = 0x2172_6573
+        /// Something else went wrong: 'what'.
+        case unspecified = 0x7768_6174
+
+        /// The code as AVAudioSession prints it: four characters, or the number.
+        public var fourCharacterCode: String {
+            guard rawValue > 0 else { return String(rawValue) }
+            let bytes = (0..<4).map { UInt8(truncatingIfNeeded: rawValue >> (24 - 8 * $0)) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// What went wrong and what to do about it.
+    public let message: String
+
+    /// An error with `code` and `message`.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(message) ['\(code.fourCharacterCode)' \(code.rawValue)]" }
+}

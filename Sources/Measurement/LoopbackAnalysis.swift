@@ -1,0 +1,68 @@
+/// What a recorded loopback run shows: the delay at which the captured signal
+/// matches the sent one, and whether every comparable sample matched exactly.
+public struct LoopbackAnalysis: Sendable, Equatable {
+    /// The round-trip delay found, frames (nil: the sent signal was not found).
+    public let delayFrames: Int?
+    /// Samples compared (all channels).
+    public let samplesCompared: Int
+    /// Compared samples that differed from what was sent.
+    public let mismatches: Int
+    /// Captured samples whose source cycle the session did not run (skipped
+    /// cycles after an xrun), so there was nothing to compare them with.
+    public let samplesWithoutSource: Int
+    /// Recorded cycles whose start did not follow the previous one by one period.
+    public let discontinuities: Int
+
+    /// Every comparable sample matched and nearly all could be compared.
+    public var isBitExact: Bool {
+        delayFrames != nil && mismatches == 0 && samplesCompared > 0
+            && samplesWithoutSource * 100 <= samplesCompared
+    }
+
+    /// Analyses `recorder`'s run, looking for a delay up to `maximumDelay` frames.
+    public static func analyse(_ recorder: RealtimeLoopbackRecorder, maximumDelay: Int) -> LoopbackAnalysis {
+        let cycles = recorder.cyclesRecorded
+        let period = recorder.period
+        guard cycles > 2, recorder.channels > 0 else {
+            return LoopbackAnalysis(delayFrames: nil, samplesCompared: 0, mismatches: 0, samplesWithoutSource: 0,
+                                    discontinuities: 0)
+        }
+        // Unwrap JACK's 32-bit frame clock into frames since the first cycle.
+        let first = recorder.cycleStarts[0]
+        let starts = (0..<cycles).map { Int(recorder.cycleStarts[$0] &- first) }
+        let sentCycles = Set(starts)
+        let discontinuities = zip(starts, starts.dropFirst()).filter { $1 - $0 != period }.count
+        func wasSent(_ frame: Int) -> Bool {
+            frame >= 0 && sentCycles.contains(frame - frame % period)
+        }
+        func matches(cycle: Int, channel: Int, frame: Int, delay: Int) -> Bool? {
+            let source = starts[cycle] + frame - delay
+            guard wasSent(source) else { return nil }
+            let expected = recorder.signal.sample(channel: channel, frame: first &+ UInt32(truncatingIfNeeded: source))
+            return recorder.capturedSample(cycle: cycle, channel: channel, frame: frame).bitPattern == expected.bitPattern
+        }
+        // The delay: the smallest at which a whole late cycle of channel 1 matches.
+        let probe = cycles - 1
+        let delay = (0...maximumDelay).first { delay in
+            (0..<period).allSatisfy { matches(cycle: probe, channel: 0, frame: $0, delay: delay) == true }
+        }
+        guard let delay else {
+            return LoopbackAnalysis(delayFrames: nil, samplesCompared: 0, mismatches: 0, samplesWithoutSource: 0,
+                                    discontinuities: discontinuities)
+        }
+        var compared = 0, mismatches = 0, withoutSource = 0
+        for cycle in 0..<cycles {
+            for channel in 0..<recorder.channels {
+                for frame in 0..<period {
+                    switch matches(cycle: cycle, channel: channel, frame: frame, delay: delay) {
+                    case true?: compared += 1
+                    case false?: compared += 1; mismatches += 1
+                    case nil: if starts[cycle] + frame - delay >= 0 { withoutSource += 1 }
+                    }
+                }
+            }
+        }
+        return LoopbackAnalysis(delayFrames: delay, samplesCompared: compared, mismatches: mismatches,
+                                samplesWithoutSource: withoutSource, discontinuities: discontinuities)
+    }
+}

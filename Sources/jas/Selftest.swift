@@ -1,0 +1,139 @@
+import ArgumentParser
+import AudioSession
+import Foundation
+import LoopbackHarness
+import Measurement
+
+/// `jas selftest`: the measurement-mode loopback check, on a private server
+/// or on a running one.
+struct Selftest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send a seeded signal through a loopback in measurement mode and check it returns bit-identical.",
+        discussion: """
+            Without --server, starts a private headless jackd (dummy backend, loopback ports), runs the \
+            check and stops that server again. With --server, uses the running server and its loopback: \
+            ports, or the ports given with --out and --in (a loopback cable on real hardware).
+            Exit status 0 only when the path was bit-exact and the delay was the expected one.
+            """
+    )
+
+    @Option(help: "Use this running JACK server instead of starting a private one.")
+    var server: String?
+
+    @Option(help: "Period in frames: the private server's -p, or a request to a running server.")
+    var period: Int = 256
+
+    @Option(help: "Seconds of signal to send.")
+    var duration: Double = 5
+
+    @Option(name: .customLong("out"), help: "Port the signal is sent to (repeat per channel).")
+    var outputPorts: [String] = []
+
+    @Option(name: .customLong("in"), help: "Port the signal comes back on (repeat per channel).")
+    var inputPorts: [String] = []
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    func validate() throws {
+        guard (16...8192).contains(period) else { throw ValidationError("--period must be 16…8192 frames, got \(period)") }
+        guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be 0…3600 seconds") }
+        guard outputPorts.count == inputPorts.count else {
+            throw ValidationError("give as many --out as --in ports (got \(outputPorts.count) and \(inputPorts.count))")
+        }
+        if server == nil && !outputPorts.isEmpty {
+            throw ValidationError("--out/--in name ports of a running server: add --server NAME")
+        }
+    }
+
+    func run() throws {
+        LoopbackServer.stopServersOnSignals()
+        var spawned: LoopbackServer?
+        defer { spawned?.stop() }
+        let serverName: String
+        if let server {
+            serverName = server
+        } else {
+            if !json { print("starting a private jackd (dummy backend, loopback ports, \(period) frames)…") }
+            let privateServer = try LoopbackServer(name: "jas-selftest-\(getpid())", period: period)
+            spawned = privateServer
+            serverName = privateServer.name
+        }
+        var check = LoopbackCheck(serverName: serverName)
+        if !outputPorts.isEmpty {
+            check.outputPorts = outputPorts
+            check.inputPorts = inputPorts
+        }
+        check.duration = duration
+        if server != nil { check.preferredIOBufferDuration = Double(period) / 48000 }
+        if !json { print("sending \(duration) s of a seeded signal on \(check.outputPorts.count) channels…") }
+        let result: LoopbackCheck.Result
+        do {
+            result = try check.run()
+        } catch {
+            Output.diagnostic("jas selftest: \(error)")
+            throw ExitCode(2)
+        }
+        if json {
+            Output.jsonLine(SelftestReport(result, serverSpawned: spawned != nil))
+        } else {
+            printHuman(result, spawned: spawned != nil)
+        }
+        if !result.passed { throw ExitCode.failure }
+    }
+
+    private func printHuman(_ result: LoopbackCheck.Result, spawned: Bool) {
+        let rate = result.sampleRate
+        let origin = spawned ? "private server" : "server"
+        print("\(origin) '\(result.serverName)': \(rate) Hz, period \(result.periodFrames) frames (\(Output.milliseconds(result.periodFrames, rate: rate)))")
+        for (output, input) in zip(result.outputPorts, result.inputPorts) {
+            print("  path        session out → \(output) … \(input) → session in")
+        }
+        print("  latency     input \(result.inputLatencyFrames) frames (\(Output.milliseconds(result.inputLatencyFrames, rate: rate))), "
+              + "output \(result.outputLatencyFrames) frames (\(Output.milliseconds(result.outputLatencyFrames, rate: rate))), as JACK reports")
+        let measured = result.measuredRoundtripFrames.map { "\($0) frames" } ?? "signal not found"
+        print("  round trip  \(measured) measured, \(result.expectedRoundtripFrames) frames expected")
+        print("  bit-exact   \(result.bitExact ? "yes" : "NO"): \(result.samplesCompared - result.mismatches) of \(result.samplesCompared) samples identical")
+        if result.xruns > 0 || result.attempts > 1 {
+            print("  xruns       \(result.xruns) in the last run; \(result.attempts) run(s)")
+        }
+        print(result.passed ? "PASS: the measurement path is bit-exact" : "FAIL: the measurement path is not bit-exact or the delay is wrong")
+    }
+}
+
+/// The JSON shape of `jas selftest --json`.
+struct SelftestReport: Encodable {
+    let server: String
+    let sampleRate: Int
+    let periodFrames: Int
+    let channels: Int
+    let inputLatencyFrames: Int
+    let outputLatencyFrames: Int
+    let measuredRoundtripFrames: Int?
+    let expectedRoundtripFrames: Int
+    let bitExact: Bool
+    let samplesCompared: Int
+    let mismatches: Int
+    let xruns: Int
+    let attempts: Int
+    let serverSpawned: Bool
+    let passed: Bool
+
+    init(_ result: LoopbackCheck.Result, serverSpawned: Bool) {
+        server = result.serverName
+        sampleRate = result.sampleRate
+        periodFrames = result.periodFrames
+        channels = result.channels
+        inputLatencyFrames = result.inputLatencyFrames
+        outputLatencyFrames = result.outputLatencyFrames
+        measuredRoundtripFrames = result.measuredRoundtripFrames
+        expectedRoundtripFrames = result.expectedRoundtripFrames
+        bitExact = result.bitExact
+        samplesCompared = result.samplesCompared
+        mismatches = result.mismatches
+        xruns = result.xruns
+        attempts = result.attempts
+        self.serverSpawned = serverSpawned
+        passed = result.passed
+    }
+}

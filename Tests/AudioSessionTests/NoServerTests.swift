@@ -1,0 +1,23 @@
+import AudioSession
+import Foundation
+import LoopbackHarness
+import XCTest
+
+/// Test 4: a session against a server that is not running fails fast with
+/// the typed error, naming the server.
+final class NoServerTests: XCTestCase {
+    func testActivationWithoutServerFailsFastNamingIt() {
+        let name = LoopbackServer.uniqueName(prefix: "nobody-home")
+        let session = AudioSession(clientName: "lonely", serverName: name)
+        try? session.setCategory(.playAndRecord, mode: .measurement)
+        let started = Date()
+        XCTAssertThrowsError(try session.setActive(true)) { error in
+            guard let error = error as? AudioSessionError else { return XCTFail("untyped error \(error)") }
+            XCTAssertEqual(error.code, .mediaServicesFailed)
+            XCTAssertTrue(error.message.contains(name), error.message)
+            XCTAssertTrue(error.message.contains("jackd -n \(name)"), "says how to start one: \(error.message)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        XCTAssertFalse(session.isActive)
+    }
+}

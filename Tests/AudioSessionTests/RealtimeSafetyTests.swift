@@ -1,0 +1,49 @@
+import AllocationCounter
+import AudioSession
+import Foundation
+import JackTestSupport
+import Measurement
+import XCTest
+
+/// Test 5: the process callback allocates nothing and frees nothing, counted
+/// only while the real-time thread is inside the callback.
+final class RealtimeSafetyTests: JackTestCase {
+    func testMeasurementSessionCallbackAllocatesNothingOver10000Cycles() throws {
+        let server = try startServer(period: 64)
+        let cycles = 10_500
+        let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: 11), channels: 2, period: 64, cycles: cycles)
+        let session = AudioSession(clientName: "rt-safety", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playAndRecord, mode: .measurement)
+        session.setPreferredInputPortNames(["loopback:capture_1", "loopback:capture_2"])
+        session.setPreferredOutputPortNames(["loopback:playback_1", "loopback:playback_2"])
+        session.setRenderBlock(recorder.renderBlock)
+        allocation_counter_reset()
+        try session.setActive(true)
+        recorder.arm()
+        XCTAssertTrue(waitUntil(timeout: 60) { recorder.isComplete }, "recorded \(recorder.cyclesRecorded) cycles")
+        let cyclesRun = session.cyclesCompleted
+        let realtimeEvents = allocation_counter_realtime_events()
+        try session.setActive(false)
+        XCTAssertGreaterThanOrEqual(cyclesRun, 10_000)
+        XCTAssertGreaterThan(allocation_counter_all_events(), 0, "the counter is installed and sees this process")
+        XCTAssertEqual(realtimeEvents, 0, "heap allocations or frees inside the process callback")
+    }
+
+    func testCounterSeesAnAllocatingCallback() throws {
+        // The control: a render block that allocates is caught, so the test above can fail.
+        let server = try startServer(period: 256)
+        let session = AudioSession(clientName: "rt-control", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playback, mode: .measurement)
+        session.setRenderBlock { cycle in
+            let scratch = [Float](repeating: 0.25, count: cycle.frameCount + Int(cycle.cycleStartFrame % 3))
+            cycle.outputs[0][0] = scratch[0] * 0
+        }
+        allocation_counter_reset()
+        try session.setActive(true)
+        XCTAssertTrue(waitUntil { session.cyclesCompleted > 10 })
+        try session.setActive(false)
+        XCTAssertGreaterThan(allocation_counter_realtime_events(), 10)
+    }
+}

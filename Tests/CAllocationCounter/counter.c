@@ -1,1 +1,0 @@
-int cac_placeholder;
