@@ -40,6 +40,8 @@ public final class AudioSession: @unchecked Sendable {
     private let preferences = Mutex(Preferences())
     /// Guarded by `transition`.
     private nonisolated(unsafe) var renderBlock: RenderBlock?
+    /// Guarded by `transition`.
+    private nonisolated(unsafe) var cycleCostRecorder: CycleCostRecorder?
     private let activation = Mutex(Activation())
     /// Serialises activation, deactivation and close; JACK callbacks never take it.
     private let transition = NSLock()
@@ -86,6 +88,14 @@ public final class AudioSession: @unchecked Sendable {
         transition.lock()
         defer { transition.unlock() }
         renderBlock = block
+    }
+
+    /// Records how long each process cycle takes (for benchmarks). Takes
+    /// effect at the next activation.
+    public func setCycleCostRecorder(_ recorder: CycleCostRecorder?) {
+        transition.lock()
+        defer { transition.unlock() }
+        cycleCostRecorder = recorder
     }
 
     // MARK: Preferences
@@ -265,7 +275,7 @@ public final class AudioSession: @unchecked Sendable {
             throw AudioSessionError(.resourceNotAvailable, error.description)
         }
         let processor = RealtimeProcessor(client: client, inputs: ports.inputs, outputs: ports.outputs,
-                                          render: renderBlock ?? renderSilence)
+                                          costRecorder: cycleCostRecorder, render: renderBlock ?? renderSilence)
         activation.withLock {
             $0.ports = ports
             $0.processor = processor

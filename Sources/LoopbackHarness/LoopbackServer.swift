@@ -10,6 +10,10 @@ import Synchronization
 ///
 /// `loopback:playback_N` (inputs) come back on `loopback:capture_N` (outputs)
 /// one period later, bit-identical.
+///
+/// The server is tied to the thread that starts it: when that thread (or the
+/// whole process) dies, the kernel stops the server. Start servers from a
+/// thread that outlives them, such as the main thread.
 public final class LoopbackServer: @unchecked Sendable {
     /// The server name clients pass (or set as `JACK_DEFAULT_SERVER`).
     public let name: String
@@ -24,6 +28,7 @@ public final class LoopbackServer: @unchecked Sendable {
     /// Where jackd's stdout and stderr go.
     public let logPath: String
     private let stopped = Atomic<Bool>(false)
+    private var pidFile: String?
 
     /// What can go wrong starting a server.
     public enum Failure: Error, CustomStringConvertible {
@@ -66,10 +71,19 @@ public final class LoopbackServer: @unchecked Sendable {
         self.period = period
         self.loopbackChannels = loopbackChannels
         logPath = NSTemporaryDirectory() + "/\(name).log"
-        let arguments = [jackd, "-n", name, "-r"] + serverArguments + ["-L", String(loopbackChannels), "-d", "dummy",
+        // setpriv (util-linux) makes the kernel send SIGTERM to jackd when the
+        // thread that started it dies, so a crashed test leaves no server behind.
+        let guardian = Self.findExecutable("setpriv").map { [$0, "--pdeathsig", "TERM", "--"] } ?? []
+        let arguments = guardian + [jackd, "-n", name, "-r"] + serverArguments + ["-L", String(loopbackChannels), "-d", "dummy",
                          "-r", String(sampleRate), "-p", String(period)] + backendArguments
         pid = try Self.spawn(arguments, logPath: logPath)
         LiveServers.shared.add(pid)
+        // For callers that must clean up after a process that died hard:
+        // $JAS_SERVER_PID_DIR/NAME.pid holds the server's PID while it runs.
+        if let directory = ProcessInfo.processInfo.environment["JAS_SERVER_PID_DIR"] {
+            pidFile = "\(directory)/\(name).pid"
+            try? "\(pid)\n".write(toFile: pidFile!, atomically: true, encoding: .utf8)
+        }
         do {
             try waitUntilReady(timeout: timeout)
         } catch {
@@ -84,7 +98,12 @@ public final class LoopbackServer: @unchecked Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Self.terminate(pid)
+        forget()
+    }
+
+    private func forget() {
         LiveServers.shared.remove(pid)
+        if let pidFile { unlink(pidFile) }
     }
 
     /// Kills the server without letting it shut down cleanly (SIGKILL) and reaps it.
@@ -93,7 +112,7 @@ public final class LoopbackServer: @unchecked Sendable {
         _ = Glibc.kill(pid, SIGKILL)
         var status: Int32 = 0
         _ = waitpid(pid, &status, 0)
-        LiveServers.shared.remove(pid)
+        forget()
     }
 
     /// Everything jackd printed so far.

@@ -1,0 +1,93 @@
+// The C reference for `make bench`: a plain JACK passthrough client that
+// copies each input port to its output port, timing every process callback
+// the same way the Swift session is timed (CLOCK_MONOTONIC around the work).
+//
+// usage: c-passthrough SERVER CHANNELS CYCLES
+// Connects in_N to loopback:capture_N and out_N to loopback:playback_N,
+// records CYCLES callback durations, prints them (nanoseconds, one per line).
+#include <jack/jack.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CHANNELS 256
+
+static jack_port_t *inputs[MAX_CHANNELS];
+static jack_port_t *outputs[MAX_CHANNELS];
+static int channels;
+static unsigned long long *durations;
+static int capacity;
+static atomic_int recorded;
+
+static unsigned long long now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+static int process(jack_nframes_t frames, void *arg) {
+    (void)arg;
+    unsigned long long start = now_ns();
+    for (int c = 0; c < channels; c++) {
+        float *in = jack_port_get_buffer(inputs[c], frames);
+        float *out = jack_port_get_buffer(outputs[c], frames);
+        memcpy(out, in, frames * sizeof(float));
+    }
+    int index = atomic_load_explicit(&recorded, memory_order_relaxed);
+    if (index < capacity) {
+        durations[index] = now_ns() - start;
+        atomic_store_explicit(&recorded, index + 1, memory_order_release);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s SERVER CHANNELS CYCLES\n", argv[0]);
+        return 2;
+    }
+    const char *server = argv[1];
+    channels = atoi(argv[2]);
+    capacity = atoi(argv[3]);
+    if (channels < 1 || channels > MAX_CHANNELS || capacity < 1) {
+        fprintf(stderr, "c-passthrough: CHANNELS must be 1..%d and CYCLES positive\n", MAX_CHANNELS);
+        return 2;
+    }
+    durations = calloc((size_t)capacity, sizeof *durations);
+    jack_status_t status;
+    jack_client_t *client = jack_client_open("c-reference", JackNoStartServer | JackServerName, &status, server);
+    if (!client) {
+        fprintf(stderr, "c-passthrough: cannot open a client on server '%s' (status 0x%x)\n", server, status);
+        return 1;
+    }
+    char name[64];
+    for (int c = 0; c < channels; c++) {
+        snprintf(name, sizeof name, "in_%d", c + 1);
+        inputs[c] = jack_port_register(client, name, JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+        snprintf(name, sizeof name, "out_%d", c + 1);
+        outputs[c] = jack_port_register(client, name, JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+    }
+    jack_set_process_callback(client, process, NULL);
+    if (jack_activate(client) != 0) {
+        fprintf(stderr, "c-passthrough: cannot activate\n");
+        return 1;
+    }
+    char other[128];
+    for (int c = 0; c < channels; c++) {
+        snprintf(other, sizeof other, "loopback:capture_%d", c + 1);
+        jack_connect(client, other, jack_port_name(inputs[c]));
+        snprintf(other, sizeof other, "loopback:playback_%d", c + 1);
+        jack_connect(client, jack_port_name(outputs[c]), other);
+    }
+    // Discard the cycles around activation and connection.
+    atomic_store(&recorded, 0);
+    while (atomic_load_explicit(&recorded, memory_order_acquire) < capacity) usleep(10000);
+    jack_deactivate(client);
+    jack_client_close(client);
+    for (int i = 0; i < capacity; i++) printf("%llu\n", durations[i]);
+    free(durations);
+    return 0;
+}
