@@ -60,7 +60,8 @@ rtsan: deps
 
 bench: deps
 	mkdir -p Benchmarks/bin
-	cc -O2 -Wall -o Benchmarks/bin/c-passthrough Benchmarks/CReference/passthrough.c -ljack
+	cc -O2 -Wall -IBenchmarks/CReference/include -o Benchmarks/bin/c-passthrough \
+	  Benchmarks/CReference/main.c Benchmarks/CReference/passthrough.c -ljack
 	$(SWIFT) build -c release --product callback-bench
 	$(SWIFT) build -c release --product jas
 	.build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough

@@ -56,10 +56,18 @@ let package = Package(
             dependencies: ["AudioSession", "LoopbackHarness"],
             path: "Examples/MeasurementLatency"
         ),
+        // The C reference client of the benchmarks: a plain passthrough.
+        .target(
+            name: "CReference",
+            path: "Benchmarks/CReference",
+            exclude: ["main.c"],
+            sources: ["passthrough.c"],
+            linkerSettings: [.linkedLibrary("jack")]
+        ),
         // Times the measurement session's process callback (make bench).
         .executableTarget(
             name: "callback-bench",
-            dependencies: ["AudioSession", "JackKit", "LoopbackHarness"],
+            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "CReference"],
             path: "Benchmarks/CallbackCost"
         ),
         // Test support: counts heap allocations made on the real-time thread.

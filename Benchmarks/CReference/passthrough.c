@@ -2,9 +2,11 @@
 // copies each input port to its output port, timing every process callback
 // the same way the Swift session is timed (CLOCK_MONOTONIC around the work).
 //
-// usage: c-passthrough SERVER CHANNELS CYCLES
-// Connects in_N to loopback:capture_N and out_N to loopback:playback_N,
-// records CYCLES callback durations, prints them (nanoseconds, one per line).
+// cref_passthrough_run connects in_N to loopback:capture_N and out_N to
+// loopback:playback_N and records CYCLES callback durations (nanoseconds).
+// It is linked into the Swift benchmark (same process) and, with main.c,
+// built as the standalone binary c-passthrough.
+#include "CReference.h"
 #include <jack/jack.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -44,19 +46,14 @@ static int process(jack_nframes_t frames, void *arg) {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s SERVER CHANNELS CYCLES\n", argv[0]);
-        return 2;
-    }
-    const char *server = argv[1];
-    channels = atoi(argv[2]);
-    capacity = atoi(argv[3]);
+int cref_passthrough_run(const char *server, int channel_count, int cycles, unsigned long long *out) {
+    channels = channel_count;
+    capacity = cycles;
     if (channels < 1 || channels > MAX_CHANNELS || capacity < 1) {
         fprintf(stderr, "c-passthrough: CHANNELS must be 1..%d and CYCLES positive\n", MAX_CHANNELS);
         return 2;
     }
-    durations = calloc((size_t)capacity, sizeof *durations);
+    durations = out;
     jack_status_t status;
     jack_client_t *client = jack_client_open("c-reference", JackNoStartServer | JackServerName, &status, server);
     if (!client) {
@@ -73,6 +70,7 @@ int main(int argc, char **argv) {
     jack_set_process_callback(client, process, NULL);
     if (jack_activate(client) != 0) {
         fprintf(stderr, "c-passthrough: cannot activate\n");
+        jack_client_close(client);
         return 1;
     }
     char other[128];
@@ -87,7 +85,5 @@ int main(int argc, char **argv) {
     while (atomic_load_explicit(&recorded, memory_order_acquire) < capacity) usleep(10000);
     jack_deactivate(client);
     jack_client_close(client);
-    for (int i = 0; i < capacity; i++) printf("%llu\n", durations[i]);
-    free(durations);
     return 0;
 }

@@ -1,16 +1,24 @@
 // `make bench`: the measurement session's process callback cost next to a C
 // passthrough client doing the same work on the same server, in the same run.
 //
-// usage: callback-bench --c-reference PATH [--period N] [--cycles N] [--rounds N]
+// The clients run at the same time, in the same JACK cycles, each timing its
+// own callback: the C reference as its own process (c-passthrough), the same
+// C code inside this process, and the Swift measurement session. Running them
+// together gives them the same cache and scheduling weather, which on a small
+// shared machine varies more from run to run than the clients differ.
+//
+// usage: callback-bench [--c-reference PATH] [--period N] [--cycles N] [--rounds N] [--channels 2,32]
 import AudioSession
+import CReference
 import Foundation
 import JackKit
 import LoopbackHarness
+import Synchronization
 
 struct Options {
     var cReference = "Benchmarks/bin/c-passthrough"
     var period = 128
-    var cycles = 3000
+    var cycles = 4000
     var rounds = 3
     var channelCounts = [2, 32]
 
@@ -23,6 +31,7 @@ struct Options {
             case "--period": period = Int(value) ?? period
             case "--cycles": cycles = Int(value) ?? cycles
             case "--rounds": rounds = Int(value) ?? rounds
+            case "--channels": channelCounts = value.split(separator: ",").compactMap { Int($0) }
             default: fatalError("callback-bench: unknown option \(flag)")
             }
         }
@@ -40,23 +49,52 @@ struct Summary {
     }
 }
 
-func runCReference(_ path: String, server: String, channels: Int, cycles: Int) throws -> [UInt64] {
+/// Starts the standalone C reference; `finish()` waits and returns its durations.
+final class CReferenceProcess {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = [server, String(channels), String(cycles)]
     let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { fatalError("C reference failed (\(process.terminationStatus))") }
-    return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { UInt64($0) }
+
+    init(_ path: String, server: String, channels: Int, cycles: Int) throws {
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = [server, String(channels), String(cycles)]
+        process.standardOutput = pipe
+        try process.run()
+    }
+
+    func finish() -> [UInt64] {
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { fatalError("C reference failed (\(process.terminationStatus))") }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { UInt64($0) }
+    }
 }
 
-func runSwiftSession(server: String, channels: Int, cycles: Int) throws -> [UInt64] {
-    let warmUp = 200
+/// Runs the same C client code inside this process on a thread of its own.
+final class CReferenceInProcess: @unchecked Sendable {
+    let durations: UnsafeMutableBufferPointer<UInt64>
+    let done = Atomic<Bool>(false)
+
+    init(server: String, channels: Int, cycles: Int) {
+        durations = .allocate(capacity: cycles)
+        durations.initialize(repeating: 0)
+        let thread = Thread { [self] in
+            let status = cref_passthrough_run(server, Int32(channels), Int32(cycles), durations.baseAddress)
+            if status != 0 { fatalError("in-process C reference failed (\(status))") }
+            done.store(true, ordering: .releasing)
+        }
+        thread.start()
+    }
+
+    func finish() -> [UInt64] {
+        while !done.load(ordering: .acquiring) { usleep(10_000) }
+        defer { durations.deallocate() }
+        return Array(durations)
+    }
+}
+
+/// The measurement session under test: a passthrough render block.
+func startSwiftSession(server: String, channels: Int, recorder: CycleCostRecorder) throws -> AudioSession {
     let session = AudioSession(clientName: "swift-session", serverName: server)
-    defer { session.close() }
     try session.setCategory(.playAndRecord, mode: .measurement)
     try session.setPreferredInputNumberOfChannels(channels)
     try session.setPreferredOutputNumberOfChannels(channels)
@@ -67,12 +105,9 @@ func runSwiftSession(server: String, channels: Int, cycles: Int) throws -> [UInt
             output.update(from: input, count: cycle.frameCount)
         }
     }
-    let recorder = CycleCostRecorder(capacity: cycles + warmUp)
     session.setCycleCostRecorder(recorder)
     try session.setActive(true)
-    while !recorder.isFull { usleep(10_000) }
-    try session.setActive(false)
-    return Array(recorder.samples.dropFirst(warmUp))
+    return session
 }
 
 LibraryMessages.silence()
@@ -80,19 +115,29 @@ let options = Options(Array(CommandLine.arguments.dropFirst()))
 let server = try LoopbackServer(name: "jas-bench-\(getpid())", loopbackChannels: options.channelCounts.max()!,
                                 period: options.period)
 defer { server.stop() }
-print("server \(server.name): 48000 Hz, period \(options.period) frames, \(options.rounds) alternating rounds of "
-      + "\(options.cycles) cycles per client")
-print("| channels | C median (ns) | C p99 (ns) | Swift median (ns) | Swift p99 (ns) | median ratio Swift/C | p99 ratio |")
-print("|---:|---:|---:|---:|---:|---:|---:|")
+print("server \(server.name): 48000 Hz, period \(options.period) frames; \(options.rounds) rounds of "
+      + "\(options.cycles) cycles, all clients running in the same cycles")
+print("| channels | C median (ns) | C p99 (ns) | C in-process median (ns) | Swift median (ns) | Swift p99 (ns) "
+      + "| median ratio Swift/C | p99 ratio Swift/C |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|")
 for channels in options.channelCounts {
-    var cSamples: [UInt64] = []
-    var swiftSamples: [UInt64] = []
+    var cSamples: [UInt64] = [], inProcessSamples: [UInt64] = [], swiftSamples: [UInt64] = []
     for _ in 0..<options.rounds {
-        cSamples += try runCReference(options.cReference, server: server.name, channels: channels, cycles: options.cycles)
-        swiftSamples += try runSwiftSession(server: server.name, channels: channels, cycles: options.cycles)
+        let warmUp = 300
+        let recorder = CycleCostRecorder(capacity: options.cycles + 2 * warmUp)
+        let session = try startSwiftSession(server: server.name, channels: channels, recorder: recorder)
+        let external = try CReferenceProcess(options.cReference, server: server.name, channels: channels,
+                                             cycles: options.cycles)
+        let inProcess = CReferenceInProcess(server: server.name, channels: channels, cycles: options.cycles)
+        cSamples += external.finish()
+        inProcessSamples += inProcess.finish()
+        while !recorder.isFull { usleep(10_000) }
+        try session.setActive(false)
+        session.close()
+        // The Swift cycles that ran while the C clients did: skip the start.
+        swiftSamples += recorder.samples.dropFirst(2 * warmUp)
     }
-    let c = Summary(cSamples)
-    let swift = Summary(swiftSamples)
-    print(String(format: "| %d | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |", channels, c.median, c.p99, swift.median,
-                 swift.p99, swift.median / c.median, swift.p99 / c.p99))
+    let c = Summary(cSamples), inProcess = Summary(inProcessSamples), swift = Summary(swiftSamples)
+    print(String(format: "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |", channels, c.median, c.p99,
+                 inProcess.median, swift.median, swift.p99, swift.median / c.median, swift.p99 / c.p99))
 }

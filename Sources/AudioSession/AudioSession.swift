@@ -38,8 +38,9 @@ public final class AudioSession: @unchecked Sendable {
     }
 
     private let preferences = Mutex(Preferences())
-    /// Guarded by `transition`.
-    private nonisolated(unsafe) var renderBlock: RenderBlock?
+    /// Guarded by `transition`. Not an Optional: a closure stored in one is
+    /// reabstracted, and every real-time call would go through thunks.
+    private nonisolated(unsafe) var renderBlock: RenderBlock = renderSilence
     /// Guarded by `transition`.
     private nonisolated(unsafe) var cycleCostRecorder: CycleCostRecorder?
     private let activation = Mutex(Activation())
@@ -82,12 +83,18 @@ public final class AudioSession: @unchecked Sendable {
     // MARK: Render
 
     /// Sets the block that runs on JACK's real-time thread every cycle with the
-    /// session's port buffers. Takes effect at the next activation; without
-    /// one the outputs are silent.
-    public func setRenderBlock(_ block: RenderBlock?) {
+    /// session's port buffers. Takes effect at the next activation.
+    public func setRenderBlock(_ block: @escaping RenderBlock) {
         transition.lock()
         defer { transition.unlock() }
         renderBlock = block
+    }
+
+    /// Removes the render block: the outputs are silent from the next activation.
+    public func removeRenderBlock() {
+        transition.lock()
+        defer { transition.unlock() }
+        renderBlock = renderSilence
     }
 
     /// Records how long each process cycle takes (for benchmarks). Takes
@@ -275,7 +282,7 @@ public final class AudioSession: @unchecked Sendable {
             throw AudioSessionError(.resourceNotAvailable, error.description)
         }
         let processor = RealtimeProcessor(client: client, inputs: ports.inputs, outputs: ports.outputs,
-                                          costRecorder: cycleCostRecorder, render: renderBlock ?? renderSilence)
+                                          costRecorder: cycleCostRecorder, render: renderBlock)
         activation.withLock {
             $0.ports = ports
             $0.processor = processor

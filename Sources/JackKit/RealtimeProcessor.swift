@@ -33,6 +33,10 @@ public typealias RenderBlock = (ProcessCycle) -> Void
 /// activation, for a fixed set of ports.
 public final class RealtimeProcessor: @unchecked Sendable {
     let client: OpaquePointer
+    /// One cache-line-aligned block holding, in order, the input port
+    /// handles, the output port handles, the input buffer pointers and the
+    /// output buffer pointers: the callback touches as few cache lines as it can.
+    let table: UnsafeMutableRawPointer
     let inputPorts: UnsafeMutableBufferPointer<OpaquePointer>
     let outputPorts: UnsafeMutableBufferPointer<OpaquePointer>
     let inputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
@@ -40,7 +44,7 @@ public final class RealtimeProcessor: @unchecked Sendable {
     let placeholder: UnsafeMutablePointer<Float>
     let render: RenderBlock
     let costRecorder: CycleCostRecorder?
-    /// Cycles completed since activation.
+    /// Cycles completed since activation (written only by the real-time thread).
     public let cyclesCompleted = Atomic<UInt64>(0)
 
     /// A processor for these ports of `client`, calling `render` each cycle;
@@ -50,23 +54,27 @@ public final class RealtimeProcessor: @unchecked Sendable {
         self.client = client.handle
         placeholder = .allocate(capacity: 1)
         placeholder.initialize(to: 0)
-        inputPorts = .allocate(capacity: inputs.count)
+        let slot = MemoryLayout<UnsafeRawPointer>.stride
+        let portCount = inputs.count + outputs.count
+        let block = UnsafeMutableRawPointer.allocate(byteCount: max(1, 2 * portCount) * slot, alignment: 64)
+        table = block
+        func slots<T>(_ offset: Int, _ count: Int, as type: T.Type) -> UnsafeMutableBufferPointer<T> {
+            UnsafeMutableBufferPointer(start: (block + offset * slot).bindMemory(to: T.self, capacity: count), count: count)
+        }
+        inputPorts = slots(0, inputs.count, as: OpaquePointer.self)
+        outputPorts = slots(inputs.count, outputs.count, as: OpaquePointer.self)
+        inputBuffers = slots(portCount, inputs.count, as: UnsafeMutablePointer<Float>.self)
+        outputBuffers = slots(portCount + inputs.count, outputs.count, as: UnsafeMutablePointer<Float>.self)
         _ = inputPorts.initialize(from: inputs.map(\.handle))
-        outputPorts = .allocate(capacity: outputs.count)
         _ = outputPorts.initialize(from: outputs.map(\.handle))
-        inputBuffers = .allocate(capacity: inputs.count)
         inputBuffers.initialize(repeating: placeholder)
-        outputBuffers = .allocate(capacity: outputs.count)
         outputBuffers.initialize(repeating: placeholder)
         self.render = render
         self.costRecorder = costRecorder
     }
 
     deinit {
-        inputPorts.deallocate()
-        outputPorts.deallocate()
-        inputBuffers.deallocate()
-        outputBuffers.deallocate()
+        table.deallocate()
         placeholder.deallocate()
     }
 
@@ -86,7 +94,8 @@ public final class RealtimeProcessor: @unchecked Sendable {
             inputs: UnsafeBufferPointer(inputBuffers),
             outputs: UnsafeBufferPointer(outputBuffers),
             cycleStartFrame: jack_last_frame_time(client)))
-        cyclesCompleted.add(1, ordering: .releasing)
+        // One writer: a plain release store, no read-modify-write.
+        cyclesCompleted.store(cyclesCompleted.load(ordering: .relaxed) &+ 1, ordering: .releasing)
         if let costRecorder {
             costRecorder.record(cjack_monotonic_nanoseconds() &- started)
         }
