@@ -39,7 +39,7 @@ let package = Package(
         // Starts and stops private jackd servers with loopback ports.
         .target(
             name: "LoopbackHarness",
-            dependencies: ["JackKit", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["JackKit", "AudioSession"]
         ),
         // The command-line tool: parses, calls the library, prints.
         .executableTarget(
@@ -85,6 +85,10 @@ let package = Package(
         .testTarget(
             name: "JackKitTests",
             dependencies: ["JackKit", "LoopbackHarness", "JackTestSupport"]
+        ),
+        .testTarget(
+            name: "SessionControllerTests",
+            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport"]
         ),
         .testTarget(
             name: "AudioSessionTests",

@@ -8,7 +8,8 @@ let arguments = CommandLine.arguments.dropFirst()
 let privateServer = arguments.isEmpty ? try LoopbackServer(name: "example-\(getpid())", period: 256) : nil
 defer { privateServer?.stop() }
 
-let session = AudioSession(clientName: "example", serverName: arguments.first ?? privateServer?.name)
+let session = AudioSession(clientName: "example", serverName: arguments.first ?? privateServer?.name,
+                           recordConsent: .givenByCaller)        // the user ran this to measure
 try session.setCategory(.playAndRecord, mode: .measurement)
 try session.setPreferredIOBufferDuration(0.005)          // asks JACK for 256 frames at 48 kHz
 session.setRenderBlock { cycle in                        // JACK's port buffers, zero copy
@@ -19,7 +20,7 @@ session.setRenderBlock { cycle in                        // JACK's port buffers,
 try session.setActive(true)
 print("sample rate    \(session.sampleRate) Hz")
 print("I/O buffer     \(session.ioBufferDuration * 1000) ms (\(session.ioBufferFrames) frames)")
-print("input latency  \(session.inputLatency * 1000) ms")
-print("output latency \(session.outputLatency * 1000) ms")
+print("input latency  \(try session.inputLatency * 1000) ms")
+print("output latency \(try session.outputLatency * 1000) ms")
 try session.setActive(false)
 session.close()

@@ -9,7 +9,8 @@ public typealias RenderCycle = ProcessCycle
 ///
 /// Preferences are requests; the JACK server decides, and the session reports
 /// what it actually got. The client is opened on first activation and never
-/// starts a server.
+/// starts a server. Events arrive on `events` and through `NotificationCenter`
+/// with AVAudioSession's names.
 public final class AudioSession: @unchecked Sendable {
     /// The process-wide session, named after the program, on the default server.
     public static let shared = AudioSession()
@@ -18,16 +19,23 @@ public final class AudioSession: @unchecked Sendable {
     public let clientName: String
     /// The JACK server the session uses.
     public let serverName: String
+    /// The name record permission is stored under.
+    public let applicationName: String
+    /// Where the session's record permission comes from.
+    public let recordConsent: RecordConsent
 
     struct Preferences {
         var category: Category = .soloAmbient
         var mode: Mode = .default
+        var options: CategoryOptions = []
         var ioBufferDuration: Double?
         var sampleRate: Double?
         var inputChannels: Int?
         var outputChannels: Int?
         var inputPortNames: [String] = []
         var outputPortNames: [String] = []
+        var preferredInput: String?
+        var outputOverride: PortOverride = .none
     }
 
     struct Activation {
@@ -35,30 +43,51 @@ public final class AudioSession: @unchecked Sendable {
         var ports: SessionPorts?
         var processor: RealtimeProcessor?
         var isActive = false
+        var catalog = DeviceCatalog.empty
+        var history = DeviceHistory(catalog: .empty)
+        var plan = RoutePlan(inputPorts: [], outputPorts: [], route: .empty)
+        var hasBeenActive = false
     }
 
-    private let preferences = Mutex(Preferences())
+    let preferences = Mutex(Preferences())
+    let activation = Mutex(Activation())
+    /// Serialises activation, deactivation, reconfiguration and close; JACK
+    /// callbacks never take it (they hand work to `worker`).
+    let transition = NSRecursiveLock()
+    /// Where JACK notifications are turned into route changes and events.
+    let worker = DispatchQueue(label: "jackaudiosession.session")
+    let latencyPasses = Atomic<Int>(0)
+    let xruns = Atomic<Int>(0)
+    let xrunsReported = Atomic<Int>(0)
+    let routeRefreshPending = Atomic<Bool>(false)
+    let hub: EventHub
     /// Guarded by `transition`. Not an Optional: a closure stored in one is
     /// reabstracted, and every real-time call would go through thunks.
-    private nonisolated(unsafe) var renderBlock: RenderBlock = renderSilence
+    nonisolated(unsafe) var renderBlock: RenderBlock = renderSilence
     /// Guarded by `transition`.
-    private nonisolated(unsafe) var cycleCostRecorder: CycleCostRecorder?
-    private let activation = Mutex(Activation())
-    /// Serialises activation, deactivation and close; JACK callbacks never take it.
-    private let transition = NSLock()
-    private let latencyPasses = Atomic<Int>(0)
-    private let xruns = Atomic<Int>(0)
+    nonisolated(unsafe) var cycleCostRecorder: CycleCostRecorder?
+    private let audioObjects = Mutex<[ObjectIdentifier: any AudioObject]>([:])
 
     /// A session that will open a JACK client named `clientName` on the server
-    /// `serverName` (nil: `$JACK_DEFAULT_SERVER` or "default").
-    public init(clientName: String = ProcessInfo.processInfo.processName, serverName: String? = nil) {
+    /// `serverName` (nil: `$JACK_DEFAULT_SERVER` or "default"), posting its
+    /// notifications on `notificationCenter`.
+    public init(clientName: String = ProcessInfo.processInfo.processName, serverName: String? = nil,
+                applicationName: String? = nil, recordConsent: RecordConsent = .stored(RecordPermissionStore()),
+                notificationCenter: NotificationCenter = .default) {
         self.clientName = clientName
         self.serverName = serverName ?? Client.defaultServerName
+        self.applicationName = applicationName ?? clientName
+        self.recordConsent = recordConsent
+        hub = EventHub(sender: NSObject(), center: notificationCenter)
     }
 
     deinit { close() }
 
-    // MARK: Category and mode
+    /// Every event of this session, in order: interruptions, route changes,
+    /// media-services loss and reset, xruns, period changes. One consumer.
+    public var events: AsyncStream<AudioSessionEvent> { hub.stream }
+
+    // MARK: Category, mode, options
 
     /// The session's category; soloAmbient until set.
     public var category: Category { preferences.withLock { $0.category } }
@@ -66,18 +95,34 @@ public final class AudioSession: @unchecked Sendable {
     /// The session's mode; default until set.
     public var mode: Mode { preferences.withLock { $0.mode } }
 
-    /// Sets the category and mode. The mode must be one the category allows
-    /// (`incompatibleCategory` otherwise). Takes effect at the next activation.
-    public func setCategory(_ category: Category, mode: Mode = .default) throws(AudioSessionError) {
-        guard mode.compatibleCategories.contains(category) else {
-            throw AudioSessionError(.incompatibleCategory,
-                                    "mode \(mode.rawValue) cannot be used with category \(category.rawValue); it allows "
-                                        + mode.compatibleCategories.map(\.rawValue).sorted().joined(separator: ", "))
-        }
+    /// The options in force, side effects of the mode included.
+    public var categoryOptions: CategoryOptions { preferences.withLock { $0.options } }
+
+    /// Whether the session mixes with other sessions instead of interrupting them.
+    public var isMixable: Bool {
+        preferences.withLock { CategoryRules.isMixable($0.category, options: $0.options) }
+    }
+
+    /// Sets category, mode and options (`incompatibleCategory` for a mode the
+    /// category does not allow, `badParam` for such an option). While active
+    /// it takes effect at once: the ports are rebuilt for the new category and
+    /// a route change with reason `categoryChange` is posted.
+    public func setCategory(_ category: Category, mode: Mode = .default, options: CategoryOptions = [])
+        throws(AudioSessionError) {
+        let resolved = try CategoryRules.resolve(category, mode: mode, options: options)
+        transition.lock()
+        defer { transition.unlock() }
         preferences.withLock {
             $0.category = category
             $0.mode = mode
+            $0.options = resolved
+            if !category.hasOutput || category != .playAndRecord { $0.outputOverride = .none }
         }
+        guard isActive else { return }
+        let previous = currentRoute
+        try deactivateLocked(checkBusy: false)
+        try activateLocked(postFirstCategoryChange: false)
+        hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: currentRoute))
     }
 
     // MARK: Render
@@ -92,9 +137,7 @@ public final class AudioSession: @unchecked Sendable {
 
     /// Removes the render block: the outputs are silent from the next activation.
     public func removeRenderBlock() {
-        transition.lock()
-        defer { transition.unlock() }
-        renderBlock = renderSilence
+        setRenderBlock(renderSilence)
     }
 
     /// Records how long each process cycle takes (for benchmarks). Takes
@@ -105,120 +148,22 @@ public final class AudioSession: @unchecked Sendable {
         cycleCostRecorder = recorder
     }
 
-    // MARK: Preferences
+    // MARK: Audio objects
 
-    /// The I/O buffer duration the app asked for, seconds (0: none).
-    public var preferredIOBufferDuration: Double { preferences.withLock { $0.ioBufferDuration ?? 0 } }
-
-    /// Asks for an I/O buffer duration, seconds. Applied on activation (and at
-    /// once when active) as a JACK period-size request: the power of two
-    /// nearest to duration × sample rate, within 16…4096 frames.
-    public func setPreferredIOBufferDuration(_ seconds: Double) throws(AudioSessionError) {
-        guard seconds.isFinite, seconds > 0 else {
-            throw AudioSessionError(.badParam, "preferred I/O buffer duration must be a positive number of seconds, got \(seconds)")
-        }
-        preferences.withLock { $0.ioBufferDuration = seconds }
-        if let client = activeClient { try requestPeriod(for: seconds, on: client) }
+    /// Attaches a player, recorder or meter: while it runs, deactivation fails with `isBusy`.
+    public func attach(_ object: any AudioObject) {
+        audioObjects.withLock { $0[ObjectIdentifier(object)] = object }
     }
 
-    /// The sample rate the app asked for, Hz (0: none). A running JACK server
-    /// keeps its rate; compare with `sampleRate`.
-    public var preferredSampleRate: Double { preferences.withLock { $0.sampleRate ?? 0 } }
-
-    /// Stores a preferred sample rate, Hz. JACK cannot change a running
-    /// server's rate, so a mismatch shows in `sampleRate`.
-    public func setPreferredSampleRate(_ rate: Double) throws(AudioSessionError) {
-        guard rate.isFinite, rate > 0 else {
-            throw AudioSessionError(.badParam, "preferred sample rate must be a positive number of Hz, got \(rate)")
-        }
-        preferences.withLock { $0.sampleRate = rate }
+    /// Detaches an audio object.
+    public func detach(_ object: any AudioObject) {
+        audioObjects.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(object)) }
     }
 
-    /// The number of input channels the session registers at activation (default 2,
-    /// clamped to what is available unless set explicitly).
-    public var preferredInputNumberOfChannels: Int { preferences.withLock { $0.inputChannels ?? 2 } }
+    /// Whether any attached audio object is running.
+    var hasRunningAudioObject: Bool { audioObjects.withLock { $0.values.contains { $0.isRunning } } }
 
-    /// The number of output channels the session registers at activation.
-    public var preferredOutputNumberOfChannels: Int { preferences.withLock { $0.outputChannels ?? 2 } }
-
-    /// Asks for `count` input channels; more than `maximumInputNumberOfChannels`
-    /// is `badParam` (checked now when the server is known, else at activation).
-    public func setPreferredInputNumberOfChannels(_ count: Int) throws(AudioSessionError) {
-        try checkChannelCount(count, maximum: openClient.map { maximumChannels(.input, on: $0) }, direction: "input")
-        preferences.withLock { $0.inputChannels = count }
-    }
-
-    /// Asks for `count` output channels; more than the maximum is `badParam`.
-    public func setPreferredOutputNumberOfChannels(_ count: Int) throws(AudioSessionError) {
-        try checkChannelCount(count, maximum: openClient.map { maximumChannels(.output, on: $0) }, direction: "output")
-        preferences.withLock { $0.outputChannels = count }
-    }
-
-    /// The JACK ports the session's inputs connect to, in channel order
-    /// (empty: the server's physical capture ports).
-    public var preferredInputPortNames: [String] { preferences.withLock { $0.inputPortNames } }
-
-    /// Names the ports the session's inputs connect to (e.g. `loopback:capture_1`).
-    public func setPreferredInputPortNames(_ names: [String]) {
-        preferences.withLock { $0.inputPortNames = names }
-    }
-
-    /// The JACK ports the session's outputs connect to, in channel order
-    /// (empty: the server's physical playback ports).
-    public var preferredOutputPortNames: [String] { preferences.withLock { $0.outputPortNames } }
-
-    /// Names the ports the session's outputs connect to (e.g. `loopback:playback_1`).
-    public func setPreferredOutputPortNames(_ names: [String]) {
-        preferences.withLock { $0.outputPortNames = names }
-    }
-
-    // MARK: What the server actually runs
-
-    /// The server's sample rate, Hz (0 before the session first reached a server).
-    public var sampleRate: Double { openClient.map { Double($0.sampleRate) } ?? 0 }
-
-    /// The period the server actually runs, seconds; follows changes made by
-    /// any client.
-    public var ioBufferDuration: Double {
-        guard let client = openClient else { return 0 }
-        return Double(client.bufferSize) / Double(client.sampleRate)
-    }
-
-    /// The server's period, frames (0 before the session first reached a server).
-    public var ioBufferFrames: Int { openClient?.bufferSize ?? 0 }
-
-    /// Capture latency of the session's inputs, seconds: the largest delay JACK
-    /// reports from the capture hardware to the session.
-    public var inputLatency: Double { seconds(inputLatencyRange.max) }
-
-    /// Playback latency of the session's outputs, seconds: the largest delay
-    /// JACK reports from the session to the playback hardware.
-    public var outputLatency: Double { seconds(outputLatencyRange.max) }
-
-    /// Capture latency range of the session's inputs, frames.
-    public var inputLatencyRange: LatencyRange { activation.withLock { $0.ports?.inputLatencyRange } ?? .zero }
-
-    /// Playback latency range of the session's outputs, frames.
-    public var outputLatencyRange: LatencyRange { activation.withLock { $0.ports?.outputLatencyRange } ?? .zero }
-
-    /// Input channels the active session has (0 when inactive).
-    public var inputNumberOfChannels: Int { activation.withLock { $0.ports?.inputs.count } ?? 0 }
-
-    /// Output channels the active session has (0 when inactive).
-    public var outputNumberOfChannels: Int { activation.withLock { $0.ports?.outputs.count } ?? 0 }
-
-    /// The most input channels the session can have: the named ports, or the
-    /// server's physical capture ports.
-    public var maximumInputNumberOfChannels: Int { openClient.map { maximumChannels(.input, on: $0) } ?? 0 }
-
-    /// The most output channels the session can have.
-    public var maximumOutputNumberOfChannels: Int { openClient.map { maximumChannels(.output, on: $0) } ?? 0 }
-
-    /// Full names of the session's own input ports.
-    public var inputPortNames: [String] { activation.withLock { $0.ports?.inputs.map(\.name) } ?? [] }
-
-    /// Full names of the session's own output ports.
-    public var outputPortNames: [String] { activation.withLock { $0.ports?.outputs.map(\.name) } ?? [] }
+    // MARK: State
 
     /// Whether the session is active.
     public var isActive: Bool { activation.withLock { $0.isActive } }
@@ -234,18 +179,9 @@ public final class AudioSession: @unchecked Sendable {
     /// The session's JACK client, once opened (for tools that need the raw client).
     public var client: Client? { openClient }
 
-    // MARK: Activation
+    var openClient: Client? { activation.withLock { $0.client } }
 
-    /// Activates or deactivates the session. Activation opens the JACK client
-    /// (`mediaServicesFailed` naming the server if it is not running), applies
-    /// the buffer-duration preference, registers the category's ports, starts
-    /// processing and connects the ports. Deactivation stops processing and
-    /// removes the ports.
-    public func setActive(_ active: Bool) throws(AudioSessionError) {
-        transition.lock()
-        defer { transition.unlock() }
-        if active { try activate() } else { try deactivate() }
-    }
+    var activeClient: Client? { activation.withLock { $0.isActive ? $0.client : nil } }
 
     /// Deactivates and closes the JACK client. The session can be activated again.
     public func close() {
@@ -257,171 +193,5 @@ public final class AudioSession: @unchecked Sendable {
             return client
         }
         client?.close()
-    }
-
-    private func activate() throws(AudioSessionError) {
-        guard !isActive else { return }
-        let prefs = preferences.withLock { $0 }
-        let client = try openOrReuseClient()
-        let inputCount = prefs.category.hasInput
-            ? try channelCount(prefs.inputChannels, maximum: maximumChannels(.input, on: client), direction: "input") : 0
-        let outputCount = prefs.category.hasOutput
-            ? try channelCount(prefs.outputChannels, maximum: maximumChannels(.output, on: client), direction: "output") : 0
-        if let duration = prefs.ioBufferDuration { try requestPeriod(for: duration, on: client) }
-
-        let ports: SessionPorts
-        do {
-            let inputs = try (0..<inputCount).map { index throws(JackError) in
-                try client.registerPort("in_\(index + 1)", flags: .input)
-            }
-            let outputs = try (0..<outputCount).map { index throws(JackError) in
-                try client.registerPort("out_\(index + 1)", flags: .output)
-            }
-            ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0)
-        } catch {
-            throw AudioSessionError(.resourceNotAvailable, error.description)
-        }
-        let processor = RealtimeProcessor(client: client, inputs: ports.inputs, outputs: ports.outputs,
-                                          costRecorder: cycleCostRecorder, render: renderBlock)
-        activation.withLock {
-            $0.ports = ports
-            $0.processor = processor
-        }
-        do {
-            try client.setProcessor(processor)
-            try client.activate()
-        } catch {
-            unregister(ports, on: client)
-            throw AudioSessionError(.mediaServicesFailed, error.description)
-        }
-        do {
-            let passesBefore = latencyPasses.load(ordering: .acquiring)
-            try connect(zip(targets(prefs.inputPortNames, .input, on: client), ports.inputs.map(\.name)), on: client)
-            try connect(zip(ports.outputs.map(\.name), targets(prefs.outputPortNames, .output, on: client)), on: client)
-            waitForLatencyPass(after: passesBefore, on: client)
-        } catch {
-            try? client.deactivate()
-            unregister(ports, on: client)
-            throw error
-        }
-        activation.withLock { $0.isActive = true }
-    }
-
-    private func deactivate() throws(AudioSessionError) {
-        let (client, ports) = activation.withLock { ($0.client, $0.ports) }
-        guard let client, activation.withLock({ $0.isActive }) else { return }
-        do {
-            try client.deactivate()
-        } catch {
-            throw AudioSessionError(.mediaServicesFailed, error.description)
-        }
-        if let ports { unregister(ports, on: client) }
-        activation.withLock { $0.isActive = false }
-    }
-
-    // MARK: Helpers
-
-    private var openClient: Client? { activation.withLock { $0.client } }
-
-    private var activeClient: Client? { activation.withLock { $0.isActive ? $0.client : nil } }
-
-    private func seconds(_ frames: Int) -> Double {
-        let rate = sampleRate
-        return rate > 0 ? Double(frames) / rate : 0
-    }
-
-    private func openOrReuseClient() throws(AudioSessionError) -> Client {
-        if let client = openClient, !client.isClosed { return client }
-        let client: Client
-        do {
-            client = try Client(name: clientName, serverName: serverName)
-            try client.setEventHandler { [weak self] event in self?.handle(event) }
-            try client.setLatencyHandler { [weak self] mode in self?.reportLatency(mode) }
-        } catch {
-            throw AudioSessionError(.mediaServicesFailed, "cannot reach the media server: \(error.description)")
-        }
-        activation.withLock { $0.client = client }
-        return client
-    }
-
-    private func handle(_ event: ClientEvent) {
-        switch event {
-        case .xrun: xruns.add(1, ordering: .relaxed)
-        default: break
-        }
-    }
-
-    private func reportLatency(_ mode: LatencyMode) {
-        activation.withLock { $0.ports }?.reportLatency(mode)
-        if mode == .playback { latencyPasses.add(1, ordering: .releasing) }
-    }
-
-    /// Waits (at most one second) until JACK has run the session's latency
-    /// callback after its connections were made, so the ranges are current.
-    private func waitForLatencyPass(after before: Int, on client: Client) {
-        client.recomputeLatencies()
-        let deadline = Date().addingTimeInterval(1)
-        while latencyPasses.load(ordering: .acquiring) <= before, Date() < deadline { usleep(1_000) }
-    }
-
-    private func requestPeriod(for seconds: Double, on client: Client) throws(AudioSessionError) {
-        let frames = BufferDuration.periodFrames(forDuration: seconds, sampleRate: client.sampleRate)
-        guard frames != client.bufferSize else { return }
-        do {
-            try client.requestBufferSize(frames)
-        } catch {
-            throw AudioSessionError(.badParam, error.description)
-        }
-    }
-
-    private func maximumChannels(_ direction: PortFlags, on client: Client) -> Int {
-        let named = direction == .input ? preferredInputPortNames : preferredOutputPortNames
-        if !named.isEmpty { return named.count }
-        return physicalPorts(direction, on: client).count
-    }
-
-    /// Physical ports the session's ports of `direction` connect to: capture
-    /// ports (outputs of the hardware) for inputs, playback ports for outputs.
-    private func physicalPorts(_ direction: PortFlags, on client: Client) -> [String] {
-        client.portNames(flags: [.physical, direction == .input ? .output : .input])
-    }
-
-    private func targets(_ named: [String], _ direction: PortFlags, on client: Client) -> [String] {
-        named.isEmpty ? physicalPorts(direction, on: client) : named
-    }
-
-    private func checkChannelCount(_ count: Int, maximum: Int?, direction: String) throws(AudioSessionError) {
-        guard count >= 1 else {
-            throw AudioSessionError(.badParam, "preferred \(direction) channel count must be at least 1, got \(count)")
-        }
-        if let maximum, count > maximum {
-            throw AudioSessionError(.badParam, "\(count) \(direction) channels asked for, but server '\(serverName)' "
-                                        + "offers at most \(maximum); ask for fewer or name more ports")
-        }
-    }
-
-    private func channelCount(_ preferred: Int?, maximum: Int, direction: String) throws(AudioSessionError) -> Int {
-        guard let preferred else { return min(2, maximum) }
-        try checkChannelCount(preferred, maximum: maximum, direction: direction)
-        return preferred
-    }
-
-    /// Connects each (source, destination) pair: one channel each.
-    private func connect(_ pairs: Zip2Sequence<[String], [String]>, on client: Client) throws(AudioSessionError) {
-        for (source, destination) in pairs {
-            do {
-                try client.connect(source, to: destination)
-            } catch {
-                throw AudioSessionError(.resourceNotAvailable, error.description)
-            }
-        }
-    }
-
-    private func unregister(_ ports: SessionPorts, on client: Client) {
-        for port in ports.inputs + ports.outputs { try? client.unregisterPort(port) }
-        activation.withLock {
-            $0.ports = nil
-            $0.processor = nil
-        }
     }
 }

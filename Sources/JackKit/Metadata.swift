@@ -41,3 +41,14 @@ extension Client {
         if code != 0 { throw .propertyFailed(key: key, subject: String(subject), code: code) }
     }
 }
+
+extension Client {
+    /// The UUID of the client named `clientName` (a metadata subject), or nil
+    /// when no such client is on the server.
+    public func uuid(ofClient clientName: String) -> UInt64? {
+        guard !isClosed, let text = jack_get_uuid_for_client_name(handle, clientName) else { return nil }
+        defer { jack_free(text) }
+        var uuid: jack_uuid_t = 0
+        return jack_uuid_parse(text, &uuid) == 0 ? uuid : nil
+    }
+}

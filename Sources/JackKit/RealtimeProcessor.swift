@@ -41,19 +41,25 @@ public final class RealtimeProcessor: @unchecked Sendable {
     let outputPorts: UnsafeMutableBufferPointer<OpaquePointer>
     let inputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
     let outputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
-    let placeholder: UnsafeMutablePointer<Float>
+    /// Zeros, handed out in place of the inputs while `silencesInputs` is set.
+    let silence: UnsafeMutablePointer<Float>
     let render: RenderBlock
     let costRecorder: CycleCostRecorder?
     /// Cycles completed since activation (written only by the real-time thread).
     public let cyclesCompleted = Atomic<UInt64>(0)
+    /// When set, the render block gets silence instead of the input port
+    /// buffers (which belong to the ports feeding them and are never written).
+    public let silencesInputs = Atomic<Bool>(false)
+    /// The largest period JACK allows, frames.
+    static let maximumFrames = 8192
 
     /// A processor for these ports of `client`, calling `render` each cycle;
     /// with a `costRecorder`, each cycle's duration is recorded too.
     public init(client: Client, inputs: [Port], outputs: [Port], costRecorder: CycleCostRecorder? = nil,
                 render: @escaping RenderBlock) {
         self.client = client.handle
-        placeholder = .allocate(capacity: 1)
-        placeholder.initialize(to: 0)
+        silence = .allocate(capacity: Self.maximumFrames)
+        silence.initialize(repeating: 0, count: Self.maximumFrames)
         let slot = MemoryLayout<UnsafeRawPointer>.stride
         let portCount = inputs.count + outputs.count
         let block = UnsafeMutableRawPointer.allocate(byteCount: max(1, 2 * portCount) * slot, alignment: 64)
@@ -67,15 +73,15 @@ public final class RealtimeProcessor: @unchecked Sendable {
         outputBuffers = slots(portCount + inputs.count, outputs.count, as: UnsafeMutablePointer<Float>.self)
         _ = inputPorts.initialize(from: inputs.map(\.handle))
         _ = outputPorts.initialize(from: outputs.map(\.handle))
-        inputBuffers.initialize(repeating: placeholder)
-        outputBuffers.initialize(repeating: placeholder)
+        inputBuffers.initialize(repeating: silence)
+        outputBuffers.initialize(repeating: silence)
         self.render = render
         self.costRecorder = costRecorder
     }
 
     deinit {
         table.deallocate()
-        placeholder.deallocate()
+        silence.deallocate()
     }
 
     /// Number of input ports the processor serves.
@@ -89,6 +95,11 @@ public final class RealtimeProcessor: @unchecked Sendable {
         let started = costRecorder == nil ? 0 : cjack_monotonic_nanoseconds()
         fetchPortBuffers(inputPorts, into: inputBuffers, frames: frames)
         fetchPortBuffers(outputPorts, into: outputBuffers, frames: frames)
+        if silencesInputs.load(ordering: .relaxed) {
+            // Zeroed every cycle: the render block may have written into it.
+            silence.update(repeating: 0, count: min(Int(frames), Self.maximumFrames))
+            for index in inputBuffers.indices { inputBuffers[index] = silence }
+        }
         render(ProcessCycle(
             frameCount: Int(frames),
             inputs: UnsafeBufferPointer(inputBuffers),

@@ -76,7 +76,8 @@ public struct LoopbackCheck: Sendable {
     }
 
     private func runOnce() throws -> Result {
-        let session = AudioSession(clientName: clientName, serverName: serverName)
+        // Capturing its own test signal is what the caller asked for.
+        let session = AudioSession(clientName: clientName, serverName: serverName, recordConsent: .givenByCaller)
         defer { session.close() }
         try session.setCategory(.playAndRecord, mode: .measurement)
         try session.setPreferredInputNumberOfChannels(inputPorts.count)
@@ -100,8 +101,8 @@ public struct LoopbackCheck: Sendable {
         let deadline = Date().addingTimeInterval(duration * 3 + 5)
         while !recorder.isComplete && !recorder.sawPeriodChange && Date() < deadline { usleep(20_000) }
         let xruns = session.xrunCount - xrunsBefore
-        let inputLatency = session.inputLatencyRange.max
-        let outputLatency = session.outputLatencyRange.max
+        let inputLatency = try session.inputLatencyRange.max
+        let outputLatency = try session.outputLatencyRange.max
         try session.setActive(false)
 
         let expected = usesServerLoopback ? period : inputLatency + outputLatency

@@ -9,7 +9,7 @@ final class LatencyTests: JackTestCase {
     func testLatencyOfDummyBackendPortsAtTwoPeriods() throws {
         for period in [128, 512] {
             let server = try startServer(period: period)
-            let session = AudioSession(clientName: "latency", serverName: server.name)
+            let session = AudioSession(clientName: "latency", serverName: server.name, recordConsent: .givenByCaller)
             defer { session.close() }
             try session.setCategory(.playAndRecord, mode: .measurement)
             session.setPreferredInputPortNames(["system:capture_1", "system:capture_2"])
@@ -22,10 +22,10 @@ final class LatencyTests: JackTestCase {
             let playback = try XCTUnwrap(reportedRange(in: listing, port: "system:playback_1", mode: "playback"))
             XCTAssertEqual(capture, period)
             XCTAssertEqual(playback, 2 * period)
-            XCTAssertEqual(session.inputLatencyRange, LatencyRange(min: capture, max: capture))
-            XCTAssertEqual(session.outputLatencyRange, LatencyRange(min: playback, max: playback))
-            XCTAssertEqual(session.inputLatency, Double(capture) / 48000, accuracy: 1e-12)
-            XCTAssertEqual(session.outputLatency, Double(playback) / 48000, accuracy: 1e-12)
+            XCTAssertEqual(try session.inputLatencyRange, LatencyRange(min: capture, max: capture))
+            XCTAssertEqual(try session.outputLatencyRange, LatencyRange(min: playback, max: playback))
+            XCTAssertEqual(try session.inputLatency, Double(capture) / 48000, accuracy: 1e-12)
+            XCTAssertEqual(try session.outputLatency, Double(playback) / 48000, accuracy: 1e-12)
         }
     }
 
@@ -36,7 +36,7 @@ final class LatencyTests: JackTestCase {
         let device = try StandInDevice(server: server.name, captureLatency: 256 + 37, playbackLatency: 512 + 91)
         defer { device.client.close() }
 
-        let session = AudioSession(clientName: "latency", serverName: server.name)
+        let session = AudioSession(clientName: "latency", serverName: server.name, recordConsent: .givenByCaller)
         defer { session.close() }
         try session.setCategory(.playAndRecord, mode: .measurement)
         session.setPreferredInputPortNames(["device:capture_1"])
@@ -44,8 +44,8 @@ final class LatencyTests: JackTestCase {
         try session.setPreferredInputNumberOfChannels(1)
         try session.setPreferredOutputNumberOfChannels(1)
         try session.setActive(true)
-        XCTAssertEqual(session.inputLatencyRange, LatencyRange(min: 293, max: 293))
-        XCTAssertEqual(session.outputLatencyRange, LatencyRange(min: 603, max: 603))
+        XCTAssertEqual(try session.inputLatencyRange, LatencyRange(min: 293, max: 293))
+        XCTAssertEqual(try session.outputLatencyRange, LatencyRange(min: 603, max: 603))
 
         // A client downstream of the session's output sees the device's capture
         // latency plus zero.

@@ -12,7 +12,7 @@ final class RealtimeSafetyTests: JackTestCase {
         let server = try startServer(period: 64)
         let cycles = 10_500
         let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: 11), channels: 2, period: 64, cycles: cycles)
-        let session = AudioSession(clientName: "rt-safety", serverName: server.name)
+        let session = AudioSession(clientName: "rt-safety", serverName: server.name, recordConsent: .givenByCaller)
         defer { session.close() }
         try session.setCategory(.playAndRecord, mode: .measurement)
         session.setPreferredInputPortNames(["loopback:capture_1", "loopback:capture_2"])

@@ -1,0 +1,280 @@
+import Foundation
+import JackKit
+
+/// Options for `setActive(_:options:)` (AVAudioSession.SetActiveOptions).
+public struct SetActiveOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    /// On deactivation, tell the sessions this one interrupted that they may resume.
+    public static let notifyOthersOnDeactivation = SetActiveOptions(rawValue: 1)
+}
+
+extension AudioSession {
+    /// Activates or deactivates the session.
+    ///
+    /// Activation opens the JACK client (`mediaServicesFailed`, naming the
+    /// server, when it is not running), applies the buffer-duration request,
+    /// registers the category's ports (none for audioProcessing), starts
+    /// processing and connects the ports to the route. The first activation
+    /// posts a route change with reason `categoryChange`. Deactivation fails
+    /// with `isBusy` while an attached audio object runs.
+    public func setActive(_ active: Bool, options: SetActiveOptions = []) throws(AudioSessionError) {
+        transition.lock()
+        defer { transition.unlock() }
+        if active {
+            try activateLocked(postFirstCategoryChange: true)
+        } else {
+            try deactivateLocked(checkBusy: true)
+        }
+    }
+
+    func activateLocked(postFirstCategoryChange: Bool) throws(AudioSessionError) {
+        guard !isActive else { return }
+        let prefs = preferences.withLock { $0 }
+        let client = try openOrReuseClient()
+        let catalog = DeviceCatalog(client: client)
+        let history = activation.withLock { state -> DeviceHistory in
+            if !state.hasBeenActive && state.history.inputs.isEmpty && state.history.outputs.isEmpty {
+                state.history = DeviceHistory(catalog: catalog)
+            } else {
+                _ = state.history.update(from: state.catalog, to: catalog)
+            }
+            state.catalog = catalog
+            return state.history
+        }
+        // Channel counts: the preference (default 2), clamped to what the route offers.
+        let maxima = RoutePlanner.plan(request(prefs, inputs: Int.max, outputs: Int.max), catalog: catalog, history: history)
+        let inputCount = prefs.category.hasInput
+            ? try channelCount(prefs.inputChannels, maximum: maxima.inputPorts.count, direction: "input") : 0
+        let outputCount = prefs.category.hasOutput
+            ? try channelCount(prefs.outputChannels, maximum: maxima.outputPorts.count, direction: "output") : 0
+        if let duration = prefs.ioBufferDuration { try requestPeriod(for: duration, on: client) }
+
+        let ports: SessionPorts
+        do {
+            let inputs = try (0..<inputCount).map { index throws(JackError) in
+                try client.registerPort("in_\(index + 1)", flags: .input)
+            }
+            let outputs = try (0..<outputCount).map { index throws(JackError) in
+                try client.registerPort("out_\(index + 1)", flags: .output)
+            }
+            ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0)
+        } catch {
+            throw AudioSessionError(.resourceNotAvailable, error.description)
+        }
+        let processor = RealtimeProcessor(client: client, inputs: ports.inputs, outputs: ports.outputs,
+                                          costRecorder: cycleCostRecorder, render: renderBlock)
+        processor.silencesInputs.store(prefs.category.hasInput && recordPermission != .granted, ordering: .releasing)
+        activation.withLock {
+            $0.ports = ports
+            $0.processor = processor
+        }
+        do {
+            try client.setProcessor(processor)
+            try client.activate()
+        } catch {
+            unregister(ports, on: client)
+            throw AudioSessionError(.mediaServicesFailed, error.description)
+        }
+        let plan = RoutePlanner.plan(request(prefs, inputs: inputCount, outputs: outputCount), catalog: catalog,
+                                     history: history)
+        do {
+            let passesBefore = latencyPasses.load(ordering: .acquiring)
+            try connect(ports, to: plan, on: client)
+            waitForLatencyPass(after: passesBefore, on: client)
+        } catch {
+            try? client.deactivate()
+            unregister(ports, on: client)
+            throw error
+        }
+        let first = activation.withLock { state -> Bool in
+            state.plan = plan
+            state.isActive = true
+            defer { state.hasBeenActive = true }
+            return !state.hasBeenActive
+        }
+        if first && postFirstCategoryChange {
+            hub.post(.routeChange(reason: .categoryChange, previousRoute: .empty, currentRoute: plan.route))
+        }
+    }
+
+    func deactivateLocked(checkBusy: Bool) throws(AudioSessionError) {
+        let (client, ports, active) = activation.withLock { ($0.client, $0.ports, $0.isActive) }
+        guard let client, active else { return }
+        if checkBusy && hasRunningAudioObject {
+            throw AudioSessionError(.isBusy, "an audio object attached to the session is still running; stop it "
+                                        + "before deactivating the session")
+        }
+        do {
+            try client.deactivate()
+        } catch {
+            throw AudioSessionError(.mediaServicesFailed, error.description)
+        }
+        if let ports { unregister(ports, on: client) }
+        activation.withLock {
+            $0.isActive = false
+            $0.plan = RoutePlan(inputPorts: [], outputPorts: [], route: .empty)
+        }
+    }
+
+    func request(_ prefs: Preferences, inputs: Int, outputs: Int) -> RoutePlanner.Request {
+        RoutePlanner.Request(category: prefs.category, outputOverride: prefs.outputOverride,
+                             preferredInput: prefs.preferredInput, explicitInputs: prefs.inputPortNames,
+                             explicitOutputs: prefs.outputPortNames, inputChannels: inputs, outputChannels: outputs)
+    }
+
+    func openOrReuseClient() throws(AudioSessionError) -> Client {
+        if let client = openClient, !client.isClosed { return client }
+        let client: Client
+        do {
+            client = try Client(name: clientName, serverName: serverName)
+            try client.setEventHandler { [weak self] event in self?.handle(event) }
+            try client.setLatencyHandler { [weak self] mode in self?.reportLatency(mode) }
+        } catch {
+            throw AudioSessionError(.mediaServicesFailed, "cannot reach the media server: \(error.description)")
+        }
+        activation.withLock { $0.client = client }
+        return client
+    }
+
+    /// Connects the session's ports to the plan's ports, channel by channel,
+    /// and drops any other connection they have.
+    func connect(_ ports: SessionPorts, to plan: RoutePlan, on client: Client) throws(AudioSessionError) {
+        var wanted: [(String, String)] = Array(zip(plan.inputPorts, ports.inputs.map(\.name)))
+        wanted += zip(ports.outputs.map(\.name), plan.outputPorts)
+        for port in ports.inputs {
+            for source in port.connections where !wanted.contains(where: { $0 == (source, port.name) }) {
+                try? client.disconnect(source, from: port.name)
+            }
+        }
+        for port in ports.outputs {
+            for destination in port.connections where !wanted.contains(where: { $0 == (port.name, destination) }) {
+                try? client.disconnect(port.name, from: destination)
+            }
+        }
+        for (source, destination) in wanted {
+            do {
+                try client.connect(source, to: destination)
+            } catch {
+                throw AudioSessionError(.resourceNotAvailable, error.description)
+            }
+        }
+    }
+
+    func unregister(_ ports: SessionPorts, on client: Client) {
+        for port in ports.inputs + ports.outputs { try? client.unregisterPort(port) }
+        activation.withLock {
+            $0.ports = nil
+            $0.processor = nil
+        }
+    }
+
+    // MARK: JACK notifications (libjack's notification thread: hand off, never block)
+
+    func handle(_ event: ClientEvent) {
+        switch event {
+        case .xrun:
+            xruns.add(1, ordering: .relaxed)
+            worker.asyncAfter(deadline: .now() + 0.25) { [weak self] in self?.reportXruns() }
+        case let .bufferSizeChanged(frames):
+            worker.async { [weak self] in
+                guard let self, let client = self.openClient else { return }
+                self.hub.post(.ioBufferDurationChange(seconds: Double(frames) / Double(client.sampleRate), frames: frames))
+            }
+        case .portRegistration, .clientRegistration:
+            scheduleRouteRefresh()
+        default:
+            break
+        }
+    }
+
+    /// Posts the xruns not yet reported as one event (at most four a second).
+    func reportXruns() {
+        let total = xruns.load(ordering: .relaxed)
+        let reported = xrunsReported.exchange(total, ordering: .relaxed)
+        if total > reported { hub.post(.xrun(count: total - reported, total: total)) }
+    }
+
+    /// Coalesces a burst of registrations (a device's ports, its client) into one refresh.
+    func scheduleRouteRefresh() {
+        guard !routeRefreshPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        worker.asyncAfter(deadline: .now() + 0.05) { [weak self] in
+            guard let self else { return }
+            self.routeRefreshPending.store(false, ordering: .releasing)
+            self.refreshRoute()
+        }
+    }
+
+    /// Re-reads the devices; when the route the rules choose has changed,
+    /// reconnects and posts the route change with its reason.
+    func refreshRoute(reason forcedReason: RouteChangeReason? = nil) {
+        transition.lock()
+        defer { transition.unlock() }
+        guard let client = openClient, !client.isClosed else { return }
+        let catalog = DeviceCatalog(client: client)
+        let (change, history, active, ports, previous) = activation.withLock { state in
+            let change = state.history.update(from: state.catalog, to: catalog)
+            state.catalog = catalog
+            return (change, state.history, state.isActive, state.ports, state.plan)
+        }
+        guard active, let ports else { return }
+        let prefs = preferences.withLock { $0 }
+        let plan = RoutePlanner.plan(request(prefs, inputs: ports.inputs.count, outputs: ports.outputs.count),
+                                     catalog: catalog, history: history)
+        guard plan != previous || forcedReason != nil else { return }
+        try? connect(ports, to: plan, on: client)
+        activation.withLock { $0.plan = plan }
+        let reason: RouteChangeReason
+        if let forcedReason {
+            reason = forcedReason
+        } else if (prefs.category.hasOutput && plan.outputPorts.isEmpty) || (prefs.category.hasInput && plan.inputPorts.isEmpty) {
+            reason = .noSuitableRouteForCategory
+        } else if change.appeared && !change.vanished {
+            reason = .newDeviceAvailable
+        } else if change.vanished {
+            reason = .oldDeviceUnavailable
+        } else {
+            reason = .routeConfigurationChange
+        }
+        hub.post(.routeChange(reason: reason, previousRoute: previous.route, currentRoute: plan.route))
+    }
+
+    func reportLatency(_ mode: LatencyMode) {
+        activation.withLock { $0.ports }?.reportLatency(mode)
+        if mode == .playback { latencyPasses.add(1, ordering: .releasing) }
+    }
+
+    /// Waits (at most one second) until JACK has run the session's latency
+    /// callback after its connections were made, so the ranges are current.
+    func waitForLatencyPass(after before: Int, on client: Client) {
+        client.recomputeLatencies()
+        let deadline = Date().addingTimeInterval(1)
+        while latencyPasses.load(ordering: .acquiring) <= before, Date() < deadline { usleep(1_000) }
+    }
+
+    func requestPeriod(for seconds: Double, on client: Client) throws(AudioSessionError) {
+        let frames = BufferDuration.periodFrames(forDuration: seconds, sampleRate: client.sampleRate)
+        guard frames != client.bufferSize else { return }
+        do {
+            try client.requestBufferSize(frames)
+        } catch {
+            throw AudioSessionError(.badParam, error.description)
+        }
+    }
+
+    func checkChannelCount(_ count: Int, maximum: Int?, direction: String) throws(AudioSessionError) {
+        guard count >= 1 else {
+            throw AudioSessionError(.badParam, "preferred \(direction) channel count must be at least 1, got \(count)")
+        }
+        if let maximum, count > maximum {
+            throw AudioSessionError(.badParam, "\(count) \(direction) channels asked for, but the route on server "
+                                        + "'\(serverName)' offers at most \(maximum); ask for fewer or name more ports")
+        }
+    }
+
+    func channelCount(_ preferred: Int?, maximum: Int, direction: String) throws(AudioSessionError) -> Int {
+        guard let preferred else { return min(2, maximum) }
+        try checkChannelCount(preferred, maximum: maximum, direction: direction)
+        return preferred
+    }
+}

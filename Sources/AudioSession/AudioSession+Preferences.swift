@@ -1,0 +1,236 @@
+import Foundation
+import JackKit
+
+extension AudioSession {
+    // MARK: Preferences (requests; the server decides)
+
+    /// The I/O buffer duration the app asked for, seconds (0: none).
+    public var preferredIOBufferDuration: Double { preferences.withLock { $0.ioBufferDuration ?? 0 } }
+
+    /// Asks for an I/O buffer duration, seconds. Applied on activation (and at
+    /// once when active) as a JACK period-size request: the power of two
+    /// nearest to duration × sample rate, within 16…4096 frames.
+    public func setPreferredIOBufferDuration(_ seconds: Double) throws(AudioSessionError) {
+        guard seconds.isFinite, seconds > 0 else {
+            throw AudioSessionError(.badParam, "preferred I/O buffer duration must be a positive number of seconds, got \(seconds)")
+        }
+        preferences.withLock { $0.ioBufferDuration = seconds }
+        if let client = activeClient { try requestPeriod(for: seconds, on: client) }
+    }
+
+    /// The sample rate the app asked for, Hz (0: none). A running JACK server
+    /// keeps its rate; compare with `sampleRate`.
+    public var preferredSampleRate: Double { preferences.withLock { $0.sampleRate ?? 0 } }
+
+    /// Stores a preferred sample rate, Hz. JACK cannot change a running
+    /// server's rate, so a mismatch shows in `sampleRate`.
+    public func setPreferredSampleRate(_ rate: Double) throws(AudioSessionError) {
+        guard rate.isFinite, rate > 0 else {
+            throw AudioSessionError(.badParam, "preferred sample rate must be a positive number of Hz, got \(rate)")
+        }
+        preferences.withLock { $0.sampleRate = rate }
+    }
+
+    /// The number of input channels the session registers at activation
+    /// (default 2, clamped to the route unless set explicitly).
+    public var preferredInputNumberOfChannels: Int { preferences.withLock { $0.inputChannels ?? 2 } }
+
+    /// The number of output channels the session registers at activation.
+    public var preferredOutputNumberOfChannels: Int { preferences.withLock { $0.outputChannels ?? 2 } }
+
+    /// Asks for `count` input channels; more than `maximumInputNumberOfChannels`
+    /// is `badParam` (checked now when the server is known, else at activation).
+    public func setPreferredInputNumberOfChannels(_ count: Int) throws(AudioSessionError) {
+        try checkChannelCount(count, maximum: openClient == nil ? nil : maximumInputNumberOfChannels, direction: "input")
+        preferences.withLock { $0.inputChannels = count }
+    }
+
+    /// Asks for `count` output channels; more than the maximum is `badParam`.
+    public func setPreferredOutputNumberOfChannels(_ count: Int) throws(AudioSessionError) {
+        try checkChannelCount(count, maximum: openClient == nil ? nil : maximumOutputNumberOfChannels, direction: "output")
+        preferences.withLock { $0.outputChannels = count }
+    }
+
+    /// The JACK ports the session's inputs connect to, in channel order
+    /// (empty: the route's input device).
+    public var preferredInputPortNames: [String] { preferences.withLock { $0.inputPortNames } }
+
+    /// Names the ports the session's inputs connect to (e.g. `loopback:capture_1`),
+    /// bypassing the route rules. Takes effect at the next activation.
+    public func setPreferredInputPortNames(_ names: [String]) {
+        preferences.withLock { $0.inputPortNames = names }
+    }
+
+    /// The JACK ports the session's outputs connect to, in channel order
+    /// (empty: the route's output device).
+    public var preferredOutputPortNames: [String] { preferences.withLock { $0.outputPortNames } }
+
+    /// Names the ports the session's outputs connect to (e.g. `loopback:playback_1`).
+    public func setPreferredOutputPortNames(_ names: [String]) {
+        preferences.withLock { $0.outputPortNames = names }
+    }
+
+    // MARK: What the server actually runs
+
+    /// The server's sample rate, Hz (0 before the session first reached a server).
+    public var sampleRate: Double { openClient.map { Double($0.sampleRate) } ?? 0 }
+
+    /// The period the server actually runs, seconds; follows changes made by any client.
+    public var ioBufferDuration: Double {
+        guard let client = openClient else { return 0 }
+        return Double(client.bufferSize) / Double(client.sampleRate)
+    }
+
+    /// The server's period, frames (0 before the session first reached a server).
+    public var ioBufferFrames: Int { openClient?.bufferSize ?? 0 }
+
+    /// Capture latency of the session's inputs, seconds: the largest delay JACK
+    /// reports from the capture hardware to the session. `incompatibleCategory`
+    /// under a category without input.
+    public var inputLatency: Double {
+        get throws(AudioSessionError) { seconds(try inputLatencyRange.max) }
+    }
+
+    /// Playback latency of the session's outputs, seconds: the largest delay
+    /// JACK reports from the session to the playback hardware.
+    public var outputLatency: Double {
+        get throws(AudioSessionError) { seconds(try outputLatencyRange.max) }
+    }
+
+    /// Capture latency range of the session's inputs, frames.
+    public var inputLatencyRange: LatencyRange {
+        get throws(AudioSessionError) {
+            try requireInput("inputLatency")
+            return activation.withLock { $0.ports?.inputLatencyRange } ?? .zero
+        }
+    }
+
+    /// Playback latency range of the session's outputs, frames.
+    public var outputLatencyRange: LatencyRange {
+        get throws(AudioSessionError) {
+            try requireOutput("outputLatency")
+            return activation.withLock { $0.ports?.outputLatencyRange } ?? .zero
+        }
+    }
+
+    /// Input channels the active session has (0 when inactive);
+    /// `incompatibleCategory` under a category without input.
+    public var inputNumberOfChannels: Int {
+        get throws(AudioSessionError) {
+            try requireInput("inputNumberOfChannels")
+            return activation.withLock { $0.ports?.inputs.count } ?? 0
+        }
+    }
+
+    /// Output channels the active session has (0 when inactive).
+    public var outputNumberOfChannels: Int {
+        get throws(AudioSessionError) {
+            try requireOutput("outputNumberOfChannels")
+            return activation.withLock { $0.ports?.outputs.count } ?? 0
+        }
+    }
+
+    /// The most input channels the session can have: the named ports, or the
+    /// channels of the route's input device.
+    public var maximumInputNumberOfChannels: Int { routeMaxima().inputs }
+
+    /// The most output channels the session can have.
+    public var maximumOutputNumberOfChannels: Int { routeMaxima().outputs }
+
+    /// Full names of the session's own input ports.
+    public var inputPortNames: [String] { activation.withLock { $0.ports?.inputs.map(\.name) } ?? [] }
+
+    /// Full names of the session's own output ports.
+    public var outputPortNames: [String] { activation.withLock { $0.ports?.outputs.map(\.name) } ?? [] }
+
+    /// JACK has no hardware input gain: always 1.
+    public var inputGain: Float { 1 }
+
+    /// JACK has no hardware input gain: never settable.
+    public var isInputGainSettable: Bool { false }
+
+    /// Always fails: JACK has no hardware input gain to set.
+    public func setInputGain(_ gain: Float) throws(AudioSessionError) {
+        throw AudioSessionError(.badParam, "JACK has no hardware input gain (isInputGainSettable is false); "
+                                    + "set the gain on the interface or in the signal chain")
+    }
+
+    /// The system output volume: JACK has none, so always 1.
+    public var outputVolume: Float { 1 }
+
+    /// Whether another session is playing (computed by the arbitration between sessions).
+    public var isOtherAudioPlaying: Bool { false }
+
+    /// Whether secondary audio should be silenced (computed by the arbitration between sessions).
+    public var secondaryAudioShouldBeSilencedHint: Bool { false }
+
+    // MARK: Record permission
+
+    /// The decision for this application: the stored one, or granted when the
+    /// caller gave consent.
+    public var recordPermission: RecordPermission {
+        switch recordConsent {
+        case let .stored(store): store.permission(for: applicationName)
+        case .givenByCaller: .granted
+        }
+    }
+
+    /// Whether the session's input is replaced by silence because record
+    /// permission is not granted (as the seeds say of a recording category).
+    public var isInputSilencedByPermission: Bool {
+        activation.withLock { $0.processor?.silencesInputs.load(ordering: .acquiring) } ?? false
+    }
+
+    /// Asks for record permission. A stored decision answers at once; an
+    /// undetermined one is asked on the terminal when there is one (and
+    /// stored), else stays undetermined and answers false.
+    public func requestRecordPermission(_ response: @escaping @Sendable (Bool) -> Void) {
+        var permission = recordPermission
+        if permission == .undetermined, case let .stored(store) = recordConsent, isatty(STDIN_FILENO) != 0 {
+            let question = "Allow '\(applicationName)' to record audio from JACK server '\(serverName)'? [y/N] "
+            FileHandle.standardError.write(Data(question.utf8))
+            let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            permission = answer == "y" || answer == "yes" ? .granted : .denied
+            try? store.set(permission, for: applicationName)
+        }
+        applyRecordPermission()
+        response(permission == .granted)
+    }
+
+    /// Re-reads the stored decision and silences or restores the input now.
+    public func applyRecordPermission() {
+        let silence = category.hasInput && recordPermission != .granted
+        activation.withLock { $0.processor }?.silencesInputs.store(silence, ordering: .releasing)
+    }
+
+    // MARK: Helpers
+
+    func seconds(_ frames: Int) -> Double {
+        let rate = sampleRate
+        return rate > 0 ? Double(frames) / rate : 0
+    }
+
+    func requireInput(_ property: String) throws(AudioSessionError) {
+        let category = category
+        guard category.hasInput else {
+            throw AudioSessionError(.incompatibleCategory, "\(property) needs an input, and category \(category.rawValue) has none")
+        }
+    }
+
+    func requireOutput(_ property: String) throws(AudioSessionError) {
+        let category = category
+        guard category.hasOutput else {
+            throw AudioSessionError(.incompatibleCategory, "\(property) needs an output, and category \(category.rawValue) has none")
+        }
+    }
+
+    func routeMaxima() -> (inputs: Int, outputs: Int) {
+        guard let client = openClient else { return (0, 0) }
+        let catalog = DeviceCatalog(client: client)
+        let history = activation.withLock { $0.hasBeenActive ? $0.history : DeviceHistory(catalog: catalog) }
+        var prefs = preferences.withLock { $0 }
+        prefs.category = .playAndRecord
+        let plan = RoutePlanner.plan(request(prefs, inputs: Int.max, outputs: Int.max), catalog: catalog, history: history)
+        return (plan.inputPorts.count, plan.outputPorts.count)
+    }
+}

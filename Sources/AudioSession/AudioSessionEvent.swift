@@ -1,0 +1,105 @@
+import Foundation
+
+/// Whether an interruption began or ended.
+public enum InterruptionType: String, Sendable, Codable {
+    case began, ended
+}
+
+/// Why an interruption happened.
+public enum InterruptionReason: String, Sendable, Codable {
+    /// Another session took the audio.
+    case `default`
+    /// A call-class session started.
+    case callStarted
+}
+
+/// Options that come with an interruption's end.
+public struct InterruptionOptions: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    /// The interrupter deactivated with notifyOthersOnDeactivation: resume now.
+    public static let shouldResume = InterruptionOptions(rawValue: 1)
+}
+
+/// Something the session tells the app.
+public enum AudioSessionEvent: Sendable, Equatable {
+    /// Another session interrupted this one, or the interruption ended.
+    case interruption(type: InterruptionType, options: InterruptionOptions, reason: InterruptionReason)
+    /// The session's audio now goes through other devices.
+    case routeChange(reason: RouteChangeReason, previousRoute: RouteDescription, currentRoute: RouteDescription)
+    /// The JACK server went away (the reason JACK gave).
+    case mediaServicesWereLost(reason: String)
+    /// The session rebuilt itself on a returned JACK server.
+    case mediaServicesWereReset
+    /// Other sessions' primary audio started (true) or stopped (false).
+    case silenceSecondaryAudioHint(begin: Bool)
+    /// The server reported xruns: `count` since the last xrun event, `total` since the session opened.
+    case xrun(count: Int, total: Int)
+    /// The server's period changed (by this session or any other client).
+    case ioBufferDurationChange(seconds: Double, frames: Int)
+}
+
+/// AVAudioSession's notification names and userInfo keys, for code written
+/// against AVAudioSession.
+public enum AudioSessionNotification {
+    public static let interruption = Notification.Name("AVAudioSessionInterruptionNotification")
+    public static let routeChange = Notification.Name("AVAudioSessionRouteChangeNotification")
+    public static let mediaServicesWereLost = Notification.Name("AVAudioSessionMediaServicesWereLostNotification")
+    public static let mediaServicesWereReset = Notification.Name("AVAudioSessionMediaServicesWereResetNotification")
+    public static let silenceSecondaryAudioHint = Notification.Name("AVAudioSessionSilenceSecondaryAudioHintNotification")
+    /// Not in AVAudioSession: JACK xruns.
+    public static let xrun = Notification.Name("JackAudioSessionXrunNotification")
+    /// Not in AVAudioSession: the period changed.
+    public static let ioBufferDurationChange = Notification.Name("JackAudioSessionIOBufferDurationChangeNotification")
+
+    public static let interruptionTypeKey = "AVAudioSessionInterruptionTypeKey"
+    public static let interruptionOptionKey = "AVAudioSessionInterruptionOptionKey"
+    public static let interruptionReasonKey = "AVAudioSessionInterruptionReasonKey"
+    public static let routeChangeReasonKey = "AVAudioSessionRouteChangeReasonKey"
+    public static let routeChangePreviousRouteKey = "AVAudioSessionRouteChangePreviousRouteKey"
+    public static let silenceSecondaryAudioHintTypeKey = "AVAudioSessionSilenceSecondaryAudioHintTypeKey"
+}
+
+/// Hands a session's events to its AsyncStream and to NotificationCenter.
+final class EventHub: @unchecked Sendable {
+    /// The session's one event stream.
+    let stream: AsyncStream<AudioSessionEvent>
+    private let continuation: AsyncStream<AudioSessionEvent>.Continuation
+    private let center: NotificationCenter
+    private weak var sender: AnyObject?
+
+    init(sender: AnyObject, center: NotificationCenter) {
+        (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        self.sender = sender
+        self.center = center
+    }
+
+    deinit { continuation.finish() }
+
+    func post(_ event: AudioSessionEvent) {
+        continuation.yield(event)
+        let (name, info) = Self.notification(for: event)
+        center.post(name: name, object: sender, userInfo: info)
+    }
+
+    static func notification(for event: AudioSessionEvent) -> (Notification.Name, [AnyHashable: Any]) {
+        typealias N = AudioSessionNotification
+        switch event {
+        case let .interruption(type, options, reason):
+            return (N.interruption, [N.interruptionTypeKey: type.rawValue, N.interruptionOptionKey: options.rawValue,
+                                     N.interruptionReasonKey: reason.rawValue])
+        case let .routeChange(reason, previousRoute, _):
+            return (N.routeChange, [N.routeChangeReasonKey: reason.rawValue, N.routeChangePreviousRouteKey: previousRoute])
+        case .mediaServicesWereLost:
+            return (N.mediaServicesWereLost, [:])
+        case .mediaServicesWereReset:
+            return (N.mediaServicesWereReset, [:])
+        case let .silenceSecondaryAudioHint(begin):
+            return (N.silenceSecondaryAudioHint, [N.silenceSecondaryAudioHintTypeKey: begin ? 1 : 0])
+        case let .xrun(count, total):
+            return (N.xrun, ["count": count, "total": total])
+        case let .ioBufferDurationChange(seconds, frames):
+            return (N.ioBufferDurationChange, ["seconds": seconds, "frames": frames])
+        }
+    }
+}

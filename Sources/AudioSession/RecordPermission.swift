@@ -1,0 +1,58 @@
+import Foundation
+
+/// Whether the app may record (AVAudioSession.RecordPermission).
+public enum RecordPermission: String, Sendable, Codable {
+    case undetermined, denied, granted
+}
+
+/// The record-permission decisions of this machine's user, one per
+/// application name, kept in `$XDG_CONFIG_HOME/jackaudiosession/record-permission.json`
+/// (default `~/.config`). A headless machine has no dialog: `jas permission`
+/// manages the file, and an undetermined request on a terminal asks once.
+public struct RecordPermissionStore: Sendable {
+    /// The file holding the decisions.
+    public let path: String
+
+    /// The store at the XDG location, or at `path`.
+    public init(path: String? = nil) {
+        if let path {
+            self.path = path
+        } else {
+            let environment = ProcessInfo.processInfo.environment
+            let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? (NSHomeDirectory() + "/.config")
+            self.path = base + "/jackaudiosession/record-permission.json"
+        }
+    }
+
+    /// The decision for `application`.
+    public func permission(for application: String) -> RecordPermission {
+        decisions()[application] ?? .undetermined
+    }
+
+    /// Records a decision (`undetermined` removes it).
+    public func set(_ permission: RecordPermission, for application: String) throws {
+        var all = decisions()
+        all[application] = permission == .undetermined ? nil : permission
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(all).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// Every stored decision. A damaged file counts as no decisions.
+    public func decisions() -> [String: RecordPermission] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        return (try? JSONDecoder().decode([String: RecordPermission].self, from: data)) ?? [:]
+    }
+}
+
+/// Where a session's record permission comes from.
+public enum RecordConsent: Sendable {
+    /// The stored decision for the application (silence unless granted), as on iOS.
+    case stored(RecordPermissionStore)
+    /// The caller already has the user's consent by other means (a command the
+    /// user typed to record, a loopback check capturing its own test signal).
+    case givenByCaller
+}

@@ -1,0 +1,93 @@
+/// Which JACK ports a session's ports connect to, and the route that makes.
+struct RoutePlan: Equatable {
+    /// Ports feeding the session's inputs, channel order.
+    var inputPorts: [String]
+    /// Ports the session's outputs feed, channel order.
+    var outputPorts: [String]
+    /// The devices those ports belong to.
+    var route: RouteDescription
+}
+
+/// The order in which devices appeared, for "last in wins": the server's own
+/// first device is the base; a device that appears while the session's client
+/// is open goes on top; one that disappears leaves the stack.
+struct DeviceHistory: Equatable {
+    var inputs: [String] = []
+    var outputs: [String] = []
+
+    /// The history when the session first sees the server: its first devices.
+    init(catalog: DeviceCatalog) {
+        inputs = catalog.inputs.first.map { [$0.uid] } ?? []
+        outputs = catalog.outputs.first.map { [$0.uid] } ?? []
+    }
+
+    /// Brings the history up to date; returns whether devices appeared and vanished.
+    mutating func update(from old: DeviceCatalog, to new: DeviceCatalog) -> (appeared: Bool, vanished: Bool) {
+        let oldIDs = Set(old.inputs.map(\.uid) + old.outputs.map(\.uid).map { "out:" + $0 })
+        let newIDs = Set(new.inputs.map(\.uid) + new.outputs.map(\.uid).map { "out:" + $0 })
+        for device in new.inputs where !old.inputs.contains(where: { $0.uid == device.uid }) { inputs.append(device.uid) }
+        for device in new.outputs where !old.outputs.contains(where: { $0.uid == device.uid }) { outputs.append(device.uid) }
+        inputs.removeAll { uid in new.input(uid) == nil }
+        outputs.removeAll { uid in new.output(uid) == nil }
+        if inputs.isEmpty, let first = new.inputs.first { inputs = [first.uid] }
+        if outputs.isEmpty, let first = new.outputs.first { outputs = [first.uid] }
+        return (!newIDs.subtracting(oldIDs).isEmpty, !oldIDs.subtracting(newIDs).isEmpty)
+    }
+}
+
+/// The session's routing rules, as a pure function of what is known.
+enum RoutePlanner {
+    struct Request {
+        var category: Category
+        var outputOverride: PortOverride
+        var preferredInput: String?
+        var explicitInputs: [String]
+        var explicitOutputs: [String]
+        var inputChannels: Int
+        var outputChannels: Int
+    }
+
+    static func plan(_ request: Request, catalog: DeviceCatalog, history: DeviceHistory) -> RoutePlan {
+        var inputDevice: PortDescription?
+        var outputDevice: PortDescription?
+        if request.category.hasInput && request.explicitInputs.isEmpty {
+            inputDevice = request.preferredInput.flatMap(catalog.input)
+                ?? history.inputs.reversed().lazy.compactMap(catalog.input).first
+                ?? catalog.inputs.first
+        }
+        if request.category.hasOutput && request.explicitOutputs.isEmpty {
+            if request.outputOverride == .speaker {
+                outputDevice = catalog.outputs.first { $0.portType == .builtInSpeaker }
+                    ?? catalog.output("system") ?? catalog.outputs.first
+            } else {
+                outputDevice = history.outputs.reversed().lazy.compactMap(catalog.output).first
+                    ?? catalog.outputs.first
+            }
+        }
+        let inputPorts = request.category.hasInput
+            ? Array((request.explicitInputs.isEmpty ? inputDevice?.channels.map(\.jackPort) ?? [] : request.explicitInputs)
+                .prefix(request.inputChannels))
+            : []
+        let outputPorts = request.category.hasOutput
+            ? Array((request.explicitOutputs.isEmpty ? outputDevice?.channels.map(\.jackPort) ?? [] : request.explicitOutputs)
+                .prefix(request.outputChannels))
+            : []
+        let route = RouteDescription(inputs: devices(for: inputPorts, catalog, fallback: .lineIn),
+                                     outputs: devices(for: outputPorts, catalog, fallback: .lineOut))
+        return RoutePlan(inputPorts: inputPorts, outputPorts: outputPorts, route: route)
+    }
+
+    /// The devices behind `ports`, in order of first use.
+    static func devices(for ports: [String], _ catalog: DeviceCatalog, fallback: AudioSessionPort) -> [PortDescription] {
+        var result: [PortDescription] = []
+        for port in ports {
+            let device = catalog.device(containing: port) ?? {
+                let owner = String(port.prefix { $0 != ":" })
+                return PortDescription(portName: owner, portType: fallback, uid: owner,
+                                       channels: [ChannelDescription(channelName: port, channelNumber: 1, jackPort: port)])
+            }()
+            if !result.contains(where: { $0.uid == device.uid }) { result.append(device) }
+        }
+        return result
+    }
+}

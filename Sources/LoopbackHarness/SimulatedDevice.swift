@@ -1,0 +1,85 @@
+import AudioSession
+import JackKit
+
+/// A stand-in for a device being plugged in: a JACK client named after the
+/// device with physical, terminal ports `NAME:playback_N` (inputs: what is
+/// sent to the device) and `NAME:capture_N` (outputs: what the device hears),
+/// its port type published as `urn:jackaudiosession:port-type` metadata.
+/// By default it loops back what reached its playback ports one period later,
+/// so a test can check what arrived. Unplugged when closed or when its process ends.
+public final class SimulatedDevice: @unchecked Sendable {
+    /// The device's name: its JACK client name and route uid.
+    public let name: String
+    /// What kind of device it stands for.
+    public let type: AudioSessionPort
+    /// Channels in each direction.
+    public let channels: Int
+    let client: Client
+    let loopback: DeviceLoopback
+
+    /// Plugs the device into `serverName`.
+    public init(name: String, serverName: String, type: AudioSessionPort, channels: Int = 2,
+                prettyName: String? = nil) throws {
+        precondition(channels >= 1, "a device has at least one channel")
+        self.name = name
+        self.type = type
+        self.channels = channels
+        client = try Client(name: name, serverName: serverName)
+        var playback: [JackKit.Port] = []
+        var capture: [JackKit.Port] = []
+        for channel in 1...channels {
+            playback.append(try client.registerPort("playback_\(channel)", flags: [.input, .physical, .terminal]))
+            capture.append(try client.registerPort("capture_\(channel)", flags: [.output, .physical, .terminal]))
+        }
+        for port in playback + capture {
+            try client.setProperty(AudioSessionPort.metadataKey, value: type.rawValue, on: port.uuid)
+        }
+        if let prettyName { try client.setProperty(MetadataKey.prettyName, value: prettyName, on: client.uuid) }
+        loopback = DeviceLoopback(channels: channels)
+        try client.setProcessor(RealtimeProcessor(client: client, inputs: playback, outputs: capture,
+                                                  render: loopback.renderBlock))
+        try client.activate()
+    }
+
+    /// Unplugs the device: its ports disappear from the server.
+    public func unplug() { client.close() }
+
+    deinit { client.close() }
+}
+
+/// The device's real-time work: each capture port sends what its playback
+/// port received one cycle earlier.
+final class DeviceLoopback: @unchecked Sendable {
+    let held: UnsafeMutableBufferPointer<Float>
+    let channels: Int
+    static let maximumFrames = 8192
+
+    init(channels: Int) {
+        self.channels = channels
+        held = .allocate(capacity: channels * Self.maximumFrames)
+        held.initialize(repeating: 0)
+    }
+
+    deinit { held.deallocate() }
+
+    var renderBlock: RenderBlock { { cycle in self.process(cycle) } }
+
+    @_noAllocation @_noLocks
+    func process(_ cycle: ProcessCycle) {
+        let frames = min(cycle.frameCount, Self.maximumFrames)
+        let count = min(channels, min(cycle.inputs.count, cycle.outputs.count))
+        var channel = 0
+        while channel < count {
+            let store = held.baseAddress! + channel * Self.maximumFrames
+            let input = cycle.inputs[channel]
+            let output = cycle.outputs[channel]
+            var frame = 0
+            while frame < frames {
+                output[frame] = store[frame]
+                store[frame] = input[frame]
+                frame += 1
+            }
+            channel += 1
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import AudioSession
+import Foundation
+import JackTestSupport
+import Synchronization
+import XCTest
+
+/// A stand-in audio object whose running state a test controls.
+final class FakePlayer: AudioObject, @unchecked Sendable {
+    let running = Atomic<Bool>(true)
+    var isRunning: Bool { running.load(ordering: .relaxed) }
+}
+
+final class ActivationTests: JackTestCase {
+    func testDeactivatingWhileAnAudioObjectRunsIsBusy() throws {
+        let server = try startServer()
+        let session = AudioSession(clientName: "busy", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playback)
+        try session.setActive(true)
+        let player = FakePlayer()
+        session.attach(player)
+        XCTAssertThrowsError(try session.setActive(false)) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .isBusy)
+        }
+        XCTAssertTrue(session.isActive)
+        player.running.store(false, ordering: .relaxed)
+        try session.setActive(false, options: .notifyOthersOnDeactivation)
+        XCTAssertFalse(session.isActive)
+    }
+
+    func testAudioProcessingActivatesWithoutPorts() throws {
+        let server = try startServer()
+        let session = AudioSession(clientName: "offline", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.audioProcessing)
+        try session.setActive(true)
+        XCTAssertTrue(session.isActive)
+        XCTAssertEqual(session.inputPortNames + session.outputPortNames, [])
+        let client = try XCTUnwrap(session.client)
+        XCTAssertEqual(client.portNames(matching: "^offline:", type: nil), [])
+        XCTAssertEqual(session.currentRoute, .empty)
+    }
+
+    func testFirstActivationPostsCategoryChangeAndPortsFollowTheCategory() throws {
+        let server = try startServer()
+        let center = NotificationCenter()
+        let session = AudioSession(clientName: "follow", serverName: server.name, notificationCenter: center)
+        defer { session.close() }
+        let recorder = EventRecorder(session)
+        let notified = Mutex<[UInt]>([])
+        let token = center.addObserver(forName: AudioSessionNotification.routeChange, object: nil, queue: nil) { note in
+            let reason = note.userInfo?[AudioSessionNotification.routeChangeReasonKey] as? UInt
+            notified.withLock { $0.append(reason ?? 999) }
+        }
+        defer { center.removeObserver(token) }
+
+        try session.setCategory(.playback)
+        try session.setActive(true)
+        XCTAssertEqual(session.outputPortNames, ["follow:out_1", "follow:out_2"])
+        XCTAssertEqual(session.inputPortNames, [])
+        XCTAssertEqual(session.currentRoute.outputs.map(\.uid), ["system"])
+        XCTAssertEqual(session.currentRoute.outputs.first?.portType, .lineOut)
+        XCTAssertTrue(waitUntil { recorder.routeChanges.count == 1 })
+        XCTAssertEqual(recorder.routeChanges.first?.reason, .categoryChange)
+        XCTAssertEqual(recorder.routeChanges.first?.previous, .empty)
+
+        // During activation the change takes effect at once.
+        let before = session.currentRoute
+        try session.setCategory(.playAndRecord)
+        XCTAssertTrue(session.isActive)
+        XCTAssertEqual(session.inputPortNames, ["follow:in_1", "follow:in_2"])
+        XCTAssertEqual(session.currentRoute.inputs.map(\.uid), ["system"])
+        XCTAssertTrue(waitUntil { recorder.routeChanges.count == 2 })
+        XCTAssertEqual(recorder.routeChanges.last?.reason, .categoryChange)
+        XCTAssertEqual(recorder.routeChanges.last?.previous, before)
+        XCTAssertEqual(notified.withLock { $0 }, [RouteChangeReason.categoryChange.rawValue,
+                                                  RouteChangeReason.categoryChange.rawValue])
+    }
+
+    func testPropertiesAndTheirErrors() throws {
+        let server = try startServer()
+        let session = AudioSession(clientName: "props", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playback)
+        try session.setActive(true)
+        XCTAssertThrowsError(try session.inputLatency) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+        }
+        XCTAssertThrowsError(try session.inputNumberOfChannels) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+        }
+        XCTAssertEqual(try session.outputNumberOfChannels, 2)
+        XCTAssertEqual(session.availableInputs, [], "no inputs under a category without input")
+        XCTAssertTrue(session.isInputAvailable)
+        XCTAssertFalse(session.isInputGainSettable)
+        XCTAssertEqual(session.inputGain, 1)
+        XCTAssertThrowsError(try session.setInputGain(0.5)) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+        }
+        XCTAssertEqual(session.outputVolume, 1)
+        XCTAssertFalse(session.isOtherAudioPlaying)
+        XCTAssertFalse(session.secondaryAudioShouldBeSilencedHint)
+        try session.setPreferredSampleRate(44100)
+        XCTAssertEqual(session.preferredSampleRate, 44100)
+        XCTAssertEqual(session.sampleRate, 48000, "a running server keeps its rate")
+        XCTAssertThrowsError(try session.setPreferredOutputNumberOfChannels(3)) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+            XCTAssertTrue("\(error)".contains(server.name))
+        }
+        XCTAssertThrowsError(try session.overrideOutputAudioPort(.speaker)) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+        }
+    }
+}

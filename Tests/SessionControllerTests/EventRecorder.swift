@@ -1,0 +1,37 @@
+import AudioSession
+import Foundation
+import Synchronization
+
+/// Collects a session's events from its AsyncStream for a test to inspect.
+final class EventRecorder: @unchecked Sendable {
+    private final class Received: Sendable {
+        let events = Mutex<[AudioSessionEvent]>([])
+    }
+    private let received = Received()
+    private var task: Task<Void, Never>?
+
+    init(_ session: AudioSession) {
+        let stream = session.events
+        let received = received
+        task = Task {
+            for await event in stream { received.events.withLock { $0.append(event) } }
+        }
+    }
+
+    deinit { task?.cancel() }
+
+    var events: [AudioSessionEvent] { received.events.withLock { $0 } }
+
+    /// Route changes received so far, other than the categoryChange of the first activation.
+    var laterRouteChanges: [(reason: RouteChangeReason, previous: RouteDescription, current: RouteDescription)] {
+        Array(routeChanges.drop { $0.reason == .categoryChange && $0.previous == .empty })
+    }
+
+    /// Route changes received so far.
+    var routeChanges: [(reason: RouteChangeReason, previous: RouteDescription, current: RouteDescription)] {
+        events.compactMap {
+            if case let .routeChange(reason, previous, current) = $0 { return (reason, previous, current) }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import AudioSession
+import Foundation
+import JackTestSupport
+import LoopbackHarness
+import XCTest
+
+/// Route changes driven by plugging and unplugging simulated devices in a real jackd.
+final class RouteChangeTests: JackTestCase {
+    func testHeadphonesLastInWinsAndUnplugMovesBack() throws {
+        let server = try startServer()
+        let session = AudioSession(clientName: "player", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playback)
+        try session.setActive(true)
+        let recorder = EventRecorder(session)
+        let systemRoute = session.currentRoute
+        XCTAssertEqual(systemRoute.outputs.map(\.uid), ["system"])
+
+        let headphones = try SimulatedDevice(name: "headphones", serverName: server.name, type: .headphones,
+                                             prettyName: "Studio headphones")
+        XCTAssertTrue(waitUntil { recorder.laterRouteChanges.count == 1 }, "\(recorder.events)")
+        let plugged = try XCTUnwrap(recorder.laterRouteChanges.first)
+        XCTAssertEqual(plugged.reason, .newDeviceAvailable)
+        XCTAssertEqual(plugged.previous, systemRoute)
+        XCTAssertEqual(plugged.current.outputs.first?.uid, "headphones")
+        XCTAssertEqual(plugged.current.outputs.first?.portType, .headphones)
+        XCTAssertEqual(plugged.current.outputs.first?.portName, "Studio headphones")
+        XCTAssertEqual(session.currentRoute, plugged.current)
+        let client = try XCTUnwrap(session.client)
+        XCTAssertEqual(client.port(named: "player:out_1")?.connections, ["headphones:playback_1"])
+        XCTAssertEqual(client.port(named: "player:out_2")?.connections, ["headphones:playback_2"])
+
+        headphones.unplug()
+        XCTAssertTrue(waitUntil { recorder.laterRouteChanges.count == 2 }, "\(recorder.events)")
+        let unplugged = try XCTUnwrap(recorder.laterRouteChanges.last)
+        XCTAssertEqual(unplugged.reason, .oldDeviceUnavailable)
+        XCTAssertEqual(unplugged.previous.outputs.first?.uid, "headphones")
+        XCTAssertEqual(unplugged.current, systemRoute)
+        XCTAssertEqual(client.port(named: "player:out_1")?.connections, ["system:playback_1"])
+    }
+
+    func testPreferredInputAndSpeakerOverride() throws {
+        let server = try startServer()
+        let microphone = try SimulatedDevice(name: "usbmic", serverName: server.name, type: .usbAudio, channels: 1)
+        defer { microphone.unplug() }
+        let speaker = try SimulatedDevice(name: "speaker", serverName: server.name, type: .builtInSpeaker)
+        defer { speaker.unplug() }
+        let session = AudioSession(clientName: "caller", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playAndRecord)
+        try session.setPreferredInputNumberOfChannels(1)
+        try session.setActive(true)
+        let recorder = EventRecorder(session)
+        // Every simulated device loops back, so each has capture ports too.
+        XCTAssertEqual(session.availableInputs.map(\.uid), ["system", "loopback", "usbmic", "speaker"])
+        XCTAssertEqual(session.currentRoute.inputs.map(\.uid), ["system"])
+
+        let bogus = PortDescription(portName: "nothing", portType: .lineIn, uid: "nothing", channels: [])
+        XCTAssertThrowsError(try session.setPreferredInput(bogus)) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+        }
+        let usb = try XCTUnwrap(session.availableInputs.first { $0.uid == "usbmic" })
+        XCTAssertEqual(usb.portType, .usbAudio)
+        try session.setPreferredInput(usb)
+        XCTAssertEqual(session.preferredInput?.uid, "usbmic")
+        XCTAssertEqual(session.currentRoute.inputs.map(\.uid), ["usbmic"])
+        XCTAssertEqual(session.client?.port(named: "caller:in_1")?.connections, ["usbmic:capture_1"])
+
+        try session.overrideOutputAudioPort(.speaker)
+        XCTAssertEqual(session.currentRoute.outputs.map(\.uid), ["speaker"])
+        XCTAssertTrue(waitUntil { recorder.laterRouteChanges.contains { $0.reason == .override } })
+        try session.overrideOutputAudioPort(.none)
+        XCTAssertEqual(session.currentRoute.outputs.map(\.uid), ["system"])
+    }
+}
