@@ -88,7 +88,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SessionControllerTests",
-            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport"]
+            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "jas"]
         ),
         .testTarget(
             name: "AudioSessionTests",

@@ -133,6 +133,7 @@ extension AudioSession {
         } catch {
             throw AudioSessionError(.mediaServicesFailed, "cannot reach the media server: \(error.description)")
         }
+        lastPeriod.store(client.bufferSize, ordering: .relaxed)
         activation.withLock { $0.client = client }
         return client
     }
@@ -177,6 +178,8 @@ extension AudioSession {
             xruns.add(1, ordering: .relaxed)
             worker.asyncAfter(deadline: .now() + 0.25) { [weak self] in self?.reportXruns() }
         case let .bufferSizeChanged(frames):
+            // JACK also calls this at activation with the unchanged size.
+            guard lastPeriod.exchange(frames, ordering: .relaxed) != frames else { return }
             worker.async { [weak self] in
                 guard let self, let client = self.openClient else { return }
                 self.hub.post(.ioBufferDurationChange(seconds: Double(frames) / Double(client.sampleRate), frames: frames))

@@ -59,6 +59,8 @@ public final class AudioSession: @unchecked Sendable {
     let latencyPasses = Atomic<Int>(0)
     let xruns = Atomic<Int>(0)
     let xrunsReported = Atomic<Int>(0)
+    /// The period last reported in an ioBufferDurationChange, frames.
+    let lastPeriod = Atomic<Int>(0)
     let routeRefreshPending = Atomic<Bool>(false)
     let hub: EventHub
     /// Guarded by `transition`. Not an Optional: a closure stored in one is

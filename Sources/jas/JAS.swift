@@ -3,16 +3,16 @@ import JackKit
 
 /// `jas`: the command-line tool of JackAudioSession.
 @main
-struct JAS: ParsableCommand {
+struct JAS: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jas",
-        abstract: "Audio sessions on a JACK server: self-test, status, and tools for metering and recording.",
-        subcommands: [Selftest.self, Status.self]
+        abstract: "Audio sessions on a JACK server: self-test, status, events, devices, permissions.",
+        subcommands: [Selftest.self, Status.self, Monitor.self, Device.self, Permission.self]
     )
 
-    static func main() {
+    static func main() async {
         // jas reports JACK failures itself, naming the server or port.
         LibraryMessages.silence()
-        Self.main(nil)
+        await Self.main(nil)
     }
 }

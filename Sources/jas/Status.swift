@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import AudioSession
 import JackKit
 
 /// `jas status`: what the server runs and every port on it.
@@ -14,6 +15,11 @@ struct Status: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
+    @Flag(help: "Also activate a session with --category/--mode/--option and show what it got.")
+    var session = false
+
+    @OptionGroup var sessionOptions: SessionOptions
+
     func run() throws {
         let client: Client
         do {
@@ -23,7 +29,21 @@ struct Status: ParsableCommand {
             throw ExitCode(2)
         }
         defer { client.close() }
-        let report = ServerStatus(client)
+        var report = ServerStatus(client)
+        if session {
+            let (category, mode, options) = try sessionOptions.resolved()
+            let audioSession = AudioSession(clientName: "jas-status-session", serverName: client.serverName)
+            defer { audioSession.close() }
+            do {
+                try audioSession.setCategory(category, mode: mode, options: options)
+                try audioSession.setActive(true)
+                report.session = SessionStatus(audioSession)
+                try audioSession.setActive(false)
+            } catch {
+                Output.diagnostic("jas status: \(error)")
+                throw ExitCode(2)
+            }
+        }
         if json {
             Output.jsonLine(report)
             return
@@ -35,6 +55,14 @@ struct Status: ParsableCommand {
                 .compactMap { $0 }.joined(separator: ",")
             print("  \(port.name)  [\(flags)]  capture \(port.captureLatency)  playback \(port.playbackLatency)")
             for connection in port.connections { print("      ↔ \(connection)") }
+        }
+        if let state = report.session {
+            print("session: \(state.category), \(state.mode)\(state.options.isEmpty ? "" : ", " + state.options.joined(separator: ", "))")
+            print("  route       in: \(state.route.inputs.map(\.uid).joined(separator: ", ")); out: \(state.route.outputs.map(\.uid).joined(separator: ", "))")
+            print("  I/O buffer  \(state.ioBufferFrames) frames (preferred \(state.preferredIoBufferDuration) s)")
+            print("  channels    in \(state.inputChannels ?? 0), out \(state.outputChannels ?? 0)")
+            print("  latency     in \(state.inputLatencyFrames ?? 0) frames, out \(state.outputLatencyFrames ?? 0) frames")
+            print("  record      \(state.recordPermission)")
         }
     }
 }
@@ -56,6 +84,7 @@ struct ServerStatus: Encodable {
     let sampleRate: Int
     let periodFrames: Int
     let ports: [PortStatus]
+    var session: SessionStatus?
 
     init(_ client: Client) {
         server = client.serverName
@@ -70,5 +99,49 @@ struct ServerStatus: Encodable {
                               connections: port.connections, captureLatency: [capture.min, capture.max],
                               playbackLatency: [playback.min, playback.max])
         }
+    }
+}
+
+/// The session part of `jas status --session --json`.
+struct SessionStatus: Encodable {
+    let category: String
+    let mode: String
+    let options: [String]
+    let active: Bool
+    let route: RouteDescription
+    let preferredIoBufferDuration: Double
+    let ioBufferDuration: Double
+    let ioBufferFrames: Int
+    let preferredSampleRate: Double
+    let sampleRate: Double
+    let preferredInputChannels: Int
+    let preferredOutputChannels: Int
+    let inputChannels: Int?
+    let outputChannels: Int?
+    let inputLatencyFrames: Int?
+    let outputLatencyFrames: Int?
+    let recordPermission: String
+    let inputSilencedByPermission: Bool
+
+    init(_ session: AudioSession) {
+        category = session.category.rawValue
+        mode = session.mode.rawValue
+        options = session.categoryOptions.names
+        active = session.isActive
+        route = session.currentRoute
+        preferredIoBufferDuration = session.preferredIOBufferDuration
+        ioBufferDuration = session.ioBufferDuration
+        ioBufferFrames = session.ioBufferFrames
+        preferredSampleRate = session.preferredSampleRate
+        sampleRate = session.sampleRate
+        preferredInputChannels = session.preferredInputNumberOfChannels
+        preferredOutputChannels = session.preferredOutputNumberOfChannels
+        // Absent (null) where the category has no such direction.
+        inputChannels = try? session.inputNumberOfChannels
+        outputChannels = try? session.outputNumberOfChannels
+        inputLatencyFrames = try? session.inputLatencyRange.max
+        outputLatencyFrames = try? session.outputLatencyRange.max
+        recordPermission = session.recordPermission.rawValue
+        inputSilencedByPermission = session.isInputSilencedByPermission
     }
 }

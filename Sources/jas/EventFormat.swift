@@ -1,0 +1,89 @@
+import AudioSession
+import Foundation
+
+/// How `jas` prints session events: one JSON object per line with
+/// AVAudioSession's names in lower camel case, or a line of text.
+enum EventFormat {
+    static func json(_ event: AudioSessionEvent, time: Date = Date()) -> String {
+        var object: [String: Any] = ["time": time.timeIntervalSince1970]
+        switch event {
+        case let .interruption(type, options, reason):
+            object["event"] = "interruption"
+            object["type"] = type.rawValue
+            object["options"] = options.contains(.shouldResume) ? ["shouldResume"] : []
+            object["reason"] = reason.rawValue
+        case let .routeChange(reason, previous, current):
+            object["event"] = "routeChange"
+            object["reason"] = reason.name
+            object["previousRoute"] = route(previous)
+            object["currentRoute"] = route(current)
+        case let .mediaServicesWereLost(reason):
+            object["event"] = "mediaServicesWereLost"
+            object["reason"] = reason
+        case .mediaServicesWereReset:
+            object["event"] = "mediaServicesWereReset"
+        case let .silenceSecondaryAudioHint(begin):
+            object["event"] = "silenceSecondaryAudioHint"
+            object["type"] = begin ? "begin" : "end"
+        case let .xrun(count, total):
+            object["event"] = "xrun"
+            object["count"] = count
+            object["total"] = total
+        case let .ioBufferDurationChange(seconds, frames):
+            object["event"] = "ioBufferDurationChange"
+            object["seconds"] = seconds
+            object["frames"] = frames
+        }
+        return line(object)
+    }
+
+    static func text(_ event: AudioSessionEvent, time: Date = Date()) -> String {
+        let stamp = timestamp(time)
+        switch event {
+        case let .interruption(type, options, reason):
+            return "\(stamp) interruption \(type.rawValue) (\(reason.rawValue))\(options.contains(.shouldResume) ? ", should resume" : "")"
+        case let .routeChange(reason, previous, current):
+            return "\(stamp) route change: \(reason.name): \(describe(previous)) → \(describe(current))"
+        case let .mediaServicesWereLost(reason):
+            return "\(stamp) media services lost: \(reason)"
+        case .mediaServicesWereReset:
+            return "\(stamp) media services reset"
+        case let .silenceSecondaryAudioHint(begin):
+            return "\(stamp) silence secondary audio: \(begin ? "begin" : "end")"
+        case let .xrun(count, total):
+            return "\(stamp) xrun ×\(count) (\(total) in all)"
+        case let .ioBufferDurationChange(seconds, frames):
+            return "\(stamp) I/O buffer now \(frames) frames (\(String(format: "%.3f", seconds * 1000)) ms)"
+        }
+    }
+
+    static func route(_ route: RouteDescription) -> [String: Any] {
+        ["inputs": route.inputs.map(port), "outputs": route.outputs.map(port)]
+    }
+
+    static func port(_ port: PortDescription) -> [String: Any] {
+        ["portName": port.portName, "portType": port.portType.rawValue, "uid": port.uid,
+         "channels": port.channels.map { ["channelName": $0.channelName, "channelNumber": $0.channelNumber,
+                                          "jackPort": $0.jackPort] }]
+    }
+
+    static func describe(_ route: RouteDescription) -> String {
+        let inputs = route.inputs.map { "\($0.portName) [\($0.portType.rawValue)]" }
+        let outputs = route.outputs.map { "\($0.portName) [\($0.portType.rawValue)]" }
+        if inputs.isEmpty && outputs.isEmpty { return "(none)" }
+        return [inputs.isEmpty ? nil : "in: " + inputs.joined(separator: ", "),
+                outputs.isEmpty ? nil : "out: " + outputs.joined(separator: ", ")].compactMap { $0 }.joined(separator: "; ")
+    }
+
+    static func line(_ object: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func timestamp(_ time: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss.SSS"
+        return formatter.string(from: time)
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import AudioSession
+import Foundation
+
+/// `jas monitor`: activate a session and print every event until interrupted.
+struct Monitor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Activate a session with the given category, mode and options and print its events until Ctrl-C."
+    )
+
+    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
+    var server: String?
+
+    @OptionGroup var session: SessionOptions
+
+    @Flag(help: "Print one JSON object per event.")
+    var json = false
+
+    func run() async throws {
+        let (category, mode, options) = try session.resolved()
+        let audioSession = AudioSession(clientName: "jas-monitor", serverName: server)
+        do {
+            try audioSession.setCategory(category, mode: mode, options: options)
+            try audioSession.setActive(true)
+        } catch {
+            Output.diagnostic("jas monitor: \(error)")
+            throw ExitCode(2)
+        }
+        if !json {
+            print("monitoring session on '\(audioSession.serverName)': \(category.rawValue), \(mode.rawValue)"
+                  + (options.isEmpty ? "" : ", " + options.names.joined(separator: ", ")) + "; Ctrl-C ends")
+        }
+        Signals.onInterrupt {
+            try? audioSession.setActive(false)
+            audioSession.close()
+        }
+        for await event in audioSession.events {
+            print(json ? EventFormat.json(event) : EventFormat.text(event))
+            fflush(nil)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import AudioSession
+
+/// `jas permission`: the record-permission decisions of this machine's user.
+struct Permission: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Grant, deny, reset or show record permission per application (no dialog on a headless machine).",
+        subcommands: [Grant.self, Deny.self, Reset.self, Show.self]
+    )
+
+    struct Grant: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Let APP record.")
+        @Argument(help: "The application name.") var app: String
+        func run() throws { try Permission.set(.granted, app) }
+    }
+
+    struct Deny: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give APP only silence when it records.")
+        @Argument(help: "The application name.") var app: String
+        func run() throws { try Permission.set(.denied, app) }
+    }
+
+    struct Reset: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget the decision: APP will be asked again.")
+        @Argument(help: "The application name.") var app: String
+        func run() throws { try Permission.set(.undetermined, app) }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the decision for APP, or all decisions.")
+        @Argument(help: "The application name.") var app: String?
+        @Flag(help: "Print JSON Lines.") var json = false
+
+        func run() throws {
+            let store = RecordPermissionStore()
+            let rows = app.map { [($0, store.permission(for: $0))] }
+                ?? store.decisions().sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            for (app, permission) in rows {
+                print(json ? EventFormat.line(["app": app, "permission": permission.rawValue]) : "\(app): \(permission.rawValue)")
+            }
+        }
+    }
+
+    static func set(_ permission: RecordPermission, _ app: String) throws {
+        let store = RecordPermissionStore()
+        do {
+            try store.set(permission, for: app)
+        } catch {
+            Output.diagnostic("jas permission: cannot write \(store.path): \(error.localizedDescription)")
+            throw ExitCode(1)
+        }
+        print("\(app): \(permission.rawValue) (\(store.path))")
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import JackTestSupport
+import XCTest
+
+/// `jas monitor`, `jas device` and `jas permission` as separate processes
+/// against a real jackd, read through their JSON Lines.
+final class CommandLineTests: JackTestCase {
+    /// The jas binary built next to this test bundle.
+    var jas: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("jas").path
+    }
+
+    func testMonitorPrintsRouteChangesFromPluggedDevices() throws {
+        let server = try startServer()
+        let output = Pipe()
+        let monitor = Process()
+        monitor.executableURL = URL(fileURLWithPath: jas)
+        monitor.arguments = ["monitor", "--server", server.name, "--json"]
+        monitor.standardOutput = output
+        try monitor.run()
+        defer { if monitor.isRunning { monitor.terminate() } }
+        let lines = LineCollector(output)
+        XCTAssertTrue(waitUntil { lines.objects.contains { $0["reason"] as? String == "categoryChange" } })
+
+        let plug = Process()
+        plug.executableURL = URL(fileURLWithPath: jas)
+        plug.arguments = ["device", "plug", "cans", "--server", server.name, "--type", "headphones", "--channels", "2"]
+        plug.standardOutput = Pipe()
+        try plug.run()
+        defer { if plug.isRunning { plug.terminate() } }
+        XCTAssertTrue(waitUntil { lines.objects.contains { $0["reason"] as? String == "newDeviceAvailable" } },
+                      "\(lines.objects)")
+        let plugged = try XCTUnwrap(lines.objects.first { $0["reason"] as? String == "newDeviceAvailable" })
+        XCTAssertEqual(plugged["event"] as? String, "routeChange")
+        XCTAssertEqual(uids(plugged["previousRoute"]), ["system"])
+        XCTAssertEqual(uids(plugged["currentRoute"]), ["cans"])
+        XCTAssertNotNil(plugged["time"] as? Double)
+
+        let unplug = try run([jas, "device", "unplug", "cans", "--server", server.name])
+        XCTAssertEqual(unplug.status, 0, unplug.output)
+        XCTAssertTrue(waitUntil { lines.objects.contains { $0["reason"] as? String == "oldDeviceUnavailable" } })
+        let unplugged = try XCTUnwrap(lines.objects.first { $0["reason"] as? String == "oldDeviceUnavailable" })
+        XCTAssertEqual(uids(unplugged["previousRoute"]), ["cans"])
+        XCTAssertEqual(uids(unplugged["currentRoute"]), ["system"])
+        plug.waitUntilExit()
+
+        monitor.interrupt()
+        monitor.waitUntilExit()
+        XCTAssertEqual(monitor.terminationStatus, 130)
+    }
+
+    func testPermissionCommandsWriteTheStore() throws {
+        let directory = NSTemporaryDirectory() + "/jas-xdg-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let environment = ["XDG_CONFIG_HOME": directory]
+        XCTAssertEqual(try run([jas, "permission", "deny", "recorder"], environment: environment).status, 0)
+        XCTAssertEqual(try run([jas, "permission", "grant", "meter"], environment: environment).status, 0)
+        let shown = try run([jas, "permission", "show", "--json"], environment: environment)
+        XCTAssertEqual(shown.output.split(separator: "\n"),
+                       [#"{"app":"meter","permission":"granted"}"#, #"{"app":"recorder","permission":"denied"}"#])
+        XCTAssertEqual(try run([jas, "permission", "reset", "recorder"], environment: environment).status, 0)
+        XCTAssertEqual(try run([jas, "permission", "show", "recorder"], environment: environment).output,
+                       "recorder: undetermined\n")
+    }
+
+    func testUnknownCategoryIsRefusedBeforeAnythingStarts() throws {
+        let result = try run([jas, "monitor", "--server", "nowhere", "--category", "karaoke"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("unknown category 'karaoke'"), result.output)
+    }
+
+    private func uids(_ route: Any?) -> [String] {
+        let outputs = (route as? [String: Any])?["outputs"] as? [[String: Any]] ?? []
+        return outputs.compactMap { $0["uid"] as? String }
+    }
+}
+
+/// Reads JSON Lines from a pipe as they arrive.
+final class LineCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var parsed: [[String: Any]] = []
+
+    init(_ pipe: Pipe) {
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            self?.append(handle.availableData)
+        }
+    }
+
+    private func append(_ data: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer.append(data)
+        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = buffer[buffer.startIndex..<newline]
+            buffer.removeSubrange(buffer.startIndex...newline)
+            if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { parsed.append(object) }
+        }
+    }
+
+    var objects: [[String: Any]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return parsed
+    }
+}
