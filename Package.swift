@@ -70,6 +70,12 @@ let package = Package(
             dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "CReference"],
             path: "Benchmarks/CallbackCost"
         ),
+        // Recovery time after jackd restarts (make bench).
+        .executableTarget(
+            name: "recovery-bench",
+            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "CJack"],
+            path: "Benchmarks/RecoveryTime"
+        ),
         // Test support: counts heap allocations made on the real-time thread.
         .target(
             name: "AllocationCounter",
@@ -88,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SessionControllerTests",
-            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "jas"]
+            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "Measurement", "jas"]
         ),
         .testTarget(
             name: "AudioSessionTests",

@@ -28,7 +28,9 @@ extension AudioSession {
         }
     }
 
-    func activateLocked(postFirstCategoryChange: Bool) throws(AudioSessionError) {
+    /// With `tolerateMissingPorts` (a reset), named ports that are not back
+    /// yet are connected when they appear instead of failing the activation.
+    func activateLocked(postFirstCategoryChange: Bool, tolerateMissingPorts: Bool = false) throws(AudioSessionError) {
         guard !isActive else { return }
         let prefs = preferences.withLock { $0 }
         let client = try openOrReuseClient()
@@ -80,7 +82,7 @@ extension AudioSession {
                                      history: history)
         do {
             let passesBefore = latencyPasses.load(ordering: .acquiring)
-            try connect(ports, to: plan, on: client)
+            try connect(ports, to: plan, on: client, tolerateMissingPorts: tolerateMissingPorts)
             waitForLatencyPass(after: passesBefore, on: client)
         } catch {
             try? client.deactivate()
@@ -134,13 +136,15 @@ extension AudioSession {
             throw AudioSessionError(.mediaServicesFailed, "cannot reach the media server: \(error.description)")
         }
         lastPeriod.store(client.bufferSize, ordering: .relaxed)
+        lastSampleRate.store(client.sampleRate, ordering: .relaxed)
         activation.withLock { $0.client = client }
         return client
     }
 
     /// Connects the session's ports to the plan's ports, channel by channel,
     /// and drops any other connection they have.
-    func connect(_ ports: SessionPorts, to plan: RoutePlan, on client: Client) throws(AudioSessionError) {
+    func connect(_ ports: SessionPorts, to plan: RoutePlan, on client: Client,
+                 tolerateMissingPorts: Bool = false) throws(AudioSessionError) {
         var wanted: [(String, String)] = Array(zip(plan.inputPorts, ports.inputs.map(\.name)))
         wanted += zip(ports.outputs.map(\.name), plan.outputPorts)
         for port in ports.inputs {
@@ -154,6 +158,9 @@ extension AudioSession {
             }
         }
         for (source, destination) in wanted {
+            if tolerateMissingPorts && (client.port(named: source) == nil || client.port(named: destination) == nil) {
+                continue
+            }
             do {
                 try client.connect(source, to: destination)
             } catch {
@@ -186,6 +193,8 @@ extension AudioSession {
             }
         case .portRegistration, .clientRegistration:
             scheduleRouteRefresh()
+        case let .shutdown(_, reason):
+            worker.async { [weak self] in self?.mediaServicesLost(reason: reason.isEmpty ? "JACK server shut down" : reason) }
         default:
             break
         }
@@ -195,7 +204,9 @@ extension AudioSession {
     func reportXruns() {
         let total = xruns.load(ordering: .relaxed)
         let reported = xrunsReported.exchange(total, ordering: .relaxed)
-        if total > reported { hub.post(.xrun(count: total - reported, total: total)) }
+        guard total > reported else { return }
+        let delay = activeClient?.xrunDelayMicroseconds ?? 0
+        hub.post(.xrun(count: total - reported, total: total, delayMicroseconds: delay))
     }
 
     /// Coalesces a burst of registrations (a device's ports, its client) into one refresh.
@@ -224,8 +235,9 @@ extension AudioSession {
         let prefs = preferences.withLock { $0 }
         let plan = RoutePlanner.plan(request(prefs, inputs: ports.inputs.count, outputs: ports.outputs.count),
                                      catalog: catalog, history: history)
+        // Reconnect every time (idempotent): named ports may have come back.
+        try? connect(ports, to: plan, on: client, tolerateMissingPorts: true)
         guard plan != previous || forcedReason != nil else { return }
-        try? connect(ports, to: plan, on: client)
         activation.withLock { $0.plan = plan }
         let reason: RouteChangeReason
         if let forcedReason {

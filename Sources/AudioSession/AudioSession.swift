@@ -61,6 +61,11 @@ public final class AudioSession: @unchecked Sendable {
     let xrunsReported = Atomic<Int>(0)
     /// The period last reported in an ioBufferDurationChange, frames.
     let lastPeriod = Atomic<Int>(0)
+    /// The server's sample rate when last seen, Hz.
+    let lastSampleRate = Atomic<Int>(0)
+    /// Bumped by each loss and by close: a reconnect loop of an older generation stops.
+    let reconnectGeneration = Atomic<Int>(0)
+    private let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))
     let routeRefreshPending = Atomic<Bool>(false)
     let hub: EventHub
     /// Guarded by `transition`. Not an Optional: a closure stored in one is
@@ -185,8 +190,23 @@ public final class AudioSession: @unchecked Sendable {
 
     var activeClient: Client? { activation.withLock { $0.isActive ? $0.client : nil } }
 
-    /// Deactivates and closes the JACK client. The session can be activated again.
+    /// What the session does when the server comes back: reactivate at once
+    /// (automatic, the default) or leave it to the app (manual).
+    public var resetPolicy: ResetPolicy {
+        get { resetSettings.withLock { $0.policy } }
+        set { resetSettings.withLock { $0.policy = newValue } }
+    }
+
+    /// How long to keep trying to reach a lost server, seconds (nil: as long as the session lives).
+    public var reconnectLimit: Double? {
+        get { resetSettings.withLock { $0.limit } }
+        set { resetSettings.withLock { $0.limit = newValue } }
+    }
+
+    /// Deactivates and closes the JACK client, and stops any reconnecting.
+    /// The session can be activated again.
     public func close() {
+        reconnectGeneration.add(1, ordering: .relaxed)
         transition.lock()
         defer { transition.unlock() }
         let client = activation.withLock { state -> Client? in

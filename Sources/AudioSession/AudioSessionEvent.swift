@@ -29,12 +29,13 @@ public enum AudioSessionEvent: Sendable, Equatable {
     case routeChange(reason: RouteChangeReason, previousRoute: RouteDescription, currentRoute: RouteDescription)
     /// The JACK server went away (the reason JACK gave).
     case mediaServicesWereLost(reason: String)
-    /// The session rebuilt itself on a returned JACK server.
-    case mediaServicesWereReset
+    /// The session rebuilt itself on a returned JACK server; what changed.
+    case mediaServicesWereReset(MediaServicesReset)
     /// Other sessions' primary audio started (true) or stopped (false).
     case silenceSecondaryAudioHint(begin: Bool)
-    /// The server reported xruns: `count` since the last xrun event, `total` since the session opened.
-    case xrun(count: Int, total: Int)
+    /// The server reported xruns: `count` since the last xrun event, `total`
+    /// since the session opened, and how late the last one was, microseconds.
+    case xrun(count: Int, total: Int, delayMicroseconds: Double)
     /// The server's period changed (by this session or any other client).
     case ioBufferDurationChange(seconds: Double, frames: Int)
 }
@@ -92,12 +93,12 @@ final class EventHub: @unchecked Sendable {
             return (N.routeChange, [N.routeChangeReasonKey: reason.rawValue, N.routeChangePreviousRouteKey: previousRoute])
         case .mediaServicesWereLost:
             return (N.mediaServicesWereLost, [:])
-        case .mediaServicesWereReset:
-            return (N.mediaServicesWereReset, [:])
+        case let .mediaServicesWereReset(reset):
+            return (N.mediaServicesWereReset, ["reset": reset])
         case let .silenceSecondaryAudioHint(begin):
             return (N.silenceSecondaryAudioHint, [N.silenceSecondaryAudioHintTypeKey: begin ? 1 : 0])
-        case let .xrun(count, total):
-            return (N.xrun, ["count": count, "total": total])
+        case let .xrun(count, total, delay):
+            return (N.xrun, ["count": count, "total": total, "delayMicroseconds": delay])
         case let .ioBufferDurationChange(seconds, frames):
             return (N.ioBufferDurationChange, ["seconds": seconds, "frames": frames])
         }

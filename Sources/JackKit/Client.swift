@@ -135,6 +135,9 @@ public final class Client: @unchecked Sendable {
     /// The server's frame clock now (`jack_frame_time`).
     public var frameTime: UInt32 { jack_frame_time(handle) }
 
+    /// How late the last xrun's cycle was, microseconds (`jack_get_xrun_delayed_usecs`).
+    public var xrunDelayMicroseconds: Double { Double(jack_get_xrun_delayed_usecs(handle)) }
+
     /// The server's DSP load, percent.
     public var cpuLoad: Double { Double(jack_cpu_load(handle)) }
 

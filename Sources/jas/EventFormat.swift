@@ -20,15 +20,22 @@ enum EventFormat {
         case let .mediaServicesWereLost(reason):
             object["event"] = "mediaServicesWereLost"
             object["reason"] = reason
-        case .mediaServicesWereReset:
+        case let .mediaServicesWereReset(reset):
             object["event"] = "mediaServicesWereReset"
+            object["downtimeSeconds"] = reset.downtime
+            object["sampleRate"] = reset.sampleRate
+            object["previousSampleRate"] = reset.previousSampleRate
+            object["ioBufferFrames"] = reset.ioBufferFrames
+            object["previousIOBufferFrames"] = reset.previousIOBufferFrames
+            object["reactivated"] = reset.reactivated
         case let .silenceSecondaryAudioHint(begin):
             object["event"] = "silenceSecondaryAudioHint"
             object["type"] = begin ? "begin" : "end"
-        case let .xrun(count, total):
+        case let .xrun(count, total, delay):
             object["event"] = "xrun"
             object["count"] = count
             object["total"] = total
+            object["delayMicroseconds"] = delay
         case let .ioBufferDurationChange(seconds, frames):
             object["event"] = "ioBufferDurationChange"
             object["seconds"] = seconds
@@ -46,12 +53,16 @@ enum EventFormat {
             return "\(stamp) route change: \(reason.name): \(describe(previous)) → \(describe(current))"
         case let .mediaServicesWereLost(reason):
             return "\(stamp) media services lost: \(reason)"
-        case .mediaServicesWereReset:
-            return "\(stamp) media services reset"
+        case let .mediaServicesWereReset(reset):
+            var changes: [String] = []
+            if reset.sampleRate != reset.previousSampleRate { changes.append("rate \(Int(reset.previousSampleRate)) → \(Int(reset.sampleRate)) Hz") }
+            if reset.ioBufferFrames != reset.previousIOBufferFrames { changes.append("period \(reset.previousIOBufferFrames) → \(reset.ioBufferFrames) frames") }
+            return "\(stamp) media services reset after \(String(format: "%.3f", reset.downtime)) s"
+                + (reset.reactivated ? ", active again" : "") + (changes.isEmpty ? "" : "; " + changes.joined(separator: ", "))
         case let .silenceSecondaryAudioHint(begin):
             return "\(stamp) silence secondary audio: \(begin ? "begin" : "end")"
-        case let .xrun(count, total):
-            return "\(stamp) xrun ×\(count) (\(total) in all)"
+        case let .xrun(count, total, delay):
+            return "\(stamp) xrun ×\(count) (\(total) in all, last \(String(format: "%.0f", delay)) µs late)"
         case let .ioBufferDurationChange(seconds, frames):
             return "\(stamp) I/O buffer now \(frames) frames (\(String(format: "%.3f", seconds * 1000)) ms)"
         }

@@ -9,12 +9,14 @@ open class JackTestCase: XCTestCase {
     private var servers: [LoopbackServer] = []
 
     /// Starts a private server for this test; see `LoopbackServer.init`.
-    public func startServer(loopbackChannels: Int = 2, sampleRate: Int = 48000, period: Int = 64,
+    public func startServer(name: String = LoopbackServer.uniqueName(), loopbackChannels: Int = 2,
+                            sampleRate: Int = 48000, period: Int = 64,
                             serverArguments: [String] = [], backendArguments: [String] = [],
                             file: StaticString = #filePath, line: UInt = #line) throws -> LoopbackServer {
         do {
-            let server = try LoopbackServer(loopbackChannels: loopbackChannels, sampleRate: sampleRate, period: period,
-                                            serverArguments: serverArguments, backendArguments: backendArguments)
+            let server = try LoopbackServer(name: name, loopbackChannels: loopbackChannels, sampleRate: sampleRate,
+                                            period: period, serverArguments: serverArguments,
+                                            backendArguments: backendArguments)
             servers.append(server)
             return server
         } catch {

@@ -13,6 +13,7 @@
 #include <jack/metadata.h>
 #include <jack/uuid.h>
 #include <jack/session.h>
+#include <jack/statistics.h>
 #include <errno.h>
 #include <stdlib.h>
 

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Waits for a JACK server to come back: jackd2 creates its request socket
+/// `/dev/shm/jack_NAME_UID_0` when it starts, so an inotify watch on the
+/// folder wakes the reconnect loop as soon as the server is there instead of
+/// at the end of a backoff step. Without inotify it is a plain sleep.
+final class ServerWatch {
+    private let descriptor: Int32
+    private let socketName: String
+    static let folder = "/dev/shm"
+
+    init(serverName: String) {
+        socketName = "jack_\(serverName)_\(getuid())_0"
+        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        if descriptor >= 0 {
+            _ = inotify_add_watch(descriptor, Self.folder, UInt32(IN_CREATE | IN_MOVED_TO))
+        }
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// Sleeps up to `seconds`; returns early (true) when the server's socket appears.
+    func wait(seconds: Double) -> Bool {
+        guard descriptor >= 0 else {
+            usleep(UInt32(seconds * 1_000_000))
+            return false
+        }
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return false }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
+            let count = read(descriptor, &buffer, buffer.count)
+            guard count > 0 else { continue }
+            if names(in: buffer.prefix(count)).contains(socketName) { return true }
+        }
+    }
+
+    /// The file names in a buffer of inotify events.
+    private func names(in bytes: ArraySlice<UInt8>) -> [String] {
+        var names: [String] = []
+        var offset = bytes.startIndex
+        let header = MemoryLayout<inotify_event>.size
+        while offset + header <= bytes.endIndex {
+            let length = bytes[offset + 12..<offset + 16].withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self)) }
+            let nameBytes = bytes[(offset + header)..<min(bytes.endIndex, offset + header + length)]
+            names.append(String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self))
+            offset += header + length
+        }
+        return names
+    }
+}

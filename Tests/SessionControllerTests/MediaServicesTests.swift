@@ -1,0 +1,162 @@
+import AudioSession
+import Foundation
+import JackKit
+import JackTestSupport
+import LoopbackHarness
+import Measurement
+import Synchronization
+import XCTest
+
+/// The server going away for real (SIGTERM, SIGKILL, zombification) is a
+/// media-services loss; its return is a reset the session survives.
+final class MediaServicesTests: JackTestCase {
+    private func measurementSession(_ server: LoopbackServer, render: @escaping RenderBlock) throws -> AudioSession {
+        let session = AudioSession(clientName: "survivor", serverName: server.name, recordConsent: .givenByCaller)
+        try session.setCategory(.playAndRecord, mode: .measurement)
+        session.setPreferredInputPortNames(["loopback:capture_1", "loopback:capture_2"])
+        session.setPreferredOutputPortNames(["loopback:playback_1", "loopback:playback_2"])
+        session.setRenderBlock(render)
+        return session
+    }
+
+    private func resets(_ recorder: EventRecorder) -> [MediaServicesReset] {
+        recorder.events.compactMap { if case let .mediaServicesWereReset(reset) = $0 { reset } else { nil } }
+    }
+
+    private func losses(_ recorder: EventRecorder) -> Int {
+        recorder.events.filter { if case .mediaServicesWereLost = $0 { true } else { false } }.count
+    }
+
+    func testSIGTERMAndRestartResetsInOrderAndTheLoopbackIsBitExactAgain() throws {
+        let server = try startServer(period: 256)
+        let signal = RealtimeLoopbackRecorder(signal: TestSignal(seed: 5), channels: 2, period: 256, cycles: 200)
+        let session = try measurementSession(server, render: signal.renderBlock)
+        defer { session.close() }
+        let recorder = EventRecorder(session)
+        try session.setActive(true)
+
+        server.stop()
+        XCTAssertTrue(waitUntil { self.losses(recorder) == 1 })
+        XCTAssertFalse(session.isActive)
+        _ = try startServer(name: server.name, period: 256)
+        XCTAssertTrue(waitUntil(timeout: 10) { self.resets(recorder).count == 1 }, "\(recorder.events)")
+        let kinds = recorder.events.compactMap { event -> String? in
+            switch event {
+            case .mediaServicesWereLost: "lost"
+            case .mediaServicesWereReset: "reset"
+            default: nil
+            }
+        }
+        XCTAssertEqual(kinds, ["lost", "reset"])
+        XCTAssertTrue(session.isActive)
+        XCTAssertEqual(session.inputPortNames, ["survivor:in_1", "survivor:in_2"], "same client and port names")
+
+        // Audio flows again, bit-exact, one period late.
+        signal.arm()
+        XCTAssertTrue(waitUntil(timeout: 10) { signal.isComplete })
+        let analysis = LoopbackAnalysis.analyse(signal, maximumDelay: 2048)
+        XCTAssertEqual(analysis.delayFrames, 256)
+        XCTAssertEqual(analysis.mismatches, 0)
+        XCTAssertTrue(analysis.isBitExact, "\(analysis)")
+    }
+
+    func testSIGKILLAndRestartWithAnotherPeriodReappliesThePreference() throws {
+        let server = try startServer(period: 256)
+        let session = AudioSession(clientName: "prefers", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playback)
+        try session.setPreferredIOBufferDuration(0.005)   // 256 frames at 48 kHz
+        let recorder = EventRecorder(session)
+        try session.setActive(true)
+        XCTAssertEqual(session.ioBufferFrames, 256)
+
+        server.kill()
+        XCTAssertTrue(waitUntil { self.losses(recorder) == 1 })
+        _ = try startServer(name: server.name, period: 1024)
+        XCTAssertTrue(waitUntil(timeout: 10) { self.resets(recorder).count == 1 }, "\(recorder.events)")
+        let reset = try XCTUnwrap(resets(recorder).first)
+        XCTAssertEqual(reset.previousIOBufferFrames, 256)
+        XCTAssertEqual(reset.ioBufferFrames, 256, "the session asked for its preference again")
+        XCTAssertTrue(reset.reactivated)
+        XCTAssertEqual(session.ioBufferFrames, 256)
+        XCTAssertEqual(session.ioBufferDuration, 256.0 / 48000, accuracy: 1e-12)
+    }
+
+    func testServerGoneTenSecondsNoSpinNoGrowthPromptReconnect() throws {
+        let server = try startServer()
+        let session = AudioSession(clientName: "patient", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playback)
+        let recorder = EventRecorder(session)
+        try session.setActive(true)
+        server.stop()
+        XCTAssertTrue(waitUntil { self.losses(recorder) == 1 })
+        usleep(1_500_000)   // let the backoff reach its one-second cap
+        let cpuBefore = ProcessStats.cpuSeconds, memoryBefore = ProcessStats.residentBytes
+        let threadsBefore = ProcessStats.threads
+        usleep(10_000_000)
+        let cpuSpent = ProcessStats.cpuSeconds - cpuBefore
+        XCTAssertLessThan(cpuSpent, 0.5, "the retry loop sleeps between attempts")
+        XCTAssertLessThan(ProcessStats.residentBytes - memoryBefore, 4 << 20)
+        XCTAssertLessThanOrEqual(ProcessStats.threads, threadsBefore, "no thread per retry")
+
+        let back = try startServer(name: server.name)
+        let backAt = Date()
+        XCTAssertTrue(waitUntil(timeout: 5) { self.resets(recorder).count == 1 })
+        XCTAssertLessThan(Date().timeIntervalSince(backAt), 1.2, "within one backoff step of the server's return")
+        XCTAssertTrue(session.isActive)
+        _ = back
+    }
+
+    /// Stress, run by `make stress` (JAS_STRESS=1), not by `make test`: about
+    /// one run in two, somewhere in the hundred restarts, libjack's
+    /// jack_client_close on the dead client deadlocks against the next
+    /// jack_client_open in the same process (jack2 #395), and the test hangs.
+    func testHundredRestartsLeakNothing() throws {
+        try XCTSkipUnless(ProcessInfo.processInfo.environment["JAS_STRESS"] == "1", "stress test: make stress")
+        var server = try startServer(period: 256)
+        let session = AudioSession(clientName: "enduring", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playback)
+        let recorder = EventRecorder(session)
+        try session.setActive(true)
+        let restarts = 100
+        var threadsBefore = 0, descriptorsBefore = 0, memoryBefore = 0
+        for round in 1...restarts {
+            server.stop()
+            XCTAssertTrue(waitUntil { self.losses(recorder) == round }, "round \(round)")
+            server = try startServer(name: server.name, period: 256)
+            XCTAssertTrue(waitUntil(timeout: 10) { self.resets(recorder).count == round }, "round \(round)")
+            if round == 10 {
+                // Measured once the process has settled into the loop.
+                usleep(200_000)
+                threadsBefore = ProcessStats.threads
+                descriptorsBefore = ProcessStats.openDescriptors
+                memoryBefore = ProcessStats.residentBytes
+            }
+        }
+        usleep(200_000)
+        XCTAssertTrue(session.isActive)
+        XCTAssertEqual(resets(recorder).count, restarts)
+        XCTAssertLessThanOrEqual(ProcessStats.threads, threadsBefore + 2, "threads")
+        XCTAssertLessThanOrEqual(ProcessStats.openDescriptors, descriptorsBefore + 2, "file descriptors")
+        XCTAssertLessThan(ProcessStats.residentBytes - memoryBefore, 16 << 20, "resident memory")
+    }
+}
+
+/// This process's threads, file descriptors, resident memory and CPU time.
+enum ProcessStats {
+    static var threads: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0 }
+    static var openDescriptors: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+    static var residentBytes: Int {
+        let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+    static var cpuSeconds: Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+}
