@@ -101,39 +101,23 @@ struct Selftest: ParsableCommand {
     }
 }
 
-/// The JSON shape of `jas selftest --json`.
+/// The JSON shape of `jas selftest --json`: the check's result, whether the
+/// server was spawned, and whether it passed.
 struct SelftestReport: Encodable {
-    let server: String
-    let sampleRate: Int
-    let periodFrames: Int
-    let channels: Int
-    let inputLatencyFrames: Int
-    let outputLatencyFrames: Int
-    let measuredRoundtripFrames: Int?
-    let expectedRoundtripFrames: Int
-    let bitExact: Bool
-    let samplesCompared: Int
-    let mismatches: Int
-    let xruns: Int
-    let attempts: Int
+    let result: LoopbackCheck.Result
     let serverSpawned: Bool
-    let passed: Bool
 
     init(_ result: LoopbackCheck.Result, serverSpawned: Bool) {
-        server = result.serverName
-        sampleRate = result.sampleRate
-        periodFrames = result.periodFrames
-        channels = result.channels
-        inputLatencyFrames = result.inputLatencyFrames
-        outputLatencyFrames = result.outputLatencyFrames
-        measuredRoundtripFrames = result.measuredRoundtripFrames
-        expectedRoundtripFrames = result.expectedRoundtripFrames
-        bitExact = result.bitExact
-        samplesCompared = result.samplesCompared
-        mismatches = result.mismatches
-        xruns = result.xruns
-        attempts = result.attempts
+        self.result = result
         self.serverSpawned = serverSpawned
-        passed = result.passed
+    }
+
+    private enum Keys: String, CodingKey { case serverSpawned, passed }
+
+    func encode(to encoder: any Encoder) throws {
+        try result.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(serverSpawned, forKey: .serverSpawned)
+        try container.encode(result.passed, forKey: .passed)
     }
 }

@@ -49,6 +49,24 @@ final class CommandLineTests: JackTestCase {
         XCTAssertEqual(monitor.terminationStatus, 130)
     }
 
+    func testSelftestJSONOnAPrivateServer() throws {
+        let result = try run([jas, "selftest", "--json", "--duration", "1", "--period", "128"])
+        XCTAssertEqual(result.status, 0, result.output)
+        let line = try XCTUnwrap(result.output.split(separator: "\n").last)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        for key in ["sample_rate", "period_frames", "input_latency_frames", "output_latency_frames",
+                    "measured_roundtrip_frames", "bit_exact", "server_spawned"] {
+            XCTAssertNotNil(object[key], "missing \(key) in \(line)")
+        }
+        XCTAssertEqual(object["period_frames"] as? Int, 128)
+        XCTAssertEqual(object["measured_roundtrip_frames"] as? Int, 128)
+        XCTAssertEqual(object["bit_exact"] as? Bool, true)
+        XCTAssertEqual(object["server_spawned"] as? Bool, true)
+        // The private server is stopped before jas exits.
+        let name = try XCTUnwrap(object["server_name"] as? String)
+        XCTAssertFalse(try run(["pgrep", "-f", "jackd -n \(name) "]).status == 0, "jackd \(name) still running")
+    }
+
     func testPermissionCommandsWriteTheStore() throws {
         let directory = NSTemporaryDirectory() + "/jas-xdg-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
