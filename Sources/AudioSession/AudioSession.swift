@@ -85,7 +85,7 @@ public final class AudioSession: @unchecked Sendable {
         self.serverName = serverName ?? Client.defaultServerName
         self.applicationName = applicationName ?? clientName
         self.recordConsent = recordConsent
-        hub = EventHub(sender: NSObject(), center: notificationCenter)
+        hub = EventHub(center: notificationCenter)
     }
 
     deinit { close() }

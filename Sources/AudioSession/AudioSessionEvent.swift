@@ -67,11 +67,9 @@ final class EventHub: @unchecked Sendable {
     let stream: AsyncStream<AudioSessionEvent>
     private let continuation: AsyncStream<AudioSessionEvent>.Continuation
     private let center: NotificationCenter
-    private weak var sender: AnyObject?
 
-    init(sender: AnyObject, center: NotificationCenter) {
+    init(center: NotificationCenter) {
         (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        self.sender = sender
         self.center = center
     }
 
@@ -80,7 +78,7 @@ final class EventHub: @unchecked Sendable {
     func post(_ event: AudioSessionEvent) {
         continuation.yield(event)
         let (name, info) = Self.notification(for: event)
-        center.post(name: name, object: sender, userInfo: info)
+        center.post(name: name, object: nil, userInfo: info)
     }
 
     static func notification(for event: AudioSessionEvent) -> (Notification.Name, [AnyHashable: Any]) {
