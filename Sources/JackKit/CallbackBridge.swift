@@ -29,7 +29,7 @@ final class CallbackBridge: @unchecked Sendable {
     }
 
     /// Installs every notification callback on `client`. Must be called before activation.
-    func install(on client: OpaquePointer, clientName: String) throws(JackError) {
+    func install(on client: OpaquePointer) throws(JackError) {
         func check(_ code: Int32, _ name: String) throws(JackError) {
             if code != 0 { throw .callbackRegistrationFailed(callback: name, code: code) }
         }

@@ -73,7 +73,7 @@ public final class Client: @unchecked Sendable {
     public func setEventHandler(_ handler: @escaping @Sendable (ClientEvent) -> Void) throws(JackError) {
         try ensureOpen()
         bridge.eventHandler = handler
-        try bridge.install(on: handle, clientName: name)
+        try bridge.install(on: handle)
     }
 
     /// Calls `handler` whenever JACK recomputes latencies; the handler sets this

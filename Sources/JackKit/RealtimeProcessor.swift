@@ -84,11 +84,6 @@ public final class RealtimeProcessor: @unchecked Sendable {
         silence.deallocate()
     }
 
-    /// Number of input ports the processor serves.
-    public var inputCount: Int { inputPorts.count }
-    /// Number of output ports the processor serves.
-    public var outputCount: Int { outputPorts.count }
-
     /// One cycle: fetch the port buffers, run the render block, count.
     @inline(__always)
     func runCycle(frames: jack_nframes_t) {

@@ -16,8 +16,9 @@ public struct LoopbackCheck: Sendable {
     public var duration: Double = 10
     /// The signal's seed.
     public var seed: UInt64 = 0x4A41_5321
-    /// A preferred I/O buffer duration to request, seconds (nil: keep the server's).
-    public var preferredIOBufferDuration: Double?
+    /// A period to request, frames (nil: keep the server's). Turned into a
+    /// preferred I/O buffer duration at the server's own sample rate.
+    public var preferredPeriodFrames: Int?
     /// Runs to try when an xrun disturbed a run (the comparison itself never loosens).
     public var maximumAttempts = 3
     /// The JACK client name.
@@ -84,10 +85,11 @@ public struct LoopbackCheck: Sendable {
         try session.setPreferredOutputNumberOfChannels(outputPorts.count)
         session.setPreferredInputPortNames(inputPorts)
         session.setPreferredOutputPortNames(outputPorts)
-        if let preferredIOBufferDuration { try session.setPreferredIOBufferDuration(preferredIOBufferDuration) }
-
-        // Open the client first to learn the period the run will have.
+        // Open the client first to learn the rate, and the period the run will have.
         try session.setActive(true)
+        if let frames = preferredPeriodFrames {
+            try session.setPreferredIOBufferDuration(Double(frames) / session.sampleRate)
+        }
         try session.setActive(false)
         let period = session.ioBufferFrames
         let rate = Int(session.sampleRate)

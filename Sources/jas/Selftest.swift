@@ -65,7 +65,7 @@ struct Selftest: ParsableCommand {
             check.inputPorts = inputPorts
         }
         check.duration = duration
-        if server != nil { check.preferredIOBufferDuration = Double(period) / 48000 }
+        if server != nil { check.preferredPeriodFrames = period }
         if !json { print("sending \(duration) s of a seeded signal on \(check.outputPorts.count) channels…") }
         let result: LoopbackCheck.Result
         do {
