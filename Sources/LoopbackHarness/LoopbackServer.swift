@@ -45,6 +45,9 @@ public final class LoopbackServer: @unchecked Sendable {
                 return "jackd not found on PATH: install it with `apt-get install jackd2` (`make run` does)"
             case let .spawnFailed(code):
                 return "could not start jackd: \(String(cString: strerror(code)))"
+            case let .notReady(server, log) where log.contains("Too many servers already active"):
+                return "jackd '\(server)' could not register: all 8 server slots of /dev/shm/jack-shm-registry "
+                    + "are held by running servers; stop one (jack_control/killall jackd) and retry"
             case let .notReady(server, log):
                 return "jackd '\(server)' did not accept clients; its log:\n\(log)"
             }
@@ -73,6 +76,8 @@ public final class LoopbackServer: @unchecked Sendable {
         logPath = NSTemporaryDirectory() + "/\(name).log"
         // setpriv (util-linux) makes the kernel send SIGTERM to jackd when the
         // thread that started it dies, so a crashed test leaves no server behind.
+        // Slots of servers that were killed stay taken until freed (see ServerRegistry).
+        ServerRegistry.reclaimDeadServers()
         let guardian = Self.findExecutable("setpriv").map { [$0, "--pdeathsig", "TERM", "--"] } ?? []
         let arguments = guardian + [jackd, "-n", name, "-r"] + serverArguments + ["-L", String(loopbackChannels), "-d", "dummy",
                          "-r", String(sampleRate), "-p", String(period)] + backendArguments
@@ -113,6 +118,8 @@ public final class LoopbackServer: @unchecked Sendable {
         var status: Int32 = 0
         _ = waitpid(pid, &status, 0)
         forget()
+        // A killed jackd cannot free its registry slot itself.
+        ServerRegistry.reclaimDeadServers()
     }
 
     /// Everything jackd printed so far.
