@@ -85,7 +85,7 @@ let package = Package(
         // Test support: private jackd servers per test, logs on failure.
         .target(
             name: "JackTestSupport",
-            dependencies: ["LoopbackHarness"],
+            dependencies: ["LoopbackHarness", "JackKit"],
             path: "Tests/JackTestSupport"
         ),
         .testTarget(
@@ -95,6 +95,10 @@ let package = Package(
         .testTarget(
             name: "SessionControllerTests",
             dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "Measurement", "jas"]
+        ),
+        .testTarget(
+            name: "MeasurementTests",
+            dependencies: ["Measurement", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "jas"]
         ),
         .testTarget(
             name: "AudioSessionTests",

@@ -145,6 +145,13 @@ extension AudioSession {
     /// and drops any other connection they have.
     func connect(_ ports: SessionPorts, to plan: RoutePlan, on client: Client,
                  tolerateMissingPorts: Bool = false) throws(AudioSessionError) {
+        let correction = latencyCalibration?.correction(server: serverName, capturePorts: plan.inputPorts,
+                                                        playbackPorts: plan.outputPorts) ?? .none
+        let correctionChanged = ports.correction.withLock { current -> Bool in
+            defer { current = correction }
+            return current != correction
+        }
+        if correctionChanged { client.recomputeLatencies() }
         var wanted: [(String, String)] = Array(zip(plan.inputPorts, ports.inputs.map(\.name)))
         wanted += zip(ports.outputs.map(\.name), plan.outputPorts)
         for port in ports.inputs {
@@ -209,12 +216,13 @@ extension AudioSession {
         hub.post(.xrun(count: total - reported, total: total, delayMicroseconds: delay))
     }
 
-    /// Coalesces a burst of registrations (a device's ports, its client) into one refresh.
+    /// Coalesces a burst of registrations (a device's ports, its client) into
+    /// one refresh, run when no registration came for 50 ms: a device that is
+    /// being plugged or unplugged port by port is never seen half there.
     func scheduleRouteRefresh() {
-        guard !routeRefreshPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let generation = registrationGeneration.add(1, ordering: .acquiringAndReleasing).newValue
         worker.asyncAfter(deadline: .now() + 0.05) { [weak self] in
-            guard let self else { return }
-            self.routeRefreshPending.store(false, ordering: .releasing)
+            guard let self, self.registrationGeneration.load(ordering: .acquiring) == generation else { return }
             self.refreshRoute()
         }
     }

@@ -113,6 +113,12 @@ extension AudioSession {
         }
     }
 
+    /// The calibrated correction included in `inputLatency` and
+    /// `outputLatency` (see `LatencyCalibrationStore`); none while inactive.
+    public var latencyCorrection: LatencyCorrection {
+        activation.withLock { $0.ports?.correction.withLock { $0 } } ?? .none
+    }
+
     /// Input channels the active session has (0 when inactive);
     /// `incompatibleCategory` under a category without input.
     public var inputNumberOfChannels: Int {

@@ -23,6 +23,8 @@ public final class AudioSession: @unchecked Sendable {
     public let applicationName: String
     /// Where the session's record permission comes from.
     public let recordConsent: RecordConsent
+    /// Where the session finds measured latency corrections (nil: none applied).
+    public let latencyCalibration: LatencyCalibrationStore?
 
     struct Preferences {
         var category: Category = .soloAmbient
@@ -66,7 +68,8 @@ public final class AudioSession: @unchecked Sendable {
     /// Bumped by each loss and by close: a reconnect loop of an older generation stops.
     let reconnectGeneration = Atomic<Int>(0)
     private let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))
-    let routeRefreshPending = Atomic<Bool>(false)
+    /// Bumped by every port or client registration; a refresh runs once it settles.
+    let registrationGeneration = Atomic<Int>(0)
     let hub: EventHub
     /// Guarded by `transition`. Not an Optional: a closure stored in one is
     /// reabstracted, and every real-time call would go through thunks.
@@ -77,14 +80,17 @@ public final class AudioSession: @unchecked Sendable {
 
     /// A session that will open a JACK client named `clientName` on the server
     /// `serverName` (nil: `$JACK_DEFAULT_SERVER` or "default"), posting its
-    /// notifications on `notificationCenter`.
+    /// notifications on `notificationCenter`, applying the latency corrections
+    /// of `latencyCalibration` for the hardware ports it connects to.
     public init(clientName: String = ProcessInfo.processInfo.processName, serverName: String? = nil,
                 applicationName: String? = nil, recordConsent: RecordConsent = .stored(RecordPermissionStore()),
+                latencyCalibration: LatencyCalibrationStore? = LatencyCalibrationStore(),
                 notificationCenter: NotificationCenter = .default) {
         self.clientName = clientName
         self.serverName = serverName ?? Client.defaultServerName
         self.applicationName = applicationName ?? clientName
         self.recordConsent = recordConsent
+        self.latencyCalibration = latencyCalibration
         hub = EventHub(center: notificationCenter)
     }
 

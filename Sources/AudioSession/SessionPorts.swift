@@ -1,4 +1,5 @@
 import JackKit
+import Synchronization
 
 /// The JACK ports one activation of a session registered and what they are
 /// connected to. Immutable: a new activation builds a new one.
@@ -10,6 +11,8 @@ final class SessionPorts: @unchecked Sendable {
     /// Frames the session itself adds between its inputs and outputs
     /// (zero in measurement mode).
     let addedLatencyFrames: Int
+    /// The calibrated correction for the hardware ports the session is connected to.
+    let correction = Mutex(LatencyCorrection.none)
 
     init(inputs: [Port], outputs: [Port], addedLatencyFrames: Int) {
         self.inputs = inputs
@@ -17,17 +20,24 @@ final class SessionPorts: @unchecked Sendable {
         self.addedLatencyFrames = addedLatencyFrames
     }
 
-    /// Sets the session's own ports' ranges in JACK's latency callback: what
-    /// arrives at the inputs leaves the outputs `addedLatencyFrames` later, so
-    /// clients downstream of the session see exact totals.
+    /// Sets the session's own ports' ranges in JACK's latency callback. JACK
+    /// has just set each input's capture range (each output's playback range)
+    /// from its connections; the calibrated correction is added to it, and
+    /// what arrives at the inputs leaves the outputs `addedLatencyFrames`
+    /// later, so clients downstream of the session see exact totals.
     func reportLatency(_ mode: LatencyMode) {
+        let correction = correction.withLock { $0 }
         switch mode {
         case .capture:
             guard let range = Self.union(inputs.map { $0.latencyRange(.capture) }) else { return }
-            for port in outputs { port.setLatencyRange(range.adding(addedLatencyFrames), .capture) }
+            let corrected = range.adding(correction.captureFrames)
+            for port in inputs { port.setLatencyRange(corrected, .capture) }
+            for port in outputs { port.setLatencyRange(corrected.adding(addedLatencyFrames), .capture) }
         case .playback:
             guard let range = Self.union(outputs.map { $0.latencyRange(.playback) }) else { return }
-            for port in inputs { port.setLatencyRange(range.adding(addedLatencyFrames), .playback) }
+            let corrected = range.adding(correction.playbackFrames)
+            for port in outputs { port.setLatencyRange(corrected, .playback) }
+            for port in inputs { port.setLatencyRange(corrected.adding(addedLatencyFrames), .playback) }
         }
     }
 

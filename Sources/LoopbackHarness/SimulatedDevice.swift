@@ -6,7 +6,10 @@ import JackKit
 /// sent to the device) and `NAME:capture_N` (outputs: what the device hears),
 /// its port type published as `urn:jackaudiosession:port-type` metadata.
 /// By default it loops back what reached its playback ports one period later,
-/// so a test can check what arrived. Unplugged when closed or when its process ends.
+/// so a test can check what arrived. Like a hardware driver, it declares its
+/// ports' latencies itself (`captureLatency`, `playbackLatency`, frames) and
+/// does not pass latency through from playback to capture, so a session
+/// looping through it sees no feedback. Unplugged when closed or when its process ends.
 public final class SimulatedDevice: @unchecked Sendable {
     /// The device's name: its JACK client name and route uid.
     public let name: String
@@ -19,7 +22,7 @@ public final class SimulatedDevice: @unchecked Sendable {
 
     /// Plugs the device into `serverName`.
     public init(name: String, serverName: String, type: AudioSessionPort, channels: Int = 2,
-                prettyName: String? = nil) throws {
+                prettyName: String? = nil, captureLatency: Int = 0, playbackLatency: Int = 0) throws {
         precondition(channels >= 1, "a device has at least one channel")
         self.name = name
         self.type = type
@@ -35,6 +38,14 @@ public final class SimulatedDevice: @unchecked Sendable {
             try client.setProperty(AudioSessionPort.metadataKey, value: type.rawValue, on: port.uuid)
         }
         if let prettyName { try client.setProperty(MetadataKey.prettyName, value: prettyName, on: client.uuid) }
+        let captureRange = LatencyRange(min: captureLatency, max: captureLatency)
+        let playbackRange = LatencyRange(min: playbackLatency, max: playbackLatency)
+        try client.setLatencyHandler { [capture, playback] mode in
+            switch mode {
+            case .capture: for port in capture { port.setLatencyRange(captureRange, .capture) }
+            case .playback: for port in playback { port.setLatencyRange(playbackRange, .playback) }
+            }
+        }
         loopback = DeviceLoopback(channels: channels)
         try client.setProcessor(RealtimeProcessor(client: client, inputs: playback, outputs: capture,
                                                   render: loopback.renderBlock))

@@ -1,0 +1,85 @@
+/// One reading of a round-trip latency measurement.
+///
+/// `measuredFrames` is the delay from the session's output port to its input
+/// port through the path under test, in JACK frames, with sub-sample
+/// resolution; `reportedFrames` is what JACK's latency ranges say for the same
+/// path (the session's capture latency plus its playback latency, including
+/// any stored calibration); `excessFrames` the difference. An invalid reading
+/// carries its `problem` and no numbers.
+public struct LatencyReading: Sendable, Equatable, Encodable {
+    /// 1 for the first reading of a meter, counting invalid ones.
+    public var index: Int
+    /// Whether the numbers can be trusted.
+    public var valid: Bool
+    /// Why not, when not valid.
+    public var problem: LatencyProblem?
+    /// Measured round trip, frames.
+    public var measuredFrames: Double?
+    /// Measured round trip, milliseconds.
+    public var measuredMs: Double?
+    /// What JACK reports for the path, frames: capture plus playback.
+    public var reportedFrames: Int
+    /// JACK's capture latency of the session's input (the capture side), frames.
+    public var reportedCaptureFrames: Int
+    /// JACK's playback latency of the session's output (the playback side), frames.
+    public var reportedPlaybackFrames: Int
+    /// Measured minus reported, frames.
+    public var excessFrames: Double?
+    /// The path inverts the signal.
+    public var inverted: Bool
+    /// Level of the weakest tone as received, dBFS.
+    public var weakestToneDBFS: Double
+    /// Largest minus smallest delay among the tones, frames.
+    public var toneSpreadFrames: Double?
+    /// The server's sample rate during the reading, Hz.
+    public var sampleRate: Int
+    /// The server's period during the reading, frames.
+    public var periodFrames: Int
+    /// JACK frame time of the window's first captured frame.
+    public var windowStartFrame: UInt32
+
+    /// A sentence for a person.
+    public var message: String {
+        switch problem {
+        case .signalTooWeak?:
+            return String(format: "no reading: the test signal came back at %.1f dBFS, more than 40 dB below what was sent "
+                          + "(is the input connected to the output through the loopback?)", weakestToneDBFS)
+        case .tooNoisy?:
+            return "no reading: less than half of what came back is the test signal (noise, or another signal on the path)"
+        case .unstable?:
+            return "no reading: the tones disagree about the delay (the path changed during the window, or it is not linear)"
+        case .xrun?:
+            return "no reading: an xrun or a gap in the captured frames fell in the window"
+        case nil:
+            return "valid"
+        }
+    }
+
+    private enum Keys: String, CodingKey {
+        case index, valid, problem, message, measuredFrames, measuredMs, reportedFrames, reportedCaptureFrames
+        case reportedPlaybackFrames, excessFrames, inverted
+        case weakestToneDbfs, toneSpreadFrames, sampleRate, periodFrames, windowStartFrame
+    }
+
+    /// Every key is always present (null when there is no number), so a
+    /// program reading JSON Lines sees the same shape on every line.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(index, forKey: .index)
+        try container.encode(valid, forKey: .valid)
+        try container.encode(problem, forKey: .problem)
+        try container.encode(valid ? nil : message, forKey: .message)
+        try container.encode(measuredFrames, forKey: .measuredFrames)
+        try container.encode(measuredMs, forKey: .measuredMs)
+        try container.encode(reportedFrames, forKey: .reportedFrames)
+        try container.encode(reportedCaptureFrames, forKey: .reportedCaptureFrames)
+        try container.encode(reportedPlaybackFrames, forKey: .reportedPlaybackFrames)
+        try container.encode(excessFrames, forKey: .excessFrames)
+        try container.encode(inverted, forKey: .inverted)
+        try container.encode(weakestToneDBFS.isFinite ? weakestToneDBFS : nil, forKey: .weakestToneDbfs)
+        try container.encode(toneSpreadFrames, forKey: .toneSpreadFrames)
+        try container.encode(sampleRate, forKey: .sampleRate)
+        try container.encode(periodFrames, forKey: .periodFrames)
+        try container.encode(windowStartFrame, forKey: .windowStartFrame)
+    }
+}

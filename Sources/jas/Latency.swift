@@ -1,0 +1,154 @@
+import ArgumentParser
+import AudioSession
+import Foundation
+import LoopbackHarness
+import Measurement
+
+/// `jas latency`: sub-sample round-trip latency against what JACK reports.
+struct Latency: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure the round-trip latency of a path with sub-sample resolution, next to what JACK reports.",
+        discussion: """
+            Plays a multi-tone signal out of --out and captures it on --in (a loopback cable, or jackd's -L \
+            loopback ports), and reads the delay from the tones' phases: one reading per 16384 frames. Each \
+            reading gives the measured delay, the latency JACK reports for the path (capture + playback, \
+            including a stored calibration), the excess (measured − reported) and the polarity. A reading \
+            spoilt by an xrun, a weak or noisy signal is reported as not valid, without numbers.
+            Without --server, starts a private headless jackd with loopback ports and stops it afterwards.
+            --calibrate stores the median excess of the valid readings for this server and these ports; every \
+            session then adds it to the latency JACK reports for them (half to capture, half to playback).
+            Exit status 0 when at least one valid reading came.
+            """
+    )
+
+    @Option(help: "Use this running JACK server instead of starting a private one.")
+    var server: String?
+
+    @Option(name: .customLong("out"), help: "Port the test signal is sent to.")
+    var outputPort: String = "loopback:playback_1"
+
+    @Option(name: .customLong("in"), help: "Port the test signal comes back on.")
+    var inputPort: String = "loopback:capture_1"
+
+    @Option(help: "Period in frames: the private server's -p, or a request to a running server.")
+    var period: Int?
+
+    @Option(help: "Stop after this many valid readings (default: run until interrupted; 10 with --calibrate).")
+    var count: Int?
+
+    @Flag(help: "Store the median excess as this path's latency correction.")
+    var calibrate = false
+
+    @Flag(help: "One JSON object per reading (JSON Lines) instead of text.")
+    var json = false
+
+    func validate() throws {
+        if let period, !(16...8192).contains(period) {
+            throw ValidationError("--period must be 16…8192 frames, got \(period)")
+        }
+        if let count, count < 1 { throw ValidationError("--count must be at least 1, got \(count)") }
+    }
+
+    func run() throws {
+        LoopbackServer.stopServersOnSignals()
+        var spawned: LoopbackServer?
+        defer { spawned?.stop() }
+        let serverName: String
+        if let server {
+            serverName = server
+        } else {
+            let frames = period ?? 256
+            if !json { print("starting a private jackd (dummy backend, loopback ports, \(frames) frames)…") }
+            spawned = try LoopbackServer(name: "jas-latency-\(getpid())", loopbackChannels: 1, period: frames)
+            serverName = spawned!.name
+        }
+        var configuration = LatencyMeter.Configuration(serverName: serverName, outputPort: outputPort, inputPort: inputPort)
+        if server != nil { configuration.preferredPeriodFrames = period }
+        let meter = LatencyMeter(configuration: configuration)
+        do {
+            try meter.start()
+        } catch {
+            Output.diagnostic("jas latency: \(error)")
+            throw ExitCode(2)
+        }
+        defer { meter.stop() }
+        if !json {
+            print("measuring \(outputPort) → \(inputPort) on '\(serverName)': \(Int(meter.session.sampleRate)) Hz, "
+                  + "period \(meter.session.ioBufferFrames) frames")
+        }
+        let wanted = count ?? (calibrate ? 10 : nil)
+        let valid = measure(meter, wanted: wanted)
+        if calibrate { try store(valid, serverName: serverName) }
+        if valid.isEmpty { throw ExitCode.failure }
+    }
+
+    /// Prints readings until `wanted` valid ones came (forever when nil);
+    /// gives up after 2·wanted + 8 readings. Returns the valid readings.
+    private func measure(_ meter: LatencyMeter, wanted: Int?) -> [LatencyReading] {
+        var valid: [LatencyReading] = []
+        var total = 0
+        var waiting = false
+        while wanted.map({ valid.count < $0 && total < 2 * $0 + 8 }) ?? true {
+            guard let reading = meter.nextReading(timeout: 5) else {
+                if !waiting {
+                    Output.diagnostic("jas latency: no audio from server '\(meter.configuration.serverName)' for 5 s; "
+                                      + "waiting for it (Ctrl-C to stop)")
+                    waiting = true
+                }
+                if wanted != nil && spawnedServerGone(meter) { break }
+                continue
+            }
+            waiting = false
+            total += 1
+            if reading.valid { valid.append(reading) }
+            if json {
+                Output.jsonLine(reading)
+            } else {
+                print(Self.describe(reading))
+            }
+        }
+        if let wanted, valid.count < wanted {
+            Output.diagnostic("jas latency: \(valid.count) valid reading(s) of \(wanted) wanted after \(total) reading(s)")
+        }
+        return valid
+    }
+
+    private func spawnedServerGone(_ meter: LatencyMeter) -> Bool { server == nil && meter.session.sampleRate == 0 }
+
+    private func store(_ valid: [LatencyReading], serverName: String) throws {
+        let sorted = valid.filter { $0.excessFrames != nil }.sorted { $0.excessFrames! < $1.excessFrames! }
+        guard !sorted.isEmpty else {
+            Output.diagnostic("jas latency: nothing to calibrate with: no valid reading")
+            return
+        }
+        let middle = sorted[sorted.count / 2]
+        let median = middle.excessFrames!
+        let store = LatencyCalibrationStore()
+        let correction = try store.addRoundTripExcess(median, server: serverName, playbackPort: outputPort,
+                                                      capturePort: inputPort,
+                                                      reportedCapture: middle.reportedCaptureFrames,
+                                                      reportedPlayback: middle.reportedPlaybackFrames)
+        if !json {
+            print(String(format: "calibrated: median excess %+.3f frames; correction now capture %+d, playback %+d frames",
+                         median, correction.captureFrames, correction.playbackFrames)
+                  + " (\(store.path))")
+        }
+    }
+
+    static func describe(_ reading: LatencyReading) -> String {
+        let index = String(reading.index).leftPadded(to: 4)
+        guard reading.valid, let measured = reading.measuredFrames, let ms = reading.measuredMs,
+              let excess = reading.excessFrames else {
+            return "\(index)  \(reading.message)"
+        }
+        return String(format: "%@  %10.3f frames  %8.3f ms  JACK reports %6d  excess %+9.3f  %@",
+                      index, measured, ms, reading.reportedFrames, excess,
+                      reading.inverted ? "INVERTED" : "polarity normal")
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

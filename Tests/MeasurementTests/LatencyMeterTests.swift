@@ -1,0 +1,207 @@
+import AudioSession
+import Foundation
+import JackKit
+import JackTestSupport
+import LoopbackHarness
+import Measurement
+import XCTest
+
+/// Round-trip latency on real jackd servers: jackd's -L loopback (exactly one
+/// period), a delay client of known fractional delay inserted after it, an
+/// inverting path, a forced xrun, a silent path, and calibration.
+final class LatencyMeterTests: JackTestCase {
+    var calibrationPath: String!
+
+    override func setUp() {
+        super.setUp()
+        calibrationPath = NSTemporaryDirectory() + "/jas-calibration-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json"
+    }
+
+    override func tearDown() {
+        unlink(calibrationPath)
+        super.tearDown()
+    }
+
+    func meter(_ serverName: String, out: String = "loopback:playback_1", in input: String = "loopback:capture_1")
+        throws -> LatencyMeter {
+        var configuration = LatencyMeter.Configuration(serverName: serverName, outputPort: out, inputPort: input)
+        configuration.calibration = LatencyCalibrationStore(path: calibrationPath)
+        let meter = LatencyMeter(configuration: configuration)
+        try meter.start()
+        addTeardownBlock { meter.stop() }
+        return meter
+    }
+
+    /// Readings until `valid` valid ones (or `limit` in all).
+    func readings(_ meter: LatencyMeter, valid: Int, limit: Int = 12) -> [LatencyReading] {
+        var all: [LatencyReading] = []
+        while all.filter(\.valid).count < valid, all.count < limit, let reading = meter.nextReading(timeout: 5) {
+            all.append(reading)
+        }
+        return all
+    }
+
+    func testServerLoopbackReadsExactlyOnePeriodAtPeriods64_256_1024() throws {
+        for period in [64, 256, 1024] {
+            let server = try startServer(period: period)
+            let meter = try meter(server.name)
+            let valid = readings(meter, valid: 3).filter(\.valid)
+            XCTAssertEqual(valid.count, 3, "period \(period)")
+            for reading in valid {
+                XCTAssertEqual(reading.measuredFrames ?? -1, Double(period), accuracy: 0.001, "period \(period)")
+                XCTAssertEqual(reading.measuredMs ?? -1, Double(period) * 1000 / 48000, accuracy: 0.0001)
+                XCTAssertEqual(reading.periodFrames, period)
+                XCTAssertFalse(reading.inverted)
+                let reported = try meter.session.inputLatencyRange.max + meter.session.outputLatencyRange.max
+                XCTAssertEqual(reading.reportedFrames, reported)
+                XCTAssertEqual(reading.excessFrames ?? -1, (reading.measuredFrames ?? 0) - Double(reported), accuracy: 1e-9)
+            }
+            meter.stop()
+            server.stop()
+        }
+    }
+
+    func testFractionalDelayInsertedInThePathIsReadToAHundredthOfAFrame() throws {
+        let server = try startServer(period: 256)
+        for fraction in [0.25, 0.5, 10.75] {
+            let inserted = 32 + fraction
+            let name = "delay-\(Int(fraction * 100))"
+            let line = try DelayLineClient(name: name, serverName: server.name, delay: inserted)
+            try line.listen(to: "loopback:capture_1")
+            let meter = try meter(server.name, in: "\(name):out")
+            let valid = readings(meter, valid: 2).filter(\.valid)
+            XCTAssertEqual(valid.count, 2, "delay \(inserted)")
+            for reading in valid {
+                XCTAssertEqual(reading.measuredFrames ?? -1, 256 + inserted, accuracy: 0.01, "delay \(inserted)")
+            }
+            meter.stop()
+        }
+    }
+
+    func testInvertedPathIsReportedWithTheSameDelay() throws {
+        let server = try startServer(period: 128)
+        let line = try DelayLineClient(name: "invert", serverName: server.name, delay: 40, inverting: true)
+        try line.listen(to: "loopback:capture_1")
+        let meter = try meter(server.name, in: "invert:out")
+        let valid = readings(meter, valid: 2).filter(\.valid)
+        XCTAssertEqual(valid.count, 2)
+        for reading in valid {
+            XCTAssertTrue(reading.inverted)
+            XCTAssertEqual(reading.measuredFrames ?? -1, 128 + 40, accuracy: 0.001)
+        }
+    }
+
+    func testXrunDuringAWindowInvalidatesThatReadingOnly() throws {
+        let server = try startServer(period: 256)
+        let line = try DelayLineClient(name: "staller", serverName: server.name, delay: 16)
+        try line.listen(to: "loopback:capture_1")
+        let meter = try meter(server.name, in: "staller:out")
+        XCTAssertTrue(readings(meter, valid: 1).contains(where: \.valid))
+        let xrunsBefore = meter.session.xrunCount
+        line.stall(seconds: 0.1)
+        XCTAssertTrue(waitUntil { meter.session.xrunCount > xrunsBefore }, "the stall did not make an xrun")
+        var after: [LatencyReading] = []
+        while after.filter(\.valid).count < 2, after.count < 10, let reading = meter.nextReading() { after.append(reading) }
+        let spoilt = try XCTUnwrap(after.first, "no reading after the xrun")
+        XCTAssertFalse(spoilt.valid, "the window with the xrun gave a number: \(spoilt)")
+        XCTAssertEqual(spoilt.problem, .xrun)
+        XCTAssertNil(spoilt.measuredFrames)
+        XCTAssertEqual(after.filter(\.valid).count, 2, "measuring did not recover: \(after)")
+        for reading in after where reading.valid {
+            XCTAssertEqual(reading.measuredFrames ?? -1, 256 + 16, accuracy: 0.001)
+        }
+    }
+
+    func testSilentPathGivesNoNumberAndSaysWhy() throws {
+        let server = try startServer(period: 256)
+        // Nothing is ever sent to loopback:playback_2.
+        let meter = try meter(server.name, in: "loopback:capture_2")
+        let all = readings(meter, valid: 1, limit: 2)
+        XCTAssertEqual(all.count, 2)
+        for reading in all {
+            XCTAssertFalse(reading.valid)
+            XCTAssertEqual(reading.problem, .signalTooWeak)
+            XCTAssertNil(reading.measuredFrames)
+            XCTAssertNil(reading.excessFrames)
+            XCTAssertTrue(reading.message.contains("signal"), reading.message)
+        }
+    }
+
+    func testCalibrationShowsInSessionLatencyAndDownstream() throws {
+        let server = try startServer(period: 256)
+        let store = LatencyCalibrationStore(path: calibrationPath)
+        // The dummy backend reports capture = 1 period, playback = 2 periods.
+        func sessionLatencies() throws -> (input: Int, output: Int, downstream: Int) {
+            let session = AudioSession(clientName: "calibrated", serverName: server.name, recordConsent: .givenByCaller,
+                                       latencyCalibration: store)
+            defer { session.close() }
+            try session.setCategory(.playAndRecord, mode: .measurement)
+            session.setPreferredInputPortNames(["system:capture_1"])
+            session.setPreferredOutputPortNames(["system:playback_1"])
+            try session.setPreferredInputNumberOfChannels(1)
+            try session.setPreferredOutputNumberOfChannels(1)
+            try session.setActive(true)
+            // A client downstream of the session's output sees its capture latency.
+            let downstream = try Client(name: "downstream", serverName: server.name)
+            defer { downstream.close() }
+            let listener = try downstream.registerPort("in", flags: .input)
+            try downstream.activate()
+            try downstream.connect("calibrated:out_1", to: "downstream:in")
+            downstream.recomputeLatencies()
+            XCTAssertTrue(waitUntil { listener.latencyRange(.capture).max == (try? session.inputLatencyRange.max) })
+            return (try session.inputLatencyRange.max, try session.outputLatencyRange.max,
+                    listener.latencyRange(.capture).max)
+        }
+        let before = try sessionLatencies()
+        XCTAssertEqual(before.input, 256)
+        XCTAssertEqual(before.output, 512)
+        XCTAssertEqual(before.downstream, 256)
+
+        let correction = try store.addRoundTripExcess(37.4, server: server.name, playbackPort: "system:playback_1",
+                                                      capturePort: "system:capture_1")
+        XCTAssertEqual(correction, LatencyCorrection(captureFrames: 18, playbackFrames: 19))
+        let after = try sessionLatencies()
+        XCTAssertEqual(after.input, 256 + 18)
+        XCTAssertEqual(after.output, 512 + 19)
+        XCTAssertEqual(after.downstream, 256 + 18)
+
+        // A second calibration adds to the first (it was measured against the corrected report).
+        try store.addRoundTripExcess(-7, server: server.name, playbackPort: "system:playback_1",
+                                     capturePort: "system:capture_1")
+        XCTAssertEqual(store.correction(server: server.name, capturePorts: ["system:capture_1"],
+                                        playbackPorts: ["system:playback_1"]),
+                       LatencyCorrection(captureFrames: 15, playbackFrames: 15))
+        XCTAssertEqual(store.correction(server: "another", capturePorts: ["system:capture_1"],
+                                        playbackPorts: ["system:playback_1"]), .none)
+    }
+
+    func testMeasuredExcessStoredAsCalibrationMakesTheNextExcessZero() throws {
+        // A device whose ports declare no latency but loop back a period later:
+        // JACK under-reports, the excess is positive and calibration fixes it.
+        let server = try startServer(period: 256)
+        let device = try SimulatedDevice(name: "rig", serverName: server.name, type: .usbAudio, channels: 1)
+        defer { device.unplug() }
+        let first = try XCTUnwrap(readings(try meter(server.name, out: "rig:playback_1", in: "rig:capture_1"), valid: 1)
+            .first(where: \.valid))
+        let excess = try XCTUnwrap(first.excessFrames)
+        XCTAssertGreaterThan(excess, 100, "measured \(first.measuredFrames ?? -1), reported \(first.reportedFrames)")
+        try LatencyCalibrationStore(path: calibrationPath)
+            .addRoundTripExcess(excess, server: server.name, playbackPort: "rig:playback_1", capturePort: "rig:capture_1",
+                                reportedCapture: first.reportedCaptureFrames, reportedPlayback: first.reportedPlaybackFrames)
+        let second = try meter(server.name, out: "rig:playback_1", in: "rig:capture_1")
+        let again = try XCTUnwrap(readings(second, valid: 1).first(where: \.valid))
+        XCTAssertEqual(again.measuredFrames ?? -1, first.measuredFrames ?? 0, accuracy: 0.001)
+        XCTAssertEqual(again.excessFrames ?? -1, 0, accuracy: 0.5, "reported \(again.reportedFrames)")
+    }
+
+    func testNegativeExcessIsNeverSplitBelowZero() throws {
+        // JACK reports capture 0 and playback 512 for a path that measures 256.
+        let store = LatencyCalibrationStore(path: calibrationPath)
+        let correction = try store.addRoundTripExcess(-256, server: "s", playbackPort: "p", capturePort: "c",
+                                                      reportedCapture: 0, reportedPlayback: 512)
+        XCTAssertEqual(correction, LatencyCorrection(captureFrames: 0, playbackFrames: -256))
+        let even = try store.addRoundTripExcess(256 + 100, server: "s", playbackPort: "p", capturePort: "c",
+                                                reportedCapture: 0, reportedPlayback: 256)
+        XCTAssertEqual(even, LatencyCorrection(captureFrames: 50, playbackFrames: 50))
+    }
+}
