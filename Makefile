@@ -42,9 +42,9 @@ test: deps
 
 rtsan: deps
 	$(SWIFT) build --build-tests --scratch-path .build-rtsan $(RTSAN_LINK)
-	# 1. The measurement loopback runs with the sanitizer watching the callback.
+	# 1. The measurement loopback and the latency probe run with the sanitizer watching the callback.
 	$(SWIFT) test --skip-build --scratch-path .build-rtsan \
-	  --filter 'LoopbackBitExactTests.testTenSecondsBitExactAtPeriod64'
+	  --filter 'LoopbackBitExactTests.testTenSecondsBitExactAtPeriod64|RealtimeSafetyTests.testLatencyProbeAllocatesNothingWhileMeasuring'
 	# 2. The canary: a callback that allocates must be stopped by the sanitizer.
 	mkdir -p $(RTSAN_PIDS)
 	if JAS_SERVER_PID_DIR=$(RTSAN_PIDS) $(SWIFT) test --skip-build --scratch-path .build-rtsan \
@@ -67,6 +67,9 @@ bench: deps
 	.build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough
 	$(SWIFT) build -c release --product recovery-bench
 	timeout 600 .build/release/recovery-bench
+	$(MAKE) deps APT_PACKAGES=jack-delay
+	$(SWIFT) build -c release --product latency-bench
+	timeout 600 .build/release/latency-bench
 
 # 100 server restarts in a row (see the note in MediaServicesTests: it can hang).
 stress: deps

@@ -76,6 +76,12 @@ let package = Package(
             dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "CJack"],
             path: "Benchmarks/RecoveryTime"
         ),
+        // jas latency's readings next to jack_delay's (make bench).
+        .executableTarget(
+            name: "latency-bench",
+            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "Measurement"],
+            path: "Benchmarks/LatencyReadings"
+        ),
         // Test support: counts heap allocations made on the real-time thread.
         .target(
             name: "AllocationCounter",

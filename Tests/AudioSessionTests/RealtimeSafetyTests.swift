@@ -30,6 +30,26 @@ final class RealtimeSafetyTests: JackTestCase {
         XCTAssertEqual(realtimeEvents, 0, "heap allocations or frees inside the process callback")
     }
 
+    func testLatencyProbeAllocatesNothingWhileMeasuring() throws {
+        let server = try startServer(period: 64)
+        var configuration = LatencyMeter.Configuration(serverName: server.name, outputPort: "loopback:playback_1",
+                                                       inputPort: "loopback:capture_1")
+        configuration.calibration = nil
+        let meter = LatencyMeter(configuration: configuration)
+        defer { meter.stop() }
+        allocation_counter_reset()
+        try meter.start()
+        // Readings drain the ring on this thread while the probe runs.
+        var valid = 0
+        while meter.session.cyclesCompleted < 3_000, let reading = meter.nextReading() {
+            if reading.valid { valid += 1 }
+        }
+        let realtimeEvents = allocation_counter_realtime_events()
+        XCTAssertGreaterThanOrEqual(meter.session.cyclesCompleted, 3_000)
+        XCTAssertGreaterThan(valid, 0)
+        XCTAssertEqual(realtimeEvents, 0, "heap allocations or frees inside the latency probe's callback")
+    }
+
     func testCounterSeesAnAllocatingCallback() throws {
         // The control: a render block that allocates is caught, so the test above can fail.
         let server = try startServer(period: 256)

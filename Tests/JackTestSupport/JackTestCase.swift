@@ -47,6 +47,11 @@ open class JackTestCase: XCTestCase {
         return condition()
     }
 
+    /// The jas binary built next to this test bundle.
+    public var jas: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("jas").path
+    }
+
     /// Runs a command-line tool to completion and returns its exit status and output.
     public func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()

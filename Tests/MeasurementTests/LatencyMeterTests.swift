@@ -205,3 +205,27 @@ final class LatencyMeterTests: JackTestCase {
         XCTAssertEqual(even, LatencyCorrection(captureFrames: 50, playbackFrames: 50))
     }
 }
+
+/// A long-running measurement outlives its server.
+final class LatencyMeterRestartTests: JackTestCase {
+    func testReadingsResumeAfterTheServerRestarts() throws {
+        let name = LoopbackServer.uniqueName()
+        let first = try startServer(name: name, period: 256)
+        var configuration = LatencyMeter.Configuration(serverName: name, outputPort: "loopback:playback_1",
+                                                       inputPort: "loopback:capture_1")
+        configuration.calibration = nil
+        let meter = LatencyMeter(configuration: configuration)
+        try meter.start()
+        defer { meter.stop() }
+        XCTAssertEqual(meter.nextReading()?.measuredFrames ?? -1, 256, accuracy: 0.001)
+        first.stop()
+        _ = try startServer(name: name, period: 512)
+        var after: [LatencyReading] = []
+        while !after.contains(where: \.valid), after.count < 10, let reading = meter.nextReading(timeout: 10) {
+            after.append(reading)
+        }
+        let resumed = try XCTUnwrap(after.first(where: \.valid), "no valid reading after the restart: \(after)")
+        XCTAssertEqual(resumed.periodFrames, 512)
+        XCTAssertEqual(resumed.measuredFrames ?? -1, 512, accuracy: 0.001)
+    }
+}

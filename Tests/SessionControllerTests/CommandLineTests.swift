@@ -5,11 +5,6 @@ import XCTest
 /// `jas monitor`, `jas device` and `jas permission` as separate processes
 /// against a real jackd, read through their JSON Lines.
 final class CommandLineTests: JackTestCase {
-    /// The jas binary built next to this test bundle.
-    var jas: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("jas").path
-    }
-
     func testMonitorPrintsRouteChangesFromPluggedDevices() throws {
         let server = try startServer()
         let output = Pipe()
