@@ -25,15 +25,20 @@ extension AudioSession {
             try activateLocked(postFirstCategoryChange: true)
         } else {
             try deactivateLocked(checkBusy: true)
+            didDeactivate(notifyingOthers: options.contains(.notifyOthersOnDeactivation))
         }
     }
 
     /// With `tolerateMissingPorts` (a reset), named ports that are not back
-    /// yet are connected when they appear instead of failing the activation.
+    /// yet are connected when they appear instead of failing the activation,
+    /// and the session keeps its place in the activation order.
     func activateLocked(postFirstCategoryChange: Bool, tolerateMissingPorts: Bool = false) throws(AudioSessionError) {
         guard !isActive else { return }
+        // The place in the activation order is taken when the request is made.
+        let requestedAt = Client.microsecondTime
         let prefs = preferences.withLock { $0 }
         let client = try openOrReuseClient()
+        if !tolerateMissingPorts { try checkActivationAllowed(on: client) }
         let catalog = DeviceCatalog(client: client)
         let history = activation.withLock { state -> DeviceHistory in
             if !state.hasBeenActive && state.history.inputs.isEmpty && state.history.outputs.isEmpty {
@@ -98,6 +103,7 @@ extension AudioSession {
         if first && postFirstCategoryChange {
             hub.post(.routeChange(reason: .categoryChange, previousRoute: .empty, currentRoute: plan.route))
         }
+        didActivate(processor: processor, order: tolerateMissingPorts ? nil : requestedAt)
     }
 
     func deactivateLocked(checkBusy: Bool) throws(AudioSessionError) {
@@ -198,8 +204,14 @@ extension AudioSession {
                 guard let self, let client = self.openClient else { return }
                 self.hub.post(.ioBufferDurationChange(seconds: Double(frames) / Double(client.sampleRate), frames: frames))
             }
-        case .portRegistration, .clientRegistration:
+        case .portRegistration:
             scheduleRouteRefresh()
+        case let .clientRegistration(_, registered):
+            scheduleRouteRefresh()
+            // A session's client that went away may have been interrupting or ducking this one.
+            if !registered { scheduleArbitration() }
+        case let .propertyChange(_, key, _) where key == SessionState.metadataKey || key.isEmpty:
+            scheduleArbitration()
         case let .shutdown(_, reason):
             worker.async { [weak self] in self?.mediaServicesLost(reason: reason.isEmpty ? "JACK server shut down" : reason) }
         default:

@@ -87,6 +87,8 @@ extension AudioSession {
         defer { transition.unlock() }
         guard openClient == nil else { return nil }
         guard let client = try? openOrReuseClient() else { return nil }
+        // jackd forgot all metadata: publish afresh (activation does it too).
+        forgetPublishedState()
         let reactivate = wasActive && resetPolicy == .automatic
         if reactivate {
             do {
@@ -97,6 +99,10 @@ extension AudioSession {
                 Thread.detachNewThread { client.close() }
                 return nil
             }
+        }
+        if !reactivate {
+            publishState(on: client)
+            startArbitrationTimer()
         }
         return MediaServicesReset(previousSampleRate: before.0, sampleRate: Double(client.sampleRate),
                                   previousIOBufferFrames: before.1, ioBufferFrames: client.bufferSize,

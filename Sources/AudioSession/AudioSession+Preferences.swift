@@ -164,12 +164,6 @@ extension AudioSession {
     /// The system output volume: JACK has none, so always 1.
     public var outputVolume: Float { 1 }
 
-    /// Whether another session is playing (computed by the arbitration between sessions).
-    public var isOtherAudioPlaying: Bool { false }
-
-    /// Whether secondary audio should be silenced (computed by the arbitration between sessions).
-    public var secondaryAudioShouldBeSilencedHint: Bool { false }
-
     // MARK: Record permission
 
     /// The decision for this application: the stored one, or granted when the

@@ -68,6 +68,10 @@ public final class AudioSession: @unchecked Sendable {
     /// Bumped by each loss and by close: a reconnect loop of an older generation stops.
     let reconnectGeneration = Atomic<Int>(0)
     private let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))
+    /// This session's part in the arbitration between processes.
+    let arbitration = Mutex(ArbitrationState())
+    /// Guarded by `transition`.
+    nonisolated(unsafe) var arbitrationTimer: DispatchSourceTimer?
     /// Bumped by every port or client registration; a refresh runs once it settles.
     let registrationGeneration = Atomic<Int>(0)
     let hub: EventHub
@@ -215,11 +219,14 @@ public final class AudioSession: @unchecked Sendable {
         reconnectGeneration.add(1, ordering: .relaxed)
         transition.lock()
         defer { transition.unlock() }
+        stopArbitrationTimer()
+        lingerAfterDeactivation()
         let client = activation.withLock { state -> Client? in
             let client = state.client
             state = Activation()
             return client
         }
+        forgetPublishedState()
         client?.close()
     }
 }

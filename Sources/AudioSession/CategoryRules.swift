@@ -45,11 +45,13 @@ public enum CategoryRules {
     }
 
     /// Whether a session with this category and options mixes with others:
-    /// ambient always; playback and playAndRecord only with mixWithOthers; the rest never.
+    /// ambient always; playback and playAndRecord only with mixWithOthers (or
+    /// duckOthers: a session that lowers the others plays along with them,
+    /// it does not stop them); the rest never.
     public static func isMixable(_ category: Category, options: CategoryOptions) -> Bool {
         switch category {
         case .ambient: true
-        case .playback, .playAndRecord: options.contains(.mixWithOthers)
+        case .playback, .playAndRecord: options.contains(.mixWithOthers) || options.contains(.duckOthers)
         case .soloAmbient, .record, .audioProcessing, .multiRoute: false
         }
     }

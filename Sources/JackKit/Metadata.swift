@@ -1,4 +1,12 @@
 import CJack
+import Synchronization
+
+/// libjack's metadata functions share one database handle per process and
+/// are not safe to call from several threads at once (two sessions in one
+/// process, each on its own queue, crashed inside jack_get_property): every
+/// metadata call in this process goes through this lock. Never taken on the
+/// real-time thread.
+let metadataLock = Mutex(())
 
 /// Well-known JACK metadata keys.
 public enum MetadataKey {
@@ -18,26 +26,28 @@ extension Client {
     /// Sets a metadata property on `subject` (a client or port UUID).
     public func setProperty(_ key: String, value: String, type: String? = nil, on subject: UInt64) throws(JackError) {
         try ensureOpen()
-        let code = jack_set_property(handle, subject, key, value, type)
+        let code = metadataLock.withLock { _ in jack_set_property(handle, subject, key, value, type) }
         if code != 0 { throw .propertyFailed(key: key, subject: String(subject), code: code) }
     }
 
     /// The value of a metadata property on `subject`, or nil when it has none.
     public func property(_ key: String, on subject: UInt64) -> String? {
-        var value: UnsafeMutablePointer<CChar>?
-        var type: UnsafeMutablePointer<CChar>?
-        guard jack_get_property(subject, key, &value, &type) == 0, let value else { return nil }
-        defer {
-            jack_free(value)
-            if let type { jack_free(type) }
+        metadataLock.withLock { _ in
+            var value: UnsafeMutablePointer<CChar>?
+            var type: UnsafeMutablePointer<CChar>?
+            guard jack_get_property(subject, key, &value, &type) == 0, let value else { return nil }
+            defer {
+                jack_free(value)
+                if let type { jack_free(type) }
+            }
+            return String(cString: value)
         }
-        return String(cString: value)
     }
 
     /// Removes a metadata property from `subject`.
     public func removeProperty(_ key: String, on subject: UInt64) throws(JackError) {
         try ensureOpen()
-        let code = jack_remove_property(handle, subject, key)
+        let code = metadataLock.withLock { _ in jack_remove_property(handle, subject, key) }
         if code != 0 { throw .propertyFailed(key: key, subject: String(subject), code: code) }
     }
 }
@@ -51,4 +61,49 @@ extension Client {
         var uuid: jack_uuid_t = 0
         return jack_uuid_parse(text, &uuid) == 0 ? uuid : nil
     }
+}
+
+extension Client {
+    /// Every subject that has a `key` property, with its value (one read of
+    /// the metadata store for all of them); nil when the store could not be read.
+    public func subjects(withProperty key: String) -> [(subject: UInt64, value: String)]? {
+        metadataLock.withLock { _ in allSubjects(withProperty: key) }
+    }
+
+    private func allSubjects(withProperty key: String) -> [(subject: UInt64, value: String)]? {
+        var descriptions: UnsafeMutablePointer<jack_description_t>?
+        let count = jack_get_all_properties(&descriptions)
+        guard count >= 0 else { return nil }
+        guard count > 0, let descriptions else { return [] }
+        defer {
+            for index in 0..<Int(count) { jack_free_description(descriptions + index, 0) }
+            jack_free(descriptions)
+        }
+        var found: [(UInt64, String)] = []
+        for index in 0..<Int(count) {
+            let description = descriptions[index]
+            guard let properties = description.properties else { continue }
+            for number in 0..<Int(description.property_cnt) {
+                let property = properties[number]
+                guard let propertyKey = property.key, String(cString: propertyKey) == key,
+                      let data = property.data else { continue }
+                found.append((description.subject, String(cString: data)))
+            }
+        }
+        return found
+    }
+
+    /// The name of the client with this UUID on this client's server, or nil
+    /// when there is none (it closed, or the UUID belongs to another server).
+    public func clientName(ofUUID uuid: UInt64) -> String? {
+        guard !isClosed else { return nil }
+        var text = [CChar](repeating: 0, count: Int(JACK_UUID_STRING_SIZE))
+        jack_uuid_unparse(uuid, &text)
+        guard let name = jack_get_client_name_by_uuid(handle, text) else { return nil }
+        defer { jack_free(name) }
+        return String(cString: name)
+    }
+
+    /// JACK's clock, microseconds: the same in every process on this machine.
+    public static var microsecondTime: UInt64 { jack_get_time() }
 }

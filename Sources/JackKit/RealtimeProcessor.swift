@@ -50,6 +50,8 @@ public final class RealtimeProcessor: @unchecked Sendable {
     /// When set, the render block gets silence instead of the input port
     /// buffers (which belong to the ports feeding them and are never written).
     public let silencesInputs = Atomic<Bool>(false)
+    /// Mute, gain and level watch applied to the outputs after the render block.
+    public let outputStage = OutputStage()
     /// The largest period JACK allows, frames.
     static let maximumFrames = 8192
 
@@ -101,7 +103,9 @@ public final class RealtimeProcessor: @unchecked Sendable {
             outputs: UnsafeBufferPointer(outputBuffers),
             cycleStartFrame: jack_last_frame_time(client)))
         // One writer: a plain release store, no read-modify-write.
-        cyclesCompleted.store(cyclesCompleted.load(ordering: .relaxed) &+ 1, ordering: .releasing)
+        let cycle = cyclesCompleted.load(ordering: .relaxed) &+ 1
+        outputStage.apply(outputBuffers, frames: Int(frames), cycle: cycle)
+        cyclesCompleted.store(cycle, ordering: .releasing)
         if let costRecorder {
             costRecorder.record(cjack_monotonic_nanoseconds() &- started)
         }

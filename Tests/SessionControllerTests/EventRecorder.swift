@@ -34,4 +34,12 @@ final class EventRecorder: @unchecked Sendable {
             return nil
         }
     }
+
+    /// Interruptions received so far.
+    var interruptions: [(type: InterruptionType, options: InterruptionOptions, reason: InterruptionReason)] {
+        events.compactMap {
+            if case let .interruption(type, options, reason) = $0 { return (type, options, reason) }
+            return nil
+        }
+    }
 }

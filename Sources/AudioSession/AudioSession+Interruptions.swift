@@ -1,0 +1,309 @@
+import Foundation
+import JackKit
+
+extension AudioSession {
+    /// A session's priority class. `call` stands for the phone: it interrupts
+    /// every other session, mixable or not, and nothing interrupts it or
+    /// activates while it is active (`insufficientPriority`).
+    public enum Priority: String, Sendable, Codable, CaseIterable {
+        case ordinary, call
+    }
+
+    /// This session's part in the arbitration between processes.
+    struct ArbitrationState {
+        var priority: Priority = .ordinary
+        var duckLevelDB: Double = -20
+        var duckReleaseHold: Double = 2
+        /// JACK microseconds at the last activation.
+        var order: UInt64 = 0
+        /// The session that interrupted this one, while the interruption lasts.
+        var interrupter: PublishedSession?
+        var resumeOthers = false
+        /// When the session last deactivated (others read how it ended).
+        var deactivatedAt: Date?
+        var producingSound = false
+        var lastAudibleCycle: UInt64 = 0
+        var lastAudibleAt = Date.distantPast
+        var ducked = false
+        var secondaryHint = false
+        var otherAudioPlaying = false
+        /// The value last written to the server.
+        var published: String?
+        /// Refused values already reported (reported once each).
+        var refusalsReported: Set<String> = []
+    }
+
+    // MARK: Settings
+
+    /// The priority class (default ordinary); applies from the next activation.
+    public var priority: Priority { arbitration.withLock { $0.priority } }
+
+    /// Sets the priority class.
+    public func setPriority(_ priority: Priority) {
+        arbitration.withLock { $0.priority = priority }
+    }
+
+    /// How far this session lowers the others while it ducks them, dB (default −20).
+    public var duckLevel: Double { arbitration.withLock { $0.duckLevelDB } }
+
+    /// Sets the duck level, dB in −96…0.
+    public func setDuckLevel(_ decibels: Double) throws(AudioSessionError) {
+        guard decibels.isFinite, (-96...0).contains(decibels) else {
+            throw AudioSessionError(.badParam, "duck level must be between -96 and 0 dB, got \(decibels)")
+        }
+        arbitration.withLock { $0.duckLevelDB = decibels }
+        scheduleArbitration()
+    }
+
+    /// Seconds of silence after which a ducking session stops ducking the
+    /// others although still active (default 2).
+    public var duckReleaseHold: Double { arbitration.withLock { $0.duckReleaseHold } }
+
+    /// Sets the duck-release hold, seconds (≥ 0).
+    public func setDuckReleaseHold(_ seconds: Double) throws(AudioSessionError) {
+        guard seconds.isFinite, seconds >= 0 else {
+            throw AudioSessionError(.badParam, "duck release hold must be a non-negative number of seconds, got \(seconds)")
+        }
+        arbitration.withLock { $0.duckReleaseHold = seconds }
+    }
+
+    // MARK: What the others do
+
+    /// Whether another session on the server is active and producing sound.
+    public var isOtherAudioPlaying: Bool {
+        guard let client = openClient else { return false }
+        return Arbitration.isOtherAudioPlaying(for: client.uuid, among: publishedSessions(using: client) ?? [])
+    }
+
+    /// Whether another session's primary (non-mixable) audio is playing.
+    public var secondaryAudioShouldBeSilencedHint: Bool {
+        guard let client = openClient else { return false }
+        return Arbitration.secondaryAudioShouldBeSilenced(for: client.uuid, among: publishedSessions(using: client) ?? [])
+    }
+
+    /// Whether the session was interrupted and the interruption has not ended.
+    public var isInterrupted: Bool { arbitration.withLock { $0.interrupter != nil } }
+
+    /// Whether another session lowers this one now.
+    public var isDucked: Bool { arbitration.withLock { $0.ducked } }
+
+    /// Every session published on the server, this one included.
+    public func publishedSessions() -> [PublishedSession] {
+        guard let client = openClient else { return [] }
+        return publishedSessions(using: client) ?? []
+    }
+
+    /// nil when the metadata could not be read.
+    func publishedSessions(using client: Client) -> [PublishedSession]? {
+        SessionDirectory.sessions(using: client, server: serverName) { [self] subject, refusal in
+            let key = "\(subject):\(refusal)"
+            guard arbitration.withLock({ $0.refusalsReported.insert(key).inserted }) else { return }
+            let name = client.clientName(ofUUID: subject) ?? "client \(subject)"
+            let line = "jackaudiosession: ignoring the session state published by '\(name)': \(refusal)\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+
+    // MARK: Activation hooks (called with `transition` held)
+
+    /// Refuses an activation while another process's call is active.
+    func checkActivationAllowed(on client: Client) throws(AudioSessionError) {
+        let others = publishedSessions(using: client) ?? []
+        if let call = Arbitration.blockingCall(for: client.uuid, among: others) {
+            throw AudioSessionError(.insufficientPriority, "the call-class session '\(call.state.client)' is active on "
+                                        + "server '\(serverName)'; nothing can activate until it ends")
+        }
+    }
+
+    /// After an activation: its place in the activation order (`order`, JACK
+    /// microseconds; nil for a reset, which keeps its place), ducking starts
+    /// at once, and the state is published.
+    func didActivate(processor: RealtimeProcessor, order: UInt64?) {
+        let measurement = preferences.withLock { $0.mode == .measurement }
+        processor.outputStage.setWatchesLevel(!measurement)
+        arbitration.withLock {
+            if let order { $0.order = order } else if $0.order == 0 { $0.order = Client.microsecondTime }
+            $0.interrupter = nil
+            $0.resumeOthers = false
+            $0.lastAudibleCycle = 0
+            $0.lastAudibleAt = Date()
+            $0.producingSound = true
+        }
+        startArbitrationTimer()
+        arbitrate()
+    }
+
+    /// After a deactivation: published, so those waiting on this session see it.
+    func didDeactivate(notifyingOthers: Bool) {
+        arbitration.withLock {
+            $0.resumeOthers = notifyingOthers
+            $0.deactivatedAt = Date()
+            $0.producingSound = false
+            $0.ducked = false
+        }
+        arbitrate()
+    }
+
+    /// jackd drops a client's metadata the moment it closes, and a session
+    /// that vanishes looks like one that crashed (whose interruptions end
+    /// with shouldResume). So a close right after a deactivation waits until
+    /// 0.3 s have passed since it, long enough for the other sessions to read
+    /// whether it deactivated with notifyOthersOnDeactivation (an interrupted
+    /// session, being deactivated itself, looks every 100 ms).
+    func lingerAfterDeactivation() {
+        guard let deactivatedAt = arbitration.withLock({ $0.deactivatedAt }) else { return }
+        let remaining = 0.3 - Date().timeIntervalSince(deactivatedAt)
+        if remaining > 0 { usleep(UInt32(remaining * 1_000_000)) }
+    }
+
+    // MARK: The arbitration itself
+
+    /// Runs `arbitrate` soon on the worker (from JACK's notification thread).
+    func scheduleArbitration() {
+        worker.async { [weak self] in self?.arbitrate() }
+    }
+
+    /// Reads every published session and acts on what concerns this one:
+    /// interrupted (silent at once, inactive, `interruption(.began)`), the
+    /// interruption over (`.ended`, `.shouldResume` if the interrupter asked
+    /// for it or died), ducked or not, the secondary-audio hint; then
+    /// publishes this session's own state.
+    func arbitrate() {
+        transition.lock()
+        defer { transition.unlock() }
+        // An unreadable store says nothing (above all, not that an interrupter died).
+        guard let client = openClient, !client.isClosed, let all = publishedSessions(using: client) else { return }
+        let myUUID = client.uuid
+        let others = all.filter { $0.uuid != myUUID }
+        updateProducingSound()
+        let me = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
+        if isActive, let interrupter = Arbitration.interrupter(of: me, among: others) {
+            interrupt(by: interrupter)
+        } else if let waitingOn = arbitration.withLock({ $0.interrupter }) {
+            let now = all.first { $0.uuid == waitingOn.uuid }
+            if now == nil || now?.state.active == false || now?.state.order != waitingOn.state.order {
+                // Gone (closed or crashed: resume), deactivated (resume if it
+                // said so), or active again since (a new activation: its
+                // interruption of this session has ended; resume only if told).
+                let resume = now == nil || now?.state.resumeOthers == true
+                arbitration.withLock { $0.interrupter = nil }
+                hub.post(.interruption(type: .ended, options: resume ? .shouldResume : [], reason: .default))
+            }
+        }
+        let processor = activation.withLock { $0.processor }
+        let meNow = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
+        let gain = Arbitration.duckGain(for: meNow, among: others)
+        processor?.outputStage.setTargetGain(gain)
+        let (hintChanged, hint) = arbitration.withLock { state -> (Bool, Bool) in
+            state.ducked = isActive && gain < 1
+            let hint = Arbitration.secondaryAudioShouldBeSilenced(for: myUUID, among: others)
+            defer { state.secondaryHint = hint }
+            return (hint != state.secondaryHint, hint)
+        }
+        if hintChanged { hub.post(.silenceSecondaryAudioHint(begin: hint)) }
+        publishState(on: client)
+    }
+
+    /// Silences the session at once and deactivates it because `interrupter` took the audio.
+    private func interrupt(by interrupter: PublishedSession) {
+        if let processor = activation.withLock({ $0.processor }) {
+            processor.outputStage.setMuted(true)
+            processor.silencesInputs.store(true, ordering: .releasing)
+        }
+        try? deactivateLocked(checkBusy: false)
+        arbitration.withLock {
+            $0.interrupter = interrupter
+            $0.producingSound = false
+            $0.ducked = false
+        }
+        let reason: InterruptionReason = interrupter.state.priority == .call ? .callStarted : .default
+        hub.post(.interruption(type: .began, options: [], reason: reason))
+    }
+
+    /// Whether the output carried sound within the duck-release hold.
+    private func updateProducingSound() {
+        let processor = activation.withLock { $0.processor }
+        let (category, mode) = preferences.withLock { ($0.category, $0.mode) }
+        let active = isActive
+        arbitration.withLock { state in
+            guard active, category.hasOutput, let processor else {
+                state.producingSound = false
+                return
+            }
+            // A measurement path is not watched: active means sounding.
+            guard mode != .measurement else {
+                state.producingSound = true
+                return
+            }
+            let cycle = processor.outputStage.lastAudibleCycle
+            if cycle != state.lastAudibleCycle {
+                state.lastAudibleCycle = cycle
+                state.lastAudibleAt = Date()
+            }
+            state.producingSound = Date().timeIntervalSince(state.lastAudibleAt) <= state.duckReleaseHold
+        }
+    }
+
+    /// The state this session publishes now.
+    func currentState(clientName: String) -> SessionState {
+        let prefs = preferences.withLock { $0 }
+        let active = isActive
+        return arbitration.withLock { state in
+            SessionState(server: serverName, client: clientName, pid: getpid(), category: prefs.category,
+                         mode: prefs.mode, options: prefs.options.names, active: active, priority: state.priority,
+                         order: state.order, interrupted: state.interrupter != nil,
+                         interruptedBy: state.interrupter?.state.client, producingSound: state.producingSound,
+                         ducking: active && prefs.options.contains(.duckOthers) && state.producingSound,
+                         ducked: state.ducked, duckLevelDB: state.duckLevelDB, resumeOthers: state.resumeOthers)
+        }
+    }
+
+    /// Writes the state to the server when it changed.
+    func publishState(on client: Client) {
+        let value = currentState(clientName: client.name).encoded()
+        let changed = arbitration.withLock { state -> Bool in
+            defer { state.published = value }
+            return state.published != value
+        }
+        guard changed else { return }
+        do {
+            try client.setProperty(SessionState.metadataKey, value: value, type: "application/json", on: client.uuid)
+        } catch {
+            arbitration.withLock { $0.published = nil }
+        }
+    }
+
+    /// Forgets what was published (a new client, or a server that forgot it).
+    func forgetPublishedState() {
+        arbitration.withLock { $0.published = nil }
+    }
+
+    /// Every 100 ms while the client is open: whether the session still
+    /// produces sound (ducking ends after the hold), and a full arbitration
+    /// every 500 ms in case a notification was missed — every 100 ms while
+    /// interrupted, because JACK sends no notifications to a deactivated
+    /// client, and an interrupted session is one.
+    func startArbitrationTimer() {
+        guard arbitrationTimer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: worker)
+        var ticks = 0
+        timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            ticks += 1
+            let before = self.arbitration.withLock { $0.producingSound }
+            self.transition.lock()
+            self.updateProducingSound()
+            self.transition.unlock()
+            let (producing, interrupted) = self.arbitration.withLock { ($0.producingSound, $0.interrupter != nil) }
+            if ticks % 5 == 0 || producing != before || interrupted { self.arbitrate() }
+        }
+        timer.resume()
+        arbitrationTimer = timer
+    }
+
+    func stopArbitrationTimer() {
+        arbitrationTimer?.cancel()
+        arbitrationTimer = nil
+    }
+}

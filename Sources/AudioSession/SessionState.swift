@@ -1,0 +1,151 @@
+import Foundation
+import JackKit
+
+/// What a session publishes about itself for the sessions of other processes,
+/// as JSON in the JACK metadata property `urn:jackaudiosession:session-state`
+/// on its client's UUID. jackd is the only shared place: no daemon, nothing
+/// left running, and the state goes when the client goes.
+///
+/// What others publish is untrusted input: `parse` accepts only a bounded,
+/// well-formed value of the current version and refuses anything else.
+public struct SessionState: Codable, Sendable, Equatable {
+    /// The metadata key.
+    public static let metadataKey = "urn:jackaudiosession:session-state"
+    /// Longer values are refused without being parsed.
+    public static let maximumLength = 4096
+    public static let currentVersion = 1
+
+    public var version = SessionState.currentVersion
+    /// The JACK server the session is on.
+    public var server: String
+    /// Its JACK client name.
+    public var client: String
+    /// The process that runs it.
+    public var pid: Int32
+    public var category: Category
+    public var mode: Mode
+    /// Option names as AVAudioSession spells them.
+    public var options: [String]
+    public var active: Bool
+    public var priority: AudioSession.Priority
+    /// When it last activated, JACK microseconds: the activation order every
+    /// process sees alike (ties broken by client UUID).
+    public var order: UInt64
+    /// It was interrupted and waits for the interruption to end.
+    public var interrupted: Bool
+    /// The client name of the session that interrupted it.
+    public var interruptedBy: String?
+    /// Its output carried sound recently (within its duck-release hold).
+    public var producingSound: Bool
+    /// It lowers the others now (active, duckOthers, producing sound).
+    public var ducking: Bool
+    /// It is lowered by another session now.
+    public var ducked: Bool
+    /// How far it lowers the others while ducking, dB (negative).
+    public var duckLevelDB: Double
+    /// It deactivated with notifyOthersOnDeactivation: those it interrupted may resume.
+    public var resumeOthers: Bool
+
+    public init(server: String, client: String, pid: Int32, category: Category, mode: Mode, options: [String],
+                active: Bool, priority: AudioSession.Priority, order: UInt64, interrupted: Bool, interruptedBy: String?,
+                producingSound: Bool, ducking: Bool, ducked: Bool, duckLevelDB: Double, resumeOthers: Bool) {
+        self.server = server
+        self.client = client
+        self.pid = pid
+        self.category = category
+        self.mode = mode
+        self.options = options
+        self.active = active
+        self.priority = priority
+        self.order = order
+        self.interrupted = interrupted
+        self.interruptedBy = interruptedBy
+        self.producingSound = producingSound
+        self.ducking = ducking
+        self.ducked = ducked
+        self.duckLevelDB = duckLevelDB
+        self.resumeOthers = resumeOthers
+    }
+
+    /// The options as a set (names that are not options are ignored).
+    public var categoryOptions: CategoryOptions {
+        options.reduce(into: CategoryOptions()) { set, name in
+            if let option = CategoryOptions(name: name) { set.formUnion(option) }
+        }
+    }
+
+    /// Whether it mixes with others (ambient, mixWithOthers, duckOthers).
+    public var isMixable: Bool { CategoryRules.isMixable(category, options: categoryOptions) }
+
+    /// The JSON published.
+    public func encoded() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    /// Why a published value was refused.
+    public enum Refusal: Error, Equatable, CustomStringConvertible {
+        case tooLong(Int)
+        case malformed(String)
+        case unsupportedVersion(Int)
+        case outOfRange(String)
+
+        public var description: String {
+            switch self {
+            case let .tooLong(length): "value of \(length) bytes (more than \(SessionState.maximumLength))"
+            case let .malformed(detail): "not a session state: \(detail)"
+            case let .unsupportedVersion(version): "version \(version) (this library reads \(SessionState.currentVersion))"
+            case let .outOfRange(field): "\(field) out of range"
+            }
+        }
+    }
+
+    /// Reads a value another client published.
+    public static func parse(_ text: String) -> Result<SessionState, Refusal> {
+        let bytes = Array(text.utf8)
+        guard bytes.count <= maximumLength else { return .failure(.tooLong(bytes.count)) }
+        let state: SessionState
+        do {
+            state = try JSONDecoder().decode(SessionState.self, from: Data(bytes))
+        } catch {
+            return .failure(.malformed(String(describing: error).prefix(200).description))
+        }
+        guard state.version == currentVersion else { return .failure(.unsupportedVersion(state.version)) }
+        guard state.duckLevelDB.isFinite, (-96...0).contains(state.duckLevelDB) else {
+            return .failure(.outOfRange("duckLevelDB"))
+        }
+        guard !state.client.isEmpty, state.client.utf8.count <= 256, state.options.count <= 16 else {
+            return .failure(.outOfRange("client or options"))
+        }
+        return .success(state)
+    }
+}
+
+/// A session published on the server: its client's UUID and its state.
+public struct PublishedSession: Sendable, Equatable {
+    public let uuid: UInt64
+    public let state: SessionState
+}
+
+/// Reads the sessions published on a server.
+public enum SessionDirectory {
+    /// Every session on `client`'s server whose client is alive and whose
+    /// state is well-formed (nil when the metadata could not be read); a
+    /// refused value is reported to `refused`.
+    public static func sessions(using client: Client, server: String,
+                                refused: (UInt64, SessionState.Refusal) -> Void = { _, _ in }) -> [PublishedSession]? {
+        client.subjects(withProperty: SessionState.metadataKey)?.compactMap { subject, value in
+            switch SessionState.parse(value) {
+            case let .failure(refusal):
+                refused(subject, refusal)
+                return nil
+            case let .success(state):
+                // Metadata outlives clients and may belong to another server:
+                // the UUID must name this very client on this server now.
+                guard state.server == server, client.clientName(ofUUID: subject) == state.client else { return nil }
+                return PublishedSession(uuid: subject, state: state)
+            }
+        }
+    }
+}

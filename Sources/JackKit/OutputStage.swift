@@ -1,0 +1,90 @@
+import Synchronization
+
+/// What a processor does to its output buffers after the render block: a gain
+/// (ducking) that moves towards its target by a fixed step per sample, so a
+/// change never clicks; a mute (an interruption: silent from the next cycle);
+/// and the number of the last cycle whose output was audible, so the non-real-
+/// time side can tell whether the session is producing sound.
+///
+/// At unity gain, unmuted and not watching the level, `apply` reads three
+/// atomics and touches no sample: a measurement-mode path stays bit-exact.
+public final class OutputStage: @unchecked Sendable {
+    private let targetGainBits = Atomic<UInt32>(Float(1).bitPattern)
+    private let mutedFlag = Atomic<Bool>(false)
+    private let watching = Atomic<Bool>(false)
+    private let lastAudible = Atomic<UInt64>(0)
+    /// The gain of the last sample written (real-time thread only).
+    private var currentGain: Float = 1
+    /// Gain change per sample: a full 0…1 swing takes 480 samples (10 ms at 48 kHz).
+    static let rampStep: Float = 1.0 / 480
+    /// A peak above this (−80 dBFS) makes a cycle audible.
+    public static let audibleThreshold: Float = 1e-4
+
+    public init() {}
+
+    /// The gain the outputs move towards (1: untouched).
+    public var targetGain: Float { Float(bitPattern: targetGainBits.load(ordering: .relaxed)) }
+
+    /// Sets the gain the outputs move towards, linear.
+    public func setTargetGain(_ gain: Float) {
+        targetGainBits.store(max(0, gain).bitPattern, ordering: .relaxed)
+    }
+
+    /// Whether the outputs are silenced.
+    public var isMuted: Bool { mutedFlag.load(ordering: .acquiring) }
+
+    /// Silences the outputs from the next cycle on (and lets them back in with a ramp).
+    public func setMuted(_ muted: Bool) { mutedFlag.store(muted, ordering: .releasing) }
+
+    /// Whether the stage measures the output peak each cycle.
+    public func setWatchesLevel(_ watches: Bool) { watching.store(watches, ordering: .relaxed) }
+
+    /// The processor's cycle count at the last audible cycle (0: none yet).
+    public var lastAudibleCycle: UInt64 { lastAudible.load(ordering: .acquiring) }
+
+    /// Applies mute, gain and level watch to this cycle's outputs.
+    @_noAllocation @_noLocks
+    func apply(_ outputs: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frames: Int, cycle: UInt64) {
+        if mutedFlag.load(ordering: .relaxed) {
+            var channel = 0
+            while channel < outputs.count {
+                outputs[channel].update(repeating: 0, count: frames)
+                channel += 1
+            }
+            currentGain = 0
+            return
+        }
+        let target = Float(bitPattern: targetGainBits.load(ordering: .relaxed))
+        if currentGain != 1 || target != 1 {
+            var gain = currentGain
+            var frame = 0
+            while frame < frames {
+                if gain < target {
+                    gain = min(target, gain + Self.rampStep)
+                } else if gain > target {
+                    gain = max(target, gain - Self.rampStep)
+                }
+                var channel = 0
+                while channel < outputs.count {
+                    outputs[channel][frame] *= gain
+                    channel += 1
+                }
+                frame += 1
+            }
+            currentGain = gain
+        }
+        guard watching.load(ordering: .relaxed) else { return }
+        var peak: Float = 0
+        var channel = 0
+        while channel < outputs.count {
+            let buffer = outputs[channel]
+            var frame = 0
+            while frame < frames {
+                peak = max(peak, abs(buffer[frame]))
+                frame += 1
+            }
+            channel += 1
+        }
+        if peak > Self.audibleThreshold { lastAudible.store(cycle, ordering: .releasing) }
+    }
+}

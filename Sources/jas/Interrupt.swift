@@ -1,0 +1,83 @@
+import ArgumentParser
+import AudioSession
+import Foundation
+
+/// `jas interrupt`: a session that interrupts the others for a while and
+/// then lets them resume — the "invoke an interruption" of the seeds.
+struct Interrupt: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Interrupt the other sessions on the server for a while, then let them resume.",
+        discussion: """
+            --as call activates a call-class session (playAndRecord, voiceChat): it interrupts every other \
+            session, mixable or not, and nothing can activate over it. --as ordinary activates a non-mixable \
+            playback session, which interrupts the non-mixable ones. After --for seconds it deactivates with \
+            notifyOthersOnDeactivation, so the interrupted sessions receive ended with shouldResume.
+            """
+    )
+
+    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
+    var server: String?
+
+    @Option(name: .customLong("as"), help: "call or ordinary.")
+    var priority: String = "call"
+
+    @Option(name: .customLong("for"), help: "Seconds the interruption lasts.")
+    var seconds: Double = 5
+
+    @Option(help: "The JACK client name.")
+    var name = "jas-interrupt"
+
+    @Flag(help: "Print JSON Lines.")
+    var json = false
+
+    func validate() throws {
+        guard AudioSession.Priority(rawValue: priority) != nil else { throw ValidationError("--as must be call or ordinary") }
+        guard seconds >= 0, seconds <= 86_400 else { throw ValidationError("--for must be 0…86400 seconds") }
+    }
+
+    func run() async throws {
+        let priority = AudioSession.Priority(rawValue: priority)!
+        // The caller asked for a call: its microphone side carries nothing of anyone's.
+        let session = AudioSession(clientName: name, serverName: server, recordConsent: .givenByCaller)
+        do {
+            if priority == .call {
+                try session.setCategory(.playAndRecord, mode: .voiceChat)
+            } else {
+                try session.setCategory(.playback)
+            }
+            session.setPriority(priority)
+            try session.setActive(true)
+        } catch {
+            Output.diagnostic("jas interrupt: \(error)")
+            throw ExitCode(2)
+        }
+        Signals.onInterrupt {
+            try? session.setActive(false, options: .notifyOthersOnDeactivation)
+            session.close()
+        }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let interrupted = session.publishedSessions().filter { $0.state.interruptedBy == name }.map(\.state.client)
+        if json {
+            Output.jsonLine(InterruptReport(event: "began", client: name, priority: priority.rawValue, interrupted: interrupted))
+        } else {
+            print("\(priority.rawValue) '\(name)' active on '\(session.serverName)' for \(seconds) s; interrupted: "
+                  + (interrupted.isEmpty ? "none" : interrupted.joined(separator: ", ")))
+        }
+        fflush(nil)
+        try await Task.sleep(nanoseconds: UInt64(max(0, seconds - 0.2) * 1e9))
+        try? session.setActive(false, options: .notifyOthersOnDeactivation)
+        session.close()
+        if json {
+            Output.jsonLine(InterruptReport(event: "ended", client: name, priority: priority.rawValue, interrupted: interrupted))
+        } else {
+            print("ended; the interrupted sessions were told they may resume")
+        }
+    }
+}
+
+struct InterruptReport: Encodable {
+    let event: String
+    let client: String
+    let priority: String
+    let interrupted: [String]
+}

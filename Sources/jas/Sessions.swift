@@ -1,0 +1,82 @@
+import ArgumentParser
+import AudioSession
+import Foundation
+import JackKit
+
+/// `jas sessions`: every session on the server with its published state.
+struct Sessions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the audio sessions on a JACK server with the state each publishes."
+    )
+
+    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
+    var server: String?
+
+    @Flag(help: "One JSON object per session.")
+    var json = false
+
+    func run() throws {
+        let client: Client
+        do {
+            client = try Client(name: "jas-sessions", serverName: server ?? Client.defaultServerName)
+        } catch {
+            Output.diagnostic("jas sessions: \(error)")
+            throw ExitCode(2)
+        }
+        defer { client.close() }
+        guard let published = SessionDirectory.sessions(using: client, server: client.serverName, refused: { subject, refusal in
+            Output.diagnostic("jas sessions: ignoring the state published by client \(subject): \(refusal)")
+        }) else {
+            Output.diagnostic("jas sessions: could not read the metadata of server '\(client.serverName)'")
+            throw ExitCode(2)
+        }
+        let sessions = published.sorted { Arbitration.precedes($0, $1) }
+        for session in sessions {
+            let state = session.state
+            if json {
+                Output.jsonLine(SessionLine(state))
+            } else {
+                var flags: [String] = [state.active ? "active" : "inactive"]
+                if state.interrupted { flags.append("interrupted by \(state.interruptedBy ?? "?")") }
+                if state.ducking { flags.append("ducking others \(state.duckLevelDB) dB") }
+                if state.ducked { flags.append("ducked") }
+                if state.producingSound { flags.append("sounding") }
+                print("\(state.client) (pid \(state.pid)): \(state.priority.rawValue), \(state.category.rawValue), "
+                      + "\(state.mode.rawValue)" + (state.options.isEmpty ? "" : " [\(state.options.joined(separator: ", "))]")
+                      + "; " + flags.joined(separator: ", "))
+            }
+        }
+        if sessions.isEmpty && !json { print("no sessions on '\(client.serverName)'") }
+    }
+}
+
+/// One line of `jas sessions --json`.
+struct SessionLine: Encodable {
+    let client: String
+    let pid: Int32
+    let category: String
+    let mode: String
+    let options: [String]
+    let active: Bool
+    let priority: String
+    let interrupted: Bool
+    let interruptedBy: String?
+    let ducked: Bool
+    let ducking: Bool
+    let producingSound: Bool
+
+    init(_ state: SessionState) {
+        client = state.client
+        pid = state.pid
+        category = state.category.rawValue
+        mode = state.mode.rawValue
+        options = state.options
+        active = state.active
+        priority = state.priority.rawValue
+        interrupted = state.interrupted
+        interruptedBy = state.interruptedBy
+        ducked = state.ducked
+        ducking = state.ducking
+        producingSound = state.producingSound
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import JackKit
+import Synchronization
+
+/// A JACK client that listens to ports and measures their RMS level over a
+/// window of time, for tests that judge what was heard on a loopback.
+public final class LevelProbe: @unchecked Sendable {
+    let client: Client
+    let meter: LevelAccumulator
+    public let sources: [String]
+
+    /// Opens `name` with one input per source port, connected to it.
+    public init(name: String = "level-probe", serverName: String, listeningTo sources: [String]) throws {
+        self.sources = sources
+        let client = try Client(name: name, serverName: serverName)
+        self.client = client
+        let inputs = try sources.indices.map { try client.registerPort("in_\($0 + 1)", flags: .input) }
+        meter = LevelAccumulator(channels: sources.count)
+        try client.setProcessor(RealtimeProcessor(client: client, inputs: inputs, outputs: [], render: meter.renderBlock))
+        try client.activate()
+        for (index, source) in sources.enumerated() { try client.connect(source, to: "\(name):in_\(index + 1)") }
+    }
+
+    deinit { client.close() }
+
+    /// The RMS level of each source over the next `seconds`, dBFS (−200 for silence).
+    public func levels(over seconds: Double = 0.3) -> [Double] {
+        let before = meter.snapshot()
+        usleep(UInt32(seconds * 1_000_000))
+        let after = meter.snapshot()
+        return zip(before, after).map { first, second in
+            let frames = Double(second.frames - first.frames)
+            guard frames > 0 else { return -200 }
+            let meanSquare = (second.sumOfSquares - first.sumOfSquares) / frames
+            return meanSquare > 1e-20 ? 10 * log10(meanSquare) : -200
+        }
+    }
+}
+
+/// Per channel, a running sum of squares and a frame count, written by the
+/// real-time thread and read by the test.
+final class LevelAccumulator: @unchecked Sendable {
+    let channels: Int
+    let frames = Atomic<Int>(0)
+
+    init(channels: Int) {
+        self.channels = channels
+        storage = .allocate(capacity: channels)
+        storage.initialize(repeating: 0, count: channels)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Double sums stored as bit patterns (one writer).
+    private let storage: UnsafeMutablePointer<Double>
+    private let sequence = Atomic<Int>(0)
+
+    var renderBlock: RenderBlock { { cycle in self.process(cycle) } }
+
+    func process(_ cycle: ProcessCycle) {
+        // Seqlock: odd while writing.
+        sequence.add(1, ordering: .acquiringAndReleasing)
+        for channel in 0..<min(channels, cycle.inputs.count) {
+            var sum = 0.0
+            let buffer = cycle.inputs[channel]
+            for frame in 0..<cycle.frameCount { sum += Double(buffer[frame]) * Double(buffer[frame]) }
+            storage[channel] += sum
+        }
+        frames.add(cycle.frameCount, ordering: .relaxed)
+        sequence.add(1, ordering: .acquiringAndReleasing)
+    }
+
+    func snapshot() -> [(sumOfSquares: Double, frames: Int)] {
+        while true {
+            let start = sequence.load(ordering: .acquiring)
+            if start & 1 == 1 { continue }
+            let values = (0..<channels).map { storage[$0] }
+            let count = frames.load(ordering: .acquiring)
+            if sequence.load(ordering: .acquiring) == start { return values.map { ($0, count) } }
+        }
+    }
+}

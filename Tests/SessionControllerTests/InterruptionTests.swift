@@ -1,0 +1,359 @@
+import AudioSession
+import Foundation
+import JackKit
+import JackTestSupport
+import LoopbackHarness
+import Synchronization
+import XCTest
+
+/// Sessions in different processes sharing one jackd: `jas play` and
+/// `jas interrupt` run as their own processes; what they do to each other is
+/// read from their JSON events and heard on the server's loopback ports.
+final class InterruptionTests: JackTestCase {
+    /// A `jas play` process and the events it printed.
+    final class Player {
+        let process = Process()
+        let lines: LineCollector
+        let name: String
+
+        init(jas: String, server: String, name: String, port: String, arguments: [String] = []) throws {
+            self.name = name
+            process.executableURL = URL(fileURLWithPath: jas)
+            // 750 Hz: exactly 64 samples a cycle at 48 kHz, so levels read steadily.
+            process.arguments = ["play", "--server", server, "--name", name, "--port", port, "--frequency", "750",
+                                 "--json"] + arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            lines = LineCollector(output)
+            try process.run()
+        }
+
+        private let errors = Pipe()
+
+        /// What it wrote to stderr so far (for failure messages).
+        var diagnostics: String {
+            String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        func interruptions(_ type: String) -> [[String: Any]] {
+            lines.objects.filter { $0["event"] as? String == "interruption" && $0["type"] as? String == type }
+        }
+
+        var started: Bool { lines.objects.contains { $0["event"] as? String == "routeChange" } }
+    }
+
+    /// RMS of a −20 dBFS-peak sine.
+    let playing = -20 - 10 * log10(2.0)
+
+    func player(_ server: LoopbackServer, _ name: String, port: Int, _ arguments: [String] = []) throws -> Player {
+        let player = try Player(jas: jas, server: server.name, name: name, port: "loopback:playback_\(port)",
+                                arguments: arguments)
+        XCTAssertTrue(waitUntil { player.started }, "\(name) did not start")
+        return player
+    }
+
+    func testLaterPlayerInterruptsAndNotifyLetsTheFirstResume() throws {
+        let server = try startServer(period: 256)
+        let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1", "loopback:capture_2"])
+        let first = try player(server, "A", port: 1)
+        XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5)
+
+        let second = try player(server, "B", port: 2, ["--for", "2", "--notify"])
+        XCTAssertTrue(waitUntil { first.interruptions("began").count == 1 }, "\(first.lines.objects)")
+        XCTAssertEqual(first.interruptions("began").first?["reason"] as? String, "default")
+        let during = probe.levels()
+        XCTAssertLessThan(during[0], -100, "the interrupted player is still heard")
+        XCTAssertEqual(during[1], playing, accuracy: 0.5)
+        XCTAssertTrue(second.interruptions("began").isEmpty)
+
+        XCTAssertTrue(waitUntil(timeout: 6) { first.interruptions("ended").count == 1 }, "\(first.lines.objects)")
+        XCTAssertEqual(first.interruptions("ended").first?["options"] as? [String], ["shouldResume"])
+        second.process.waitUntilExit()
+        XCTAssertTrue(waitUntil { probe.levels(over: 0.1)[0] > playing - 0.5 }, "the first player did not resume")
+    }
+
+    func testWithoutNotifyTheEndCarriesNoShouldResume() throws {
+        let server = try startServer(period: 256)
+        let first = try player(server, "A", port: 1)
+        let second = try player(server, "B", port: 2, ["--for", "1"])
+        XCTAssertTrue(waitUntil(timeout: 6) { first.interruptions("ended").count == 1 }, "\(first.lines.objects)")
+        XCTAssertEqual(first.interruptions("ended").first?["options"] as? [String], [])
+        second.process.waitUntilExit()
+    }
+
+    func testAmbientAndPlaybackMix() throws {
+        let server = try startServer(period: 256)
+        let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1", "loopback:capture_2"])
+        let ambient = try player(server, "ambient", port: 1, ["--category", "ambient"])
+        let music = try player(server, "music", port: 2)
+        usleep(300_000)
+        for level in probe.levels() { XCTAssertEqual(level, playing, accuracy: 0.5) }
+        XCTAssertTrue(ambient.interruptions("began").isEmpty)
+        XCTAssertTrue(music.interruptions("began").isEmpty)
+    }
+
+    func testDuckingLowersByTheConfiguredLevelAndRestores() throws {
+        let server = try startServer(period: 256)
+        let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
+        let music = try player(server, "music", port: 1)
+        XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5)
+        let prompt = try player(server, "navigation", port: 2, ["--duck", "--duck-level=-12", "--for", "1.5"])
+        usleep(200_000)
+        XCTAssertEqual(probe.levels()[0], playing - 12, accuracy: 0.5)
+        XCTAssertTrue(music.interruptions("began").isEmpty, "ducking must not interrupt")
+        prompt.process.waitUntilExit()
+        usleep(200_000)
+        XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5)
+    }
+
+    func testDuckingEndsWhenTheDuckerGoesSilentBeyondItsHold() throws {
+        let server = try startServer(period: 256)
+        let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
+        let music = try player(server, "music", port: 1)
+        defer { withExtendedLifetime(music) {} }
+        // The ducker is this test process: a session whose render block goes silent on demand.
+        let talking = SoundSwitch()
+        let ducker = AudioSession(clientName: "prompt", serverName: server.name)
+        defer { ducker.close() }
+        try ducker.setCategory(.playback, options: .duckOthers)
+        try ducker.setDuckReleaseHold(0.5)
+        ducker.setPreferredOutputPortNames(["loopback:playback_2"])
+        ducker.setRenderBlock(talking.renderBlock)
+        try ducker.setActive(true)
+        usleep(300_000)
+        XCTAssertEqual(probe.levels()[0], playing - 20, accuracy: 0.5)
+        talking.on.store(false, ordering: .relaxed)
+        usleep(1_000_000)
+        XCTAssertTrue(ducker.isActive)
+        XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5, "silent for longer than the hold and still ducking")
+        talking.on.store(true, ordering: .relaxed)
+        usleep(300_000)
+        XCTAssertEqual(probe.levels()[0], playing - 20, accuracy: 0.5, "sound again and no ducking")
+    }
+
+    func testMeasurementSessionIsNeverDucked() throws {
+        let server = try startServer(period: 256)
+        let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
+        let meter = try player(server, "measuring", port: 1, ["--category", "playAndRecord", "--mode", "measurement",
+                                                              "--mix"])
+        let navigation = try player(server, "navigation", port: 2, ["--duck"])
+        defer { withExtendedLifetime(navigation) {} }
+        usleep(300_000)
+        XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.01)
+        XCTAssertTrue(meter.interruptions("began").isEmpty)
+    }
+
+    func testCallInterruptsMeasurementAndRecordingAndItsEndResumesThem() throws {
+        let server = try startServer(period: 256)
+        let measuring = AudioSession(clientName: "measuring", serverName: server.name, recordConsent: .givenByCaller)
+        let recording = AudioSession(clientName: "recording", serverName: server.name, recordConsent: .givenByCaller)
+        defer {
+            measuring.close()
+            recording.close()
+        }
+        try measuring.setCategory(.playAndRecord, mode: .measurement)
+        try recording.setCategory(.record)
+        try measuring.setActive(true)
+        // Recording is non-mixable like measuring: activate it first so both stay active.
+        try recording.setCategory(.playAndRecord, mode: .default, options: .mixWithOthers)
+        try recording.setActive(true)
+        let measuringEvents = EventRecorder(measuring)
+        let recordingEvents = EventRecorder(recording)
+        let call = try run([jas, "interrupt", "--server", server.name, "--as", "call", "--for", "1", "--json"])
+        XCTAssertEqual(call.status, 0, call.output)
+        XCTAssertTrue(call.output.contains("\"interrupted\":[\"measuring\",\"recording\"]")
+                      || call.output.contains("\"interrupted\":[\"recording\",\"measuring\"]"), call.output)
+        for events in [measuringEvents, recordingEvents] {
+            XCTAssertTrue(waitUntil { events.interruptions.count == 2 }, "\(events.events)")
+            XCTAssertEqual(events.interruptions.first?.type, .began)
+            XCTAssertEqual(events.interruptions.first?.reason, .callStarted)
+            XCTAssertEqual(events.interruptions.last?.type, .ended)
+            XCTAssertEqual(events.interruptions.last?.options, .shouldResume)
+        }
+        try measuring.setActive(true)
+        try recording.setActive(true)
+        XCTAssertTrue(measuring.isActive && recording.isActive)
+    }
+
+    func testNothingActivatesOverACall() throws {
+        let server = try startServer(period: 256)
+        let call = AudioSession(clientName: "phone", serverName: server.name, recordConsent: .givenByCaller)
+        defer { call.close() }
+        try call.setCategory(.playAndRecord, mode: .voiceChat)
+        call.setPriority(.call)
+        try call.setActive(true)
+        for (category, options) in [(Category.playback, CategoryOptions()), (.ambient, []), (.playback, .mixWithOthers)] {
+            let other = AudioSession(clientName: "other", serverName: server.name)
+            defer { other.close() }
+            try other.setCategory(category, options: options)
+            XCTAssertThrowsError(try other.setActive(true)) { error in
+                XCTAssertEqual((error as? AudioSessionError)?.code, .insufficientPriority)
+                XCTAssertTrue("\(error)".contains("phone"), "\(error)")
+            }
+        }
+    }
+
+    func testKilledInterrupterAndKilledDuckerReleaseTheOthers() throws {
+        let server = try startServer(period: 256)
+        let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
+        let music = try player(server, "music", port: 1)
+        let interrupter = try player(server, "interrupter", port: 2)
+        XCTAssertTrue(waitUntil { music.interruptions("began").count == 1 })
+        kill(interrupter.process.processIdentifier, SIGKILL)
+        let killedAt = Date()
+        XCTAssertTrue(waitUntil { music.interruptions("ended").count == 1 }, "\(music.lines.objects)")
+        XCTAssertLessThan(Date().timeIntervalSince(killedAt), 1.0, "the end came late")
+        XCTAssertEqual(music.interruptions("ended").first?["options"] as? [String], ["shouldResume"])
+        XCTAssertTrue(waitUntil { probe.levels(over: 0.1)[0] > playing - 0.5 }, "music did not resume")
+
+        let ducker = try player(server, "ducker", port: 2, ["--duck"])
+        XCTAssertTrue(waitUntil { abs(probe.levels(over: 0.1)[0] - (playing - 20)) < 0.5 }, "not ducked")
+        kill(ducker.process.processIdentifier, SIGKILL)
+        XCTAssertTrue(waitUntil(timeout: 1.5) { abs(probe.levels(over: 0.1)[0] - playing) < 0.5 },
+                      "a crashed ducker left the music ducked")
+    }
+
+    func testSimultaneousActivationsInTwoProcessesAlwaysLeaveOneWinner() throws {
+        let server = try startServer(period: 256)
+        let reader = try Client(name: "reader", serverName: server.name)
+        defer { reader.close() }
+        var gaps: [UInt64] = []
+        defer {
+            let sorted = gaps.sorted()
+            print("activation order gaps between the two processes, µs: median \(sorted.isEmpty ? 0 : sorted[sorted.count / 2]), "
+                  + "max \(sorted.last ?? 0)")
+        }
+        for round in 1...50 {
+            // Both processes activate at the same instant of the wall clock.
+            let instant = String(Date().timeIntervalSince1970 + 0.3)
+            let players = try ["left", "right"].map { side in
+                try Player(jas: jas, server: server.name, name: "\(side)-\(round)", port: "loopback:playback_1",
+                           arguments: ["--start-at", instant])
+            }
+            XCTAssertTrue(waitUntil {
+                let states = SessionDirectory.sessions(using: reader, server: server.name) ?? []
+                return states.filter { $0.state.client.hasSuffix("-\(round)") }.count == 2
+                    && states.filter(\.state.active).count == 1 && states.filter(\.state.interrupted).count == 1
+            }, "round \(round): raw \(reader.subjects(withProperty: SessionState.metadataKey).map { "\($0)" } ?? "unreadable") "
+               + "\(SessionDirectory.sessions(using: reader, server: server.name) ?? []) "
+               + players.map { "\($0.name): \($0.lines.objects) \($0.process.isRunning ? "" : $0.diagnostics)" }.joined())
+            let states = SessionDirectory.sessions(using: reader, server: server.name) ?? []
+            let winner = try XCTUnwrap(states.first(where: \.state.active), "round \(round)")
+            let loser = try XCTUnwrap(states.first(where: \.state.interrupted), "round \(round)")
+            XCTAssertTrue(Arbitration.precedes(loser, winner), "round \(round): the earlier activation won")
+            XCTAssertEqual(loser.state.interruptedBy, winner.state.client)
+            // The loser, and only the loser, was told.
+            XCTAssertTrue(waitUntil { players.contains { !$0.interruptions("began").isEmpty } }, "round \(round)")
+            let told = players.filter { !$0.interruptions("began").isEmpty }.map(\.name)
+            XCTAssertEqual(told, [loser.state.client], "round \(round)")
+            gaps.append(winner.state.order - loser.state.order)
+            // Ended as a user would (Ctrl-C): a killed client leaks part of
+            // jackd's metadata store (see ServerRegistry), and a hundred of
+            // them wear it out.
+            for player in players { player.process.interrupt() }
+            for player in players { player.process.waitUntilExit() }
+        }
+    }
+
+    func testSpokenAudioIsInterruptedByInterruptSpokenAudioOthersMix() throws {
+        let server = try startServer(period: 256)
+        let podcast = AudioSession(clientName: "podcast", serverName: server.name)
+        let music = AudioSession(clientName: "music", serverName: server.name)
+        let prompt = AudioSession(clientName: "prompt", serverName: server.name)
+        defer { [podcast, music, prompt].forEach { $0.close() } }
+        try podcast.setCategory(.playback, mode: .spokenAudio, options: .mixWithOthers)
+        try music.setCategory(.playback)
+        try prompt.setCategory(.playback, mode: .spokenAudio, options: .interruptSpokenAudioAndMixWithOthers)
+        try podcast.setActive(true)
+        try music.setActive(true)
+        let podcastEvents = EventRecorder(podcast)
+        try prompt.setActive(true)
+        XCTAssertTrue(waitUntil { podcastEvents.interruptions.first?.type == .began })
+        usleep(200_000)
+        XCTAssertTrue(music.isActive, "a non-spoken session was interrupted")
+        XCTAssertTrue(prompt.isActive)
+        XCTAssertTrue(music.isOtherAudioPlaying)
+        XCTAssertFalse(podcast.isActive)
+    }
+
+    func testHostileStatesAreIgnoredAndPlainClientsUntouched() throws {
+        let server = try startServer(period: 256)
+        let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_2"])
+        // A plain JACK client (not a session) playing into loopback:playback_2.
+        let plain = try Client(name: "plain", serverName: server.name)
+        defer { plain.close() }
+        let out = try plain.registerPort("out", flags: .output)
+        try plain.setProcessor(RealtimeProcessor(client: plain, inputs: [], outputs: [out]) { cycle in
+            cycle.outputs[0].update(repeating: 0.25, count: cycle.frameCount)
+        })
+        try plain.activate()
+        try plain.connect("plain:out", to: "loopback:playback_2")
+        let hostile = try Client(name: "hostile", serverName: server.name)
+        defer { hostile.close() }
+        let session = AudioSession(clientName: "victim", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playback)
+        session.setPreferredOutputPortNames(["loopback:playback_1"])
+        try session.setActive(true)
+        var valid = SessionState(server: server.name, client: "hostile", pid: 1, category: .playback, mode: .default,
+                                 options: [], active: true, priority: .ordinary, order: UInt64.max, interrupted: false,
+                                 interruptedBy: nil, producingSound: true, ducking: true, ducked: false,
+                                 duckLevelDB: -20, resumeOthers: false)
+        valid.duckLevelDB = -1e308
+        let values = ["garbage", String(repeating: "{", count: 100_000), #"{"version":1,"active":"yes"}"#,
+                      #"{"version":99}"#, valid.encoded().replacingOccurrences(of: "-1e+308", with: "-1e999"),
+                      valid.encoded(), "\u{0}\u{1}\u{FFFF}", "[]", "null"]
+        var published = 0
+        for value in values {
+            // JACK itself refuses some (too long): those reach no one.
+            guard (try? hostile.setProperty(SessionState.metadataKey, value: value, on: hostile.uuid)) != nil else { continue }
+            published += 1
+            usleep(50_000)
+            XCTAssertTrue(session.isActive, "interrupted by a hostile value: \(value.prefix(80))")
+            XCTAssertFalse(session.isDucked)
+        }
+        XCTAssertGreaterThanOrEqual(published, values.count - 2)
+        XCTAssertTrue(session.publishedSessions().allSatisfy { $0.state.client == "victim" })
+        XCTAssertEqual(probe.levels()[0], 20 * log10(0.25), accuracy: 0.1, "the plain client's audio changed")
+        XCTAssertNil(plain.property(SessionState.metadataKey, on: plain.uuid))
+        XCTAssertEqual(out.connections, ["loopback:playback_2"])
+    }
+
+    func testStateIsPublishedAgainAfterAMediaServicesReset() throws {
+        let name = LoopbackServer.uniqueName()
+        let first = try startServer(name: name, period: 256)
+        let session = AudioSession(clientName: "survivor", serverName: name)
+        defer { session.close() }
+        try session.setCategory(.playback)
+        try session.setActive(true)
+        XCTAssertEqual(session.publishedSessions().map(\.state.client), ["survivor"])
+        first.stop()
+        let second = try startServer(name: name, period: 256)
+        XCTAssertTrue(waitUntil(timeout: 10) { session.isActive })
+        let reader = try Client(name: "reader", serverName: second.name)
+        defer { reader.close() }
+        XCTAssertTrue(waitUntil {
+            SessionDirectory.sessions(using: reader, server: name)?.map(\.state.client) == ["survivor"]
+        })
+    }
+}
+
+/// A render block that plays a −20 dBFS-peak 750 Hz sine while `on` is set.
+final class SoundSwitch: @unchecked Sendable {
+    let on = Atomic<Bool>(true)
+    var phase = 0
+
+    var renderBlock: RenderBlock {
+        { cycle in
+            let sounding = self.on.load(ordering: .relaxed)
+            for frame in 0..<cycle.frameCount {
+                let value = sounding ? Float(0.1 * sin(2 * Double.pi * Double(self.phase) / 64)) : 0
+                self.phase = (self.phase + 1) % 64
+                for buffer in cycle.outputs { buffer[frame] = value }
+            }
+        }
+    }
+}
