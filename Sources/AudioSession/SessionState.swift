@@ -126,6 +126,11 @@ public struct SessionState: Codable, Sendable, Equatable {
 public struct PublishedSession: Sendable, Equatable {
     public let uuid: UInt64
     public let state: SessionState
+
+    public init(uuid: UInt64, state: SessionState) {
+        self.uuid = uuid
+        self.state = state
+    }
 }
 
 /// Reads the sessions published on a server.
