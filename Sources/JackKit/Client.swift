@@ -135,6 +135,12 @@ public final class Client: @unchecked Sendable {
     /// The server's frame clock now (`jack_frame_time`).
     public var frameTime: UInt32 { jack_frame_time(handle) }
 
+    /// The machine's monotonic clock (CLOCK_MONOTONIC, the clock jack_get_time
+    /// reads on Linux), microseconds: the same in every process. Read directly
+    /// because jack_get_time calls through a pointer libjack sets only when the
+    /// process opens its first client.
+    public static var microsecondTime: UInt64 { cjack_monotonic_nanoseconds() / 1000 }
+
     /// How late the last xrun's cycle was, microseconds (`jack_get_xrun_delayed_usecs`).
     public var xrunDelayMicroseconds: Double { Double(jack_get_xrun_delayed_usecs(handle)) }
 

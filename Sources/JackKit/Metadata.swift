@@ -103,7 +103,4 @@ extension Client {
         defer { jack_free(name) }
         return String(cString: name)
     }
-
-    /// JACK's clock, microseconds: the same in every process on this machine.
-    public static var microsecondTime: UInt64 { jack_get_time() }
 }
