@@ -38,7 +38,12 @@ extension AudioSession {
         let requestedAt = Client.microsecondTime
         let prefs = preferences.withLock { $0 }
         let client = try openOrReuseClient()
-        if !tolerateMissingPorts { try checkActivationAllowed(on: client) }
+        if !tolerateMissingPorts {
+            try checkActivationAllowed(on: client)
+            announceActivation(order: requestedAt, on: client)
+        }
+        var activated = false
+        defer { if !activated { withdrawAnnouncement(on: client) } }
         let catalog = DeviceCatalog(client: client)
         let history = activation.withLock { state -> DeviceHistory in
             if !state.hasBeenActive && state.history.inputs.isEmpty && state.history.outputs.isEmpty {
@@ -103,6 +108,7 @@ extension AudioSession {
         if first && postFirstCategoryChange {
             hub.post(.routeChange(reason: .categoryChange, previousRoute: .empty, currentRoute: plan.route))
         }
+        activated = true
         didActivate(processor: processor, order: tolerateMissingPorts ? nil : requestedAt)
     }
 

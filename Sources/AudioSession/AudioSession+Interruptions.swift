@@ -19,6 +19,9 @@ extension AudioSession {
         /// The session that interrupted this one, while the interruption lasts.
         var interrupter: PublishedSession?
         var resumeOthers = false
+        /// Published as active while the activation is under way, before its
+        /// audio flows, so those it interrupts fall silent as it starts.
+        var announcing = false
         /// When the session last deactivated (others read how it ended).
         var deactivatedAt: Date?
         var producingSound = false
@@ -115,6 +118,32 @@ extension AudioSession {
         }
     }
 
+    /// Before an activation connects its ports: publishes the session as
+    /// active with its place in the activation order (JACK microseconds at
+    /// the request), so the sessions it interrupts are silenced while its own
+    /// audio starts rather than one notification later.
+    func announceActivation(order: UInt64, on client: Client) {
+        arbitration.withLock {
+            $0.announcing = true
+            $0.order = order
+            $0.interrupter = nil
+            $0.resumeOthers = false
+            $0.producingSound = true
+            $0.lastAudibleAt = Date()
+        }
+        publishState(on: client)
+    }
+
+    /// An activation that failed after it was announced: published as inactive again.
+    func withdrawAnnouncement(on client: Client) {
+        guard arbitration.withLock({ state -> Bool in
+            defer { state.announcing = false }
+            return state.announcing
+        }) else { return }
+        arbitration.withLock { $0.producingSound = false }
+        publishState(on: client)
+    }
+
     /// After an activation: its place in the activation order (`order`, JACK
     /// microseconds; nil for a reset, which keeps its place), ducking starts
     /// at once, and the state is published.
@@ -123,6 +152,7 @@ extension AudioSession {
         processor.outputStage.setWatchesLevel(!measurement)
         arbitration.withLock {
             if let order { $0.order = order } else if $0.order == 0 { $0.order = Client.microsecondTime }
+            $0.announcing = false
             $0.interrupter = nil
             $0.resumeOthers = false
             $0.lastAudibleCycle = 0
@@ -247,9 +277,10 @@ extension AudioSession {
     /// The state this session publishes now.
     func currentState(clientName: String) -> SessionState {
         let prefs = preferences.withLock { $0 }
-        let active = isActive
+        let reallyActive = isActive
         return arbitration.withLock { state in
-            SessionState(server: serverName, client: clientName, pid: getpid(), category: prefs.category,
+            let active = reallyActive || state.announcing
+            return SessionState(server: serverName, client: clientName, pid: getpid(), category: prefs.category,
                          mode: prefs.mode, options: prefs.options.names, active: active, priority: state.priority,
                          order: state.order, interrupted: state.interrupter != nil,
                          interruptedBy: state.interrupter?.state.client, producingSound: state.producingSound,

@@ -74,6 +74,12 @@ struct Play: AsyncParsableCommand {
         if mix { options.insert(.mixWithOthers) }
         if duck { options.insert(.duckOthers) }
         let audioSession = AudioSession(clientName: name, serverName: server)
+        // Before anything starts, so a Ctrl-C during start-up is not lost.
+        let deactivation: SetActiveOptions = notify ? .notifyOthersOnDeactivation : []
+        Signals.onInterrupt {
+            try? audioSession.setActive(false, options: deactivation)
+            audioSession.close()
+        }
         let generator: SignalGenerator
         do {
             let rate = try Client(name: "\(name)-probe", serverName: audioSession.serverName).sampleRate
@@ -101,11 +107,6 @@ struct Play: AsyncParsableCommand {
         if !json {
             print("playing \(signal) at \(level) dBFS in '\(name)' on '\(audioSession.serverName)': \(category.rawValue), "
                   + "\(mode.rawValue)" + (options.isEmpty ? "" : ", " + options.names.joined(separator: ", ")))
-        }
-        let deactivation: SetActiveOptions = notify ? .notifyOthersOnDeactivation : []
-        Signals.onInterrupt {
-            try? audioSession.setActive(false, options: deactivation)
-            audioSession.close()
         }
         if let seconds {
             Task.detached {

@@ -23,6 +23,12 @@ public final class LevelProbe: @unchecked Sendable {
 
     deinit { client.close() }
 
+    /// The JACK frame times of the first and the last audible cycle (peak above
+    /// −60 dBFS) of each source since the probe started, or nil.
+    public func audibleSpans() -> [(first: Int64, last: Int64)?] {
+        meter.spans()
+    }
+
     /// The RMS level of each source over the next `seconds`, dBFS (−200 for silence).
     public func levels(over seconds: Double = 0.3) -> [Double] {
         let before = meter.snapshot()
@@ -47,9 +53,20 @@ final class LevelAccumulator: @unchecked Sendable {
         self.channels = channels
         storage = .allocate(capacity: channels)
         storage.initialize(repeating: 0, count: channels)
+        firstAudible = .allocate(capacity: channels)
+        firstAudible.initialize(repeating: -1, count: channels)
+        lastAudible = .allocate(capacity: channels)
+        lastAudible.initialize(repeating: -1, count: channels)
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        firstAudible.deallocate()
+        lastAudible.deallocate()
+    }
+
+    private let firstAudible: UnsafeMutablePointer<Int64>
+    private let lastAudible: UnsafeMutablePointer<Int64>
 
     /// Double sums stored as bit patterns (one writer).
     private let storage: UnsafeMutablePointer<Double>
@@ -62,12 +79,29 @@ final class LevelAccumulator: @unchecked Sendable {
         sequence.add(1, ordering: .acquiringAndReleasing)
         for channel in 0..<min(channels, cycle.inputs.count) {
             var sum = 0.0
+            var peak: Float = 0
             let buffer = cycle.inputs[channel]
-            for frame in 0..<cycle.frameCount { sum += Double(buffer[frame]) * Double(buffer[frame]) }
+            for frame in 0..<cycle.frameCount {
+                sum += Double(buffer[frame]) * Double(buffer[frame])
+                peak = max(peak, abs(buffer[frame]))
+            }
             storage[channel] += sum
+            if peak > 0.001 {
+                if firstAudible[channel] < 0 { firstAudible[channel] = Int64(cycle.cycleStartFrame) }
+                lastAudible[channel] = Int64(cycle.cycleStartFrame)
+            }
         }
         frames.add(cycle.frameCount, ordering: .relaxed)
         sequence.add(1, ordering: .acquiringAndReleasing)
+    }
+
+    func spans() -> [(first: Int64, last: Int64)?] {
+        while true {
+            let start = sequence.load(ordering: .acquiring)
+            if start & 1 == 1 { continue }
+            let values = (0..<channels).map { firstAudible[$0] < 0 ? nil : (firstAudible[$0], lastAudible[$0]) }
+            if sequence.load(ordering: .acquiring) == start { return values }
+        }
     }
 
     func snapshot() -> [(sumOfSquares: Double, frames: Int)] {
