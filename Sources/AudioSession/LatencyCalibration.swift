@@ -35,14 +35,7 @@ public struct LatencyCalibrationStore: Sendable {
 
     /// The store at the XDG location, or at `path`.
     public init(path: String? = nil) {
-        if let path {
-            self.path = path
-        } else {
-            let environment = ProcessInfo.processInfo.environment
-            let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? NSHomeDirectory() + "/.config"
-            self.path = base + "/jackaudiosession/latency-calibration.json"
-        }
+        self.path = path ?? ConfigurationFile.path("latency-calibration.json")
     }
 
     /// One server's corrections: hardware port name → frames.

@@ -15,14 +15,7 @@ public struct RecordPermissionStore: Sendable {
 
     /// The store at the XDG location, or at `path`.
     public init(path: String? = nil) {
-        if let path {
-            self.path = path
-        } else {
-            let environment = ProcessInfo.processInfo.environment
-            let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? (NSHomeDirectory() + "/.config")
-            self.path = base + "/jackaudiosession/record-permission.json"
-        }
+        self.path = path ?? ConfigurationFile.path("record-permission.json")
     }
 
     /// The decision for `application`.

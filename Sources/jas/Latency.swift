@@ -50,18 +50,11 @@ struct Latency: ParsableCommand {
     }
 
     func run() throws {
-        LoopbackServer.stopServersOnSignals()
-        var spawned: LoopbackServer?
-        defer { spawned?.stop() }
-        let serverName: String
-        if let server {
-            serverName = server
-        } else {
-            let frames = period ?? 256
-            if !json { print("starting a private jackd (dummy backend, loopback ports, \(frames) frames)…") }
-            spawned = try LoopbackServer(name: "jas-latency-\(getpid())", loopbackChannels: 1, period: frames)
-            serverName = spawned!.name
-        }
+        let choice = try ServerChoice(server: server, command: "latency", period: period ?? 256, loopbackChannels: 1,
+                                      quiet: json)
+        let serverName = choice.name
+        // The private server outlives the meter's session.
+        defer { withExtendedLifetime(choice) {} }
         var configuration = LatencyMeter.Configuration(serverName: serverName, outputPort: outputPort, inputPort: inputPort)
         if server != nil { configuration.preferredPeriodFrames = period }
         let meter = LatencyMeter(configuration: configuration)

@@ -47,18 +47,8 @@ struct Selftest: ParsableCommand {
     }
 
     func run() throws {
-        LoopbackServer.stopServersOnSignals()
-        var spawned: LoopbackServer?
-        defer { spawned?.stop() }
-        let serverName: String
-        if let server {
-            serverName = server
-        } else {
-            if !json { print("starting a private jackd (dummy backend, loopback ports, \(period) frames)…") }
-            let privateServer = try LoopbackServer(name: "jas-selftest-\(getpid())", period: period)
-            spawned = privateServer
-            serverName = privateServer.name
-        }
+        let choice = try ServerChoice(server: server, command: "selftest", period: period, quiet: json)
+        let serverName = choice.name
         var check = LoopbackCheck(serverName: serverName)
         if !outputPorts.isEmpty {
             check.outputPorts = outputPorts
@@ -75,9 +65,9 @@ struct Selftest: ParsableCommand {
             throw ExitCode(2)
         }
         if json {
-            Output.jsonLine(SelftestReport(result, serverSpawned: spawned != nil))
+            Output.jsonLine(SelftestReport(result, serverSpawned: choice.isPrivate))
         } else {
-            printHuman(result, spawned: spawned != nil)
+            printHuman(result, spawned: choice.isPrivate)
         }
         if !result.passed { throw ExitCode.failure }
     }

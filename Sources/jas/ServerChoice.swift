@@ -1,0 +1,28 @@
+import Foundation
+import LoopbackHarness
+
+/// The server a command works on: the running one named with `--server`, or
+/// a private headless jackd (dummy backend, loopback ports) started for the
+/// command, stopped by PID when the command ends (also on Ctrl-C).
+final class ServerChoice {
+    let name: String
+    private let spawned: LoopbackServer?
+
+    var isPrivate: Bool { spawned != nil }
+
+    init(server: String?, command: String, period: Int, loopbackChannels: Int = 2, quiet: Bool) throws {
+        LoopbackServer.stopServersOnSignals()
+        if let server {
+            name = server
+            spawned = nil
+        } else {
+            if !quiet { print("starting a private jackd (dummy backend, loopback ports, \(period) frames)…") }
+            let privateServer = try LoopbackServer(name: "jas-\(command)-\(getpid())", loopbackChannels: loopbackChannels,
+                                                   period: period)
+            spawned = privateServer
+            name = privateServer.name
+        }
+    }
+
+    deinit { spawned?.stop() }
+}
