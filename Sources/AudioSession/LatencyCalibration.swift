@@ -92,13 +92,6 @@ public struct LatencyCalibrationStore: Sendable {
         return LatencyCorrection(captureFrames: capture, playbackFrames: total - capture)
     }
 
-    /// Forgets every correction of `server`.
-    public func removeAll(server: String) throws {
-        var all = entries()
-        guard all.removeValue(forKey: server) != nil else { return }
-        try save(all)
-    }
-
     private func save(_ all: [String: ServerEntry]) throws {
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

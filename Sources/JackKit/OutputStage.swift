@@ -22,16 +22,10 @@ public final class OutputStage: @unchecked Sendable {
 
     public init() {}
 
-    /// The gain the outputs move towards (1: untouched).
-    public var targetGain: Float { Float(bitPattern: targetGainBits.load(ordering: .relaxed)) }
-
     /// Sets the gain the outputs move towards, linear.
     public func setTargetGain(_ gain: Float) {
         targetGainBits.store(max(0, gain).bitPattern, ordering: .relaxed)
     }
-
-    /// Whether the outputs are silenced.
-    public var isMuted: Bool { mutedFlag.load(ordering: .acquiring) }
 
     /// Silences the outputs from the next cycle on (and lets them back in with a ramp).
     public func setMuted(_ muted: Bool) { mutedFlag.store(muted, ordering: .releasing) }

@@ -86,9 +86,4 @@ public final class SampleRing: @unchecked Sendable {
         readIndex.store(tail + count, ordering: .releasing)
         return count
     }
-
-    /// Drops everything waiting (consumer side).
-    public func discardAll() {
-        readIndex.store(writeIndex.load(ordering: .acquiring), ordering: .releasing)
-    }
 }

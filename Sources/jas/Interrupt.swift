@@ -55,7 +55,14 @@ struct Interrupt: AsyncParsableCommand {
             try? session.setActive(false, options: .notifyOthersOnDeactivation)
             session.close()
         }
-        try await Task.sleep(nanoseconds: 200_000_000)
+        // Until every session this one interrupts has stepped down (at most 1 s).
+        let started = Date()
+        while Date().timeIntervalSince(started) < 1 {
+            let all = session.publishedSessions()
+            guard let me = all.first(where: { $0.state.client == name }),
+                  all.contains(where: { Arbitration.interrupts(me, $0) }) else { break }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
         let interrupted = session.publishedSessions().filter { $0.state.interruptedBy == name }.map(\.state.client)
         if json {
             Output.jsonLine(InterruptReport(event: "began", client: name, priority: priority.rawValue, interrupted: interrupted))
@@ -64,7 +71,7 @@ struct Interrupt: AsyncParsableCommand {
                   + (interrupted.isEmpty ? "none" : interrupted.joined(separator: ", ")))
         }
         fflush(nil)
-        try await Task.sleep(nanoseconds: UInt64(max(0, seconds - 0.2) * 1e9))
+        try await Task.sleep(nanoseconds: UInt64(max(0, seconds - Date().timeIntervalSince(started)) * 1e9))
         try? session.setActive(false, options: .notifyOthersOnDeactivation)
         session.close()
         if json {

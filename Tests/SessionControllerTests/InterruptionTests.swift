@@ -283,6 +283,8 @@ final class InterruptionTests: JackTestCase {
         XCTAssertTrue(prompt.isActive)
         XCTAssertTrue(music.isOtherAudioPlaying)
         XCTAssertFalse(podcast.isActive)
+        XCTAssertTrue(podcast.isInterrupted)
+        XCTAssertFalse(music.isInterrupted)
     }
 
     func testHostileStatesAreIgnoredAndPlainClientsUntouched() throws {
