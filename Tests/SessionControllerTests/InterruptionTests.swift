@@ -226,17 +226,31 @@ final class InterruptionTests: JackTestCase {
         let reader = try Client(name: "reader", serverName: server.name)
         defer { reader.close() }
         var gaps: [UInt64] = []
+        var stuck: [String] = []
         defer {
             let sorted = gaps.sorted()
             print("activation order gaps between the two processes, µs: median \(sorted.isEmpty ? 0 : sorted[sorted.count / 2]), "
-                  + "max \(sorted.last ?? 0)")
+                  + "max \(sorted.last ?? 0); rounds run again because a player did not start: \(stuck.count)")
         }
-        for round in 1...50 {
+        var round = 0
+        while round < 50 {
+            round += 1
             // Both processes activate at the same instant of the wall clock.
             let instant = String(Date().timeIntervalSince1970 + 0.3)
             let players = try ["left", "right"].map { side in
                 try Player(jas: jas, server: server.name, name: "\(side)-\(round)", port: "loopback:playback_1",
                            arguments: ["--start-at", instant])
+            }
+            // A process that never got its session going (seen once in many
+            // runs: it printed nothing at all) is no race: that round is run
+            // again, at most three times in all, and reported.
+            if !waitUntil(timeout: 10, { players.allSatisfy(\.started) }) {
+                stuck.append(players.filter { !$0.started }.map { "\($0.name): \($0.diagnostics)" }.joined())
+                for player in players { kill(player.process.processIdentifier, SIGKILL) }
+                XCTAssertLessThanOrEqual(stuck.count, 3, "players that did not start: \(stuck)")
+                if stuck.count > 3 { break }
+                round -= 1
+                continue
             }
             XCTAssertTrue(waitUntil {
                 let states = SessionDirectory.sessions(using: reader, server: server.name) ?? []
@@ -251,8 +265,7 @@ final class InterruptionTests: JackTestCase {
             XCTAssertTrue(Arbitration.precedes(loser, winner), "round \(round): the earlier activation won")
             XCTAssertEqual(loser.state.interruptedBy, winner.state.client)
             // The loser, and only the loser, was told.
-            XCTAssertTrue(waitUntil { players.contains { !$0.interruptions("began").isEmpty } && players.allSatisfy(\.started) },
-                          "round \(round)")
+            XCTAssertTrue(waitUntil { players.contains { !$0.interruptions("began").isEmpty } }, "round \(round)")
             let told = players.filter { !$0.interruptions("began").isEmpty }.map(\.name)
             XCTAssertEqual(told, [loser.state.client], "round \(round)")
             gaps.append(winner.state.order - loser.state.order)
