@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "JackKit", targets: ["JackKit"]),
         .library(name: "AudioSession", targets: ["AudioSession"]),
         .library(name: "Measurement", targets: ["Measurement"]),
+        .library(name: "Recording", targets: ["Recording"]),
         .library(name: "LoopbackHarness", targets: ["LoopbackHarness"]),
         .executable(name: "jas", targets: ["jas"]),
     ],
@@ -36,6 +37,18 @@ let package = Package(
             name: "Measurement",
             dependencies: ["AudioSession", "JackKit"]
         ),
+        // libsndfile (Debian libsndfile1-dev), header only.
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
+        // What recording tools do with the audio: a ring to a disk thread, files
+        // that survive crashes and server restarts, pre-roll and trigger.
+        .target(
+            name: "Recording",
+            dependencies: ["AudioSession", "JackKit", "CJack", "CSndFile"]
+        ),
         // Starts and stops private jackd servers with loopback ports.
         .target(
             name: "LoopbackHarness",
@@ -45,7 +58,7 @@ let package = Package(
         .executableTarget(
             name: "jas",
             dependencies: [
-                "AudioSession", "Measurement", "LoopbackHarness", "JackKit",
+                "AudioSession", "Measurement", "Recording", "LoopbackHarness", "JackKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -105,6 +118,11 @@ let package = Package(
         .testTarget(
             name: "MeasurementTests",
             dependencies: ["Measurement", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "jas"]
+        ),
+        .testTarget(
+            name: "RecordingTests",
+            dependencies: ["Recording", "Measurement", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport",
+                           "AllocationCounter", "jas"]
         ),
         .testTarget(
             name: "AudioSessionTests",

@@ -1,0 +1,2 @@
+// CSndFile: libsndfile (Debian libsndfile1-dev) as a Swift module. Nothing but the header.
+#include <sndfile.h>

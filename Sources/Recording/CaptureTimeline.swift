@@ -1,0 +1,56 @@
+/// Keeps a recording's timeline whole: compares each captured cycle with the
+/// one before and says how many frames are missing between them and why.
+/// Pure: it sees only cycle headers and the dropped-frame count.
+struct CaptureTimeline {
+    /// Why frames are missing.
+    enum GapReason: String, Sendable, Codable {
+        /// The ring was full: the disk thread fell behind and cycles were dropped.
+        case overrun
+        /// The same server skipped frames (an xrun, or the session was inactive).
+        case discontinuity
+        /// The server went away and a new one (or the same, restarted) came back;
+        /// the length is the wall-clock time between the two.
+        case serverRestart = "server-restart"
+    }
+
+    /// What a cycle is, relative to the one before.
+    enum Step: Equatable {
+        /// The first cycle seen.
+        case first
+        /// It follows on directly.
+        case continuous
+        /// `frames` are missing before it.
+        case gap(frames: Int, reason: GapReason)
+    }
+
+    /// The sample rate the timeline is kept at, Hz.
+    var sampleRate: Int
+    private(set) var last: CycleHeader?
+
+    init(sampleRate: Int) { self.sampleRate = sampleRate }
+
+    /// Places `cycle`, which arrived after `droppedFrames` frames were dropped
+    /// since the previous one.
+    mutating func step(_ cycle: CycleHeader, droppedFrames: Int) -> Step {
+        defer { last = cycle }
+        guard let last else { return .first }
+        let expectedFrame = last.frameTime &+ UInt32(truncatingIfNeeded: last.frames)
+        if cycle.epoch == last.epoch && cycle.frameTime == expectedFrame { return .continuous }
+        let frameGap = Int(Int32(bitPattern: cycle.frameTime &- expectedFrame))
+        let expectedNanoseconds = Double(last.nanoseconds) + Double(last.frames) * 1e9 / Double(sampleRate)
+        let timeGap = (Double(cycle.nanoseconds) - expectedNanoseconds) * Double(sampleRate) / 1e9
+        if cycle.epoch == last.epoch && frameGap > 0 {
+            if droppedFrames > 0 { return .gap(frames: frameGap, reason: .overrun) }
+            // The same server's clock: frame times and wall time agree.
+            if abs(Double(frameGap) - timeGap) <= max(0.25 * Double(frameGap), 0.1 * Double(sampleRate)) {
+                return .gap(frames: frameGap, reason: .discontinuity)
+            }
+        }
+        return .gap(frames: max(0, Int(timeGap.rounded())), reason: .serverRestart)
+    }
+
+    /// Forgets the previous cycle (a new file at another rate starts afresh).
+    mutating func restart(sampleRate: Int) {
+        self.sampleRate = sampleRate
+    }
+}

@@ -1,0 +1,328 @@
+import CJack
+import Foundation
+import Synchronization
+
+/// The disk thread of a recording: drains the capture ring, keeps the
+/// timeline whole (silence for every missing frame, logged), holds the
+/// pre-roll while armed, starts on the start command or the trigger, writes
+/// the files and rewrites their headers every half second so that a crash
+/// loses at most that much.
+final class DiskWriter: @unchecked Sendable {
+    struct Settings {
+        var basePath: String
+        var format: RecordingFormat
+        var perChannel: Bool
+        var prerollFrames: Int
+        /// Linear sample level that starts the recording (nil: no trigger).
+        var triggerLevel: Float?
+        /// Whether to wait for `requestStart` (else start at the first frame or the trigger).
+        var waitsForStart: Bool
+        /// Frames to record, then stop (nil: until stopped).
+        var limitFrames: Int64?
+        /// Capture latency of the recorded ports, frames.
+        var captureLatencyFrames: Int
+    }
+
+    /// What a progress display reads.
+    struct Stats {
+        var recording = false
+        var finished = false
+        var framesWritten: Int64 = 0
+        var overruns = 0
+        var overrunFrames: Int64 = 0
+        var gaps = 0
+        var gapFrames: Int64 = 0
+        var xruns = 0
+        var peaks: [Float]
+        var firstFrameTime: UInt32?
+        var prerollFrames = 0
+        var timeReference: UInt64?
+        var paths: [String]
+        var problem: String?
+        /// The last frame written: its JACK frame time and file position (to place xruns).
+        var anchor: (frameTime: UInt32, position: Int64)?
+    }
+
+    let capture: RealtimeCapture
+    let settings: Settings
+    let log: RecordingLog
+    let stats: Mutex<Stats>
+    /// The current sample rate of the server (read at a restart).
+    let currentSampleRate: @Sendable () -> Int
+    /// JACK frame time of the start command, +1 (0: none yet).
+    private let startRequest = Atomic<Int64>(0)
+    private let stopRequested = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+    /// Signalled once the recording reached its limit or failed.
+    let finished = DispatchSemaphore(value: 0)
+
+    // The disk thread's own state.
+    private var files: RecordingFiles
+    private var part = 1
+    private var timeline: CaptureTimeline
+    private var history: PrerollHistory
+    private var droppedSeen = 0
+    private var scratch: [Float]
+    private let channels: Int
+
+    init(capture: RealtimeCapture, files: RecordingFiles, settings: Settings, log: RecordingLog,
+         currentSampleRate: @escaping @Sendable () -> Int) {
+        self.capture = capture
+        self.files = files
+        self.settings = settings
+        self.log = log
+        self.currentSampleRate = currentSampleRate
+        channels = capture.channels
+        timeline = CaptureTimeline(sampleRate: files.sampleRate)
+        history = PrerollHistory(channels: channels, capacityFrames: settings.prerollFrames)
+        scratch = [Float](repeating: 0, count: (RealtimeCapture.maximumFrames + RealtimeCapture.headerCount) * channels)
+        stats = Mutex(Stats(peaks: [Float](repeating: 0, count: channels), paths: files.paths))
+    }
+
+    /// Starts the disk thread.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "jas-record-disk"
+        thread.start()
+    }
+
+    /// The start command: record from this JACK frame time (minus the pre-roll).
+    func requestStart(atFrame frame: UInt32) {
+        startRequest.store(Int64(frame) + 1, ordering: .releasing)
+    }
+
+    /// Drains what is left, closes the files and returns once done.
+    func stopAndWait() {
+        stopRequested.store(true, ordering: .releasing)
+        done.wait()
+    }
+
+    /// Where JACK frame time `frame` falls in the file (for xruns).
+    func position(ofFrameTime frame: UInt32) -> Int64 {
+        stats.withLock { stats in
+            guard let anchor = stats.anchor else { return stats.framesWritten }
+            return max(0, anchor.position + Int64(Int32(bitPattern: frame &- anchor.frameTime)))
+        }
+    }
+
+    private func run() {
+        var lastHeaderUpdate = Date()
+        while true {
+            let stopping = stopRequested.load(ordering: .acquiring)
+            let drained = drain()
+            if Date().timeIntervalSince(lastHeaderUpdate) >= 0.5 {
+                files.updateHeaders()
+                lastHeaderUpdate = Date()
+            }
+            if stopping && drained == 0 { break }
+            if drained == 0 { usleep(5_000) }
+        }
+        files.close()
+        let frames = stats.withLock { $0.framesWritten }
+        log.append(.stopped(framesWritten: frames))
+        done.signal()
+    }
+
+    /// Processes every whole cycle waiting in the ring; returns how many.
+    private func drain() -> Int {
+        let ring = capture.ring
+        var cycles = 0
+        while ring.availableToRead >= RealtimeCapture.headerCount {
+            scratch.withUnsafeMutableBufferPointer { buffer in
+                let headerBuffer = UnsafeMutableBufferPointer(rebasing: buffer[0..<RealtimeCapture.headerCount])
+                _ = ring.read(into: headerBuffer)
+                let header = CycleHeader(UnsafeBufferPointer(headerBuffer))
+                let body = UnsafeMutableBufferPointer(rebasing: buffer[0..<(header.frames * channels)])
+                _ = ring.read(into: body)
+                handle(header, UnsafeBufferPointer(body))
+            }
+            cycles += 1
+        }
+        return cycles
+    }
+
+    private func handle(_ header: CycleHeader, _ samples: UnsafeBufferPointer<Float>) {
+        let dropped = capture.droppedFrames.load(ordering: .relaxed)
+        let step = timeline.step(header, droppedFrames: dropped - droppedSeen)
+        droppedSeen = dropped
+        let recording = stats.withLock { $0.recording && !$0.finished }
+        if case let .gap(frames, reason) = step {
+            if recording {
+                fillGap(frames: frames, reason: reason, resumedAt: header.frameTime)
+            } else if reason == .serverRestart {
+                history.clear()
+            } else {
+                history.appendSilence(frames: frames)
+            }
+        }
+        if stats.withLock({ $0.finished }) { return }
+        if stats.withLock({ $0.recording }) {
+            write(samples, frames: header.frames, startingAt: header.frameTime)
+            return
+        }
+        guard let offset = startOffset(header, samples) else {
+            history.append(samples, frames: header.frames)
+            return
+        }
+        begin(header, samples, offset: offset)
+    }
+
+    /// Where in this cycle the recording starts, if it does.
+    private func startOffset(_ header: CycleHeader, _ samples: UnsafeBufferPointer<Float>) -> Int? {
+        if let level = settings.triggerLevel {
+            var index = 0
+            while index < header.frames * channels {
+                if abs(samples[index]) >= level { return index / channels }
+                index += 1
+            }
+            return nil
+        }
+        if !settings.waitsForStart { return 0 }
+        let request = startRequest.load(ordering: .acquiring)
+        guard request > 0 else { return nil }
+        let offset = Int(Int32(bitPattern: UInt32(truncatingIfNeeded: request - 1) &- header.frameTime))
+        if offset >= header.frames { return nil }
+        return max(0, offset)
+    }
+
+    /// Starts the file: the pre-roll, then this cycle from `offset`.
+    private func begin(_ header: CycleHeader, _ samples: UnsafeBufferPointer<Float>, offset: Int) {
+        // The pre-roll is the history plus the part of this cycle before the start.
+        history.append(UnsafeBufferPointer(rebasing: samples[0..<(offset * channels)]), frames: offset)
+        let preroll = min(settings.prerollFrames, history.count)
+        let firstFrame = header.frameTime &+ UInt32(offset) &- UInt32(preroll)
+        let rate = files.sampleRate
+        // Wall-clock time of the first frame, less the capture latency: when the sound reached the input.
+        let nowWall = Date()
+        let ageSeconds = Double(Int64(cjack_monotonic_nanoseconds()) - Int64(header.nanoseconds)) / 1e9
+        let firstFrameDate = nowWall.addingTimeInterval(-ageSeconds + Double(offset - preroll) / Double(rate)
+                                                        - Double(settings.captureLatencyFrames) / Double(rate))
+        let midnight = Calendar.current.startOfDay(for: firstFrameDate)
+        let timeReference = UInt64(max(0, firstFrameDate.timeIntervalSince(midnight) * Double(rate)).rounded())
+        if settings.format.container.carriesBroadcastExtension {
+            files.setBroadcastExtension(timeReference: timeReference, originationDate: firstFrameDate,
+                                        description: "jas record, \(channels) channel(s) at \(rate) Hz")
+        }
+        stats.withLock {
+            $0.recording = true
+            $0.firstFrameTime = firstFrame
+            $0.prerollFrames = preroll
+            $0.timeReference = settings.format.container.carriesBroadcastExtension ? timeReference : nil
+            $0.anchor = (firstFrame, 0)
+        }
+        log.append(.started(firstFrameTime: firstFrame, prerollFrames: preroll))
+        history.withNewest(preroll) { piece, frames in
+            write(piece, frames: frames, startingAt: nil)
+        }
+        history.clear()
+        let rest = header.frames - offset
+        write(UnsafeBufferPointer(rebasing: samples[(offset * channels)..<(header.frames * channels)]), frames: rest,
+              startingAt: header.frameTime &+ UInt32(offset))
+    }
+
+    /// Writes frames (cut at the limit), measures their peaks and moves the anchor.
+    private func write(_ samples: UnsafeBufferPointer<Float>, frames: Int, startingAt frameTime: UInt32?) {
+        let allowed = allowedFrames(frames)
+        guard allowed > 0 else { return }
+        do {
+            try files.write(samples, frames: allowed)
+        } catch {
+            fail(error)
+            return
+        }
+        var peaks = [Float](repeating: 0, count: channels)
+        for index in 0..<(allowed * channels) {
+            let level = abs(samples[index])
+            if level > peaks[index % channels] { peaks[index % channels] = level }
+        }
+        advance(by: allowed) { stats in
+            for channel in 0..<channels { stats.peaks[channel] = max(stats.peaks[channel], peaks[channel]) }
+            if let frameTime { stats.anchor = (frameTime &+ UInt32(allowed), stats.framesWritten + Int64(allowed)) }
+        }
+    }
+
+    /// Writes silence for missing frames, so the timeline stays whole, and logs it.
+    private func fillGap(frames: Int, reason: CaptureTimeline.GapReason, resumedAt frameTime: UInt32) {
+        if reason == .serverRestart {
+            let rate = currentSampleRate()
+            if rate > 0 && rate != files.sampleRate {
+                startNewPart(sampleRate: rate)
+                return
+            }
+        }
+        let at = stats.withLock { $0.framesWritten }
+        log.append(.gap(atFrame: at, frames: frames, reason: reason.rawValue, resumedFrameTime: frameTime))
+        let allowed = allowedFrames(frames)
+        do {
+            try files.writeSilence(frames: allowed)
+        } catch {
+            fail(error)
+            return
+        }
+        advance(by: allowed) { stats in
+            stats.gaps += 1
+            stats.gapFrames += Int64(frames)
+            if reason == .overrun {
+                stats.overruns += 1
+                stats.overrunFrames += Int64(frames)
+            }
+            stats.anchor = (frameTime, stats.framesWritten + Int64(allowed))
+        }
+    }
+
+    /// The server came back at another rate: close these files, open the next part.
+    private func startNewPart(sampleRate: Int) {
+        files.close()
+        part += 1
+        let at = stats.withLock { $0.framesWritten }
+        do {
+            files = try RecordingFiles(basePath: settings.basePath, part: part, channels: channels,
+                                       perChannel: settings.perChannel, sampleRate: sampleRate, format: settings.format)
+        } catch {
+            fail(error)
+            return
+        }
+        timeline.restart(sampleRate: sampleRate)
+        stats.withLock { $0.paths += files.paths }
+        log.append(.newFile(path: files.paths[0], sampleRate: sampleRate, atFrame: at))
+    }
+
+    private func allowedFrames(_ frames: Int) -> Int {
+        guard let limit = settings.limitFrames else { return frames }
+        return Int(max(0, min(Int64(frames), limit - stats.withLock { $0.framesWritten })))
+    }
+
+    private func advance(by frames: Int, _ update: (inout Stats) -> Void) {
+        let reachedLimit = stats.withLock { stats -> Bool in
+            update(&stats)
+            stats.framesWritten += Int64(frames)
+            if let limit = settings.limitFrames, stats.framesWritten >= limit, !stats.finished {
+                stats.finished = true
+                return true
+            }
+            return false
+        }
+        if reachedLimit {
+            files.updateHeaders()
+            finished.signal()
+        }
+    }
+
+    private func fail(_ error: RecordingError) {
+        let at = stats.withLock { stats -> Int64 in
+            stats.problem = error.description
+            stats.finished = true
+            return stats.framesWritten
+        }
+        log.append(.writeFailed(atFrame: at, reason: error.description))
+        finished.signal()
+    }
+
+    /// Highest peaks since the last call, reset.
+    func takePeaks() -> [Float] {
+        stats.withLock { stats in
+            defer { stats.peaks = [Float](repeating: 0, count: channels) }
+            return stats.peaks
+        }
+    }
+}

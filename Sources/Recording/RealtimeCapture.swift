@@ -1,0 +1,121 @@
+import CJack
+import JackKit
+import Synchronization
+
+/// The real-time half of a recording: each cycle it interleaves the input
+/// port buffers into a preallocated block and writes that block, preceded by
+/// a header (JACK frame time, frame count, monotonic time, server epoch),
+/// into one ring for the disk thread. It never allocates, locks or waits; a
+/// cycle that finds the ring full is dropped whole and its frames counted in
+/// `droppedFrames`, so the disk thread can write exactly that much silence.
+public final class RealtimeCapture: @unchecked Sendable {
+    /// Channels per frame.
+    public let channels: Int
+    /// Captured cycles: header then interleaved frames.
+    public let ring: SampleRing
+    private let ringReference: Unmanaged<SampleRing>
+    private let interleaved: UnsafeMutableBufferPointer<Float>
+    private let header: UnsafeMutableBufferPointer<Float>
+    /// Frames of cycles dropped because the ring was full (written by the real-time thread).
+    public let droppedFrames = Atomic<Int>(0)
+    /// Bumped by the non-real-time side when the server is lost, so the disk
+    /// thread knows frames of the next server are not a continuation.
+    public let serverEpoch = Atomic<UInt32>(0)
+    /// Floats of header before each cycle's frames.
+    public static let headerCount = 5
+    static let maximumFrames = 8192
+
+    /// A capture of `channels` channels with a ring holding `seconds` at `sampleRate`.
+    public init(channels: Int, ringSeconds seconds: Double, sampleRate: Int) {
+        self.channels = channels
+        let frames = max(Double(Self.maximumFrames), seconds * Double(sampleRate))
+        ring = SampleRing(minimumCapacity: Int(frames) * channels + 2 * Self.headerCount)
+        ringReference = .passUnretained(ring)
+        interleaved = .allocate(capacity: Self.maximumFrames * max(1, channels))
+        interleaved.initialize(repeating: 0)
+        header = .allocate(capacity: Self.headerCount)
+        header.initialize(repeating: 0)
+    }
+
+    deinit {
+        interleaved.deallocate()
+        header.deallocate()
+    }
+
+    /// Frames the ring holds when full.
+    public var capacityFrames: Int { (ring.capacity - Self.headerCount) / max(1, channels) }
+
+    /// The render block for a record-category session.
+    public var renderBlock: RenderBlock { { cycle in self.process(cycle) } }
+
+    /// One cycle, on JACK's real-time thread: reads the monotonic clock (a C
+    /// call the compiler cannot check; RealtimeSanitizer and the allocation
+    /// counter do) and runs the checked kernel.
+    public func process(_ cycle: ProcessCycle) {
+        capture(cycle, at: cjack_monotonic_nanoseconds())
+    }
+
+    /// Interleaves and hands over one cycle captured at `now` (nanoseconds).
+    @_noAllocation @_noLocks
+    func capture(_ cycle: ProcessCycle, at now: UInt64) {
+        let frames = min(cycle.frameCount, Self.maximumFrames)
+        let count = min(cycle.inputs.count, channels)
+        var channel = 0
+        while channel < channels {
+            if channel < count {
+                let source = cycle.inputs[channel]
+                var frame = 0
+                var index = channel
+                while frame < frames {
+                    interleaved[index] = source[frame]
+                    frame += 1
+                    index += channels
+                }
+            } else {
+                var frame = 0
+                var index = channel
+                while frame < frames {
+                    interleaved[index] = 0
+                    frame += 1
+                    index += channels
+                }
+            }
+            channel += 1
+        }
+        header[0] = Float(bitPattern: cycle.cycleStartFrame)
+        header[1] = Float(bitPattern: UInt32(truncatingIfNeeded: frames))
+        header[2] = Float(bitPattern: UInt32(truncatingIfNeeded: now >> 32))
+        header[3] = Float(bitPattern: UInt32(truncatingIfNeeded: now))
+        header[4] = Float(bitPattern: serverEpoch.load(ordering: .relaxed))
+        let body = UnsafeBufferPointer(start: interleaved.baseAddress, count: frames * channels)
+        let prefix = UnsafeBufferPointer(header)
+        let written = ringReference._withUnsafeGuaranteedRef { $0.write(prefix, body) }
+        if !written { droppedFrames.add(frames, ordering: .relaxed) }
+    }
+}
+
+/// One captured cycle's header, as the disk thread reads it.
+struct CycleHeader: Equatable {
+    /// JACK frame time of the cycle's first frame.
+    var frameTime: UInt32
+    /// Frames in the cycle.
+    var frames: Int
+    /// CLOCK_MONOTONIC at the cycle, nanoseconds.
+    var nanoseconds: UInt64
+    /// The server epoch the cycle was captured in.
+    var epoch: UInt32
+
+    init(frameTime: UInt32, frames: Int, nanoseconds: UInt64, epoch: UInt32) {
+        self.frameTime = frameTime
+        self.frames = frames
+        self.nanoseconds = nanoseconds
+        self.epoch = epoch
+    }
+
+    init(_ floats: UnsafeBufferPointer<Float>) {
+        frameTime = floats[0].bitPattern
+        frames = Int(floats[1].bitPattern)
+        nanoseconds = UInt64(floats[2].bitPattern) << 32 | UInt64(floats[3].bitPattern)
+        epoch = floats[4].bitPattern
+    }
+}

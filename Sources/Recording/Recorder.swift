@@ -1,0 +1,300 @@
+import AudioSession
+import Foundation
+import JackKit
+import Synchronization
+
+/// A multichannel recording that loses nothing: a record-category,
+/// measurement-mode session (no DSP: the JACK buffers themselves) whose
+/// real-time callback only copies into a ring, and a disk thread that writes
+/// files through libsndfile. Overruns and server restarts become logged
+/// silence of the right length; headers are rewritten every half second, so
+/// a crash leaves a file that opens; pre-roll and trigger start it early or
+/// on a level.
+///
+/// Use: `prepare()` (every check, before anything starts; capture begins,
+/// armed), `start()` when waiting for a start command, `waitUntilFinished`
+/// or `stop()`, then `summary`.
+public final class Recorder: @unchecked Sendable {
+    /// What to record, where, and how.
+    public struct Configuration: Sendable {
+        /// The JACK server (nil: `$JACK_DEFAULT_SERVER` or "default").
+        public var serverName: String?
+        /// Shell wildcards of ports to record (empty: the first physical capture ports).
+        public var portPatterns: [String] = []
+        /// How many channels (default: every matched port, or 2 physical ports).
+        public var channels: Int?
+        /// The file to write (with per-channel files, its stem gets `_1`, `_2`, ...).
+        public var outputPath: String
+        public var format = RecordingFormat()
+        /// One file per channel instead of one interleaved file.
+        public var perChannelFiles = false
+        /// Seconds to record, then stop (nil: until stopped).
+        public var duration: Double?
+        /// Size of the ring between the real-time thread and the disk thread, seconds.
+        public var bufferSeconds = 4.0
+        /// Seconds of audio from before the start (command or trigger) that the file begins with.
+        public var prerollSeconds = 0.0
+        /// Start when any channel's sample peak reaches this level, dBFS.
+        public var triggerDBFS: Double?
+        /// Wait for `start()` instead of starting at once (used with pre-roll).
+        public var waitsForStartCommand = false
+        /// The JACK client name.
+        public var clientName = "jas-record"
+
+        public init(outputPath: String) { self.outputPath = outputPath }
+    }
+
+    /// What the recording was asked to do.
+    public let configuration: Configuration
+    /// The recording session.
+    public let session: AudioSession
+    private let events: AsyncStream<RecordingEvent>.Continuation
+    /// Everything that happens to the recording, as it happens (also in the sidecar log).
+    public let eventStream: AsyncStream<RecordingEvent>
+    private var capture: RealtimeCapture?
+    private var writer: DiskWriter?
+    private var log: RecordingLog?
+    private var ports: [String] = []
+    private var sampleRate = 0
+    private var captureLatencyFrames = 0
+    private let serverLost = Atomic<Bool>(false)
+    private var eventTask: Task<Void, Never>?
+    private let stopped = Mutex(false)
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        session = AudioSession(clientName: configuration.clientName, serverName: configuration.serverName,
+                               recordConsent: .givenByCaller)
+        (eventStream, events) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
+    }
+
+    deinit {
+        eventTask?.cancel()
+        session.close()
+    }
+
+    /// Checks everything that can be checked (parameters, ports, format, path,
+    /// space), opens the files and the log, and starts capturing: armed until
+    /// the start command or trigger, recording at once otherwise.
+    public func prepare() throws(RecordingError) {
+        let config = configuration
+        try Self.checkParameters(config)
+        let server = session.serverName
+        let probe: Client
+        do {
+            probe = try Client(name: "\(config.clientName)-probe", serverName: server)
+        } catch {
+            throw .session("JACK server '\(server)' is not running (\(error)); start jackd first, or pass --server NAME")
+        }
+        ports = try PortSelection.resolve(config.portPatterns, channels: config.channels, on: probe)
+        sampleRate = probe.sampleRate
+        probe.close()
+        let channels = ports.count
+        try config.format.validate(channels: config.perChannelFiles ? 1 : channels, sampleRate: sampleRate)
+        let fifo = try Self.checkDestination(config, channels: channels, sampleRate: sampleRate)
+        let files = try RecordingFiles(basePath: config.outputPath, part: 1, channels: channels,
+                                       perChannel: config.perChannelFiles, sampleRate: sampleRate, format: config.format,
+                                       fifoDescriptor: fifo)
+        let log = try RecordingLog(path: RecordingLog.path(for: config.outputPath))
+        self.log = log
+
+        let capture = RealtimeCapture(channels: channels, ringSeconds: config.bufferSeconds, sampleRate: sampleRate)
+        self.capture = capture
+        do {
+            try session.setCategory(.record, mode: .measurement)
+            try session.setPreferredInputNumberOfChannels(channels)
+            session.setPreferredInputPortNames(ports)
+            session.setRenderBlock(capture.renderBlock)
+            try session.setActive(true)
+            captureLatencyFrames = try session.inputLatencyRange.max
+        } catch {
+            files.close()
+            throw .session(error.description)
+        }
+        let settings = DiskWriter.Settings(
+            basePath: config.outputPath, format: config.format, perChannel: config.perChannelFiles,
+            prerollFrames: Int(config.prerollSeconds * Double(sampleRate)),
+            triggerLevel: config.triggerDBFS.map { Float(pow(10, $0 / 20)) },
+            waitsForStart: config.waitsForStartCommand,
+            limitFrames: config.duration.map { Int64(($0 * Double(sampleRate)).rounded()) },
+            captureLatencyFrames: captureLatencyFrames)
+        let session = session
+        let writer = DiskWriter(capture: capture, files: files, settings: settings, log: log) {
+            Int(session.sampleRate)
+        }
+        self.writer = writer
+        watchSession()
+        writer.start()
+        if config.triggerDBFS != nil || config.waitsForStartCommand {
+            emit(.armed(prerollSeconds: config.prerollSeconds, triggerDBFS: config.triggerDBFS))
+        }
+    }
+
+    /// The start command (when waiting for one): the recording begins at this
+    /// moment's JACK frame time, less the pre-roll.
+    public func start() {
+        guard let client = session.client else { return }
+        writer?.requestStart(atFrame: client.frameTime)
+    }
+
+    /// Waits until the recording reached its duration or failed; false on timeout.
+    @discardableResult
+    public func waitUntilFinished(timeout: Double? = nil) -> Bool {
+        guard let writer else { return true }
+        if let timeout { return writer.finished.wait(timeout: .now() + timeout) == .success }
+        writer.finished.wait()
+        return true
+    }
+
+    /// Whether the recording reached its duration or stopped on a write error.
+    public var isFinished: Bool { writer?.stats.withLock { $0.finished } ?? false }
+
+    /// Stops capturing, writes what the ring still holds, finalises the files
+    /// and the log. Idempotent.
+    public func stop() {
+        let already = stopped.withLock { value -> Bool in
+            defer { value = true }
+            return value
+        }
+        guard !already else { return }
+        try? session.setActive(false)
+        writer?.stopAndWait()
+        session.close()
+        eventTask?.cancel()
+        if let writer { emit(.stopped(framesWritten: writer.stats.withLock { $0.framesWritten }), logged: true) }
+        events.finish()
+    }
+
+    /// The JACK ports recorded, channel order.
+    public var recordedPorts: [String] { ports }
+
+    /// The recording's state now; peaks are those since the previous call.
+    public func progress() -> RecordingProgress {
+        guard let writer, let capture else {
+            return RecordingProgress(isRecording: false, framesWritten: 0, sampleRate: sampleRate, peakDBFS: [],
+                                     ringFill: 0, overruns: 0, xruns: 0, gaps: 0, serverLost: false)
+        }
+        let peaks = writer.takePeaks().map { $0 > 0 ? 20 * log10(Double($0)) : -Double.infinity }
+        return writer.stats.withLock { stats in
+            RecordingProgress(isRecording: stats.recording && !stats.finished, framesWritten: stats.framesWritten,
+                              sampleRate: sampleRate, peakDBFS: peaks,
+                              ringFill: Double(capture.ring.availableToRead) / Double(capture.ring.capacity),
+                              overruns: stats.overruns, xruns: stats.xruns, gaps: stats.gaps,
+                              serverLost: serverLost.load(ordering: .relaxed))
+        }
+    }
+
+    /// What the recording did (complete after `stop()`).
+    public var summary: RecordingSummary {
+        let stats = writer?.stats.withLock { $0 }
+        let paths = stats?.paths ?? []
+        return RecordingSummary(
+            path: paths.first ?? configuration.outputPath, paths: paths,
+            logPath: RecordingLog.path(for: configuration.outputPath),
+            framesWritten: stats?.framesWritten ?? 0,
+            durationSeconds: sampleRate > 0 ? Double(stats?.framesWritten ?? 0) / Double(sampleRate) : 0,
+            sampleRate: sampleRate, channels: ports.count, ports: ports,
+            overruns: stats?.overruns ?? 0, overrunFrames: stats?.overrunFrames ?? 0, xruns: stats?.xruns ?? 0,
+            gaps: stats?.gaps ?? 0, gapFrames: stats?.gapFrames ?? 0, firstFrameTime: stats?.firstFrameTime,
+            prerollFrames: stats?.prerollFrames ?? 0, timeReference: stats?.timeReference,
+            captureLatencyFrames: captureLatencyFrames, bufferSeconds: configuration.bufferSeconds,
+            problem: stats?.problem)
+    }
+
+    /// Frames the ring holds when full.
+    public var ringCapacityFrames: Int { capture?.capacityFrames ?? 0 }
+
+    // MARK: Session events
+
+    /// Turns the session's events into the recording's: xruns placed in the
+    /// file, server loss (the next frames belong to another epoch) and return.
+    private func watchSession() {
+        let stream = session.events
+        eventTask = Task.detached { [weak self] in
+            for await event in stream {
+                guard let self else { return }
+                switch event {
+                case let .xrun(count, _, delay):
+                    guard let writer = self.writer, let client = self.session.client else { continue }
+                    let recording = writer.stats.withLock { stats -> Bool in
+                        let counts = stats.recording && !stats.finished
+                        if counts { stats.xruns += count }
+                        return counts
+                    }
+                    if recording { self.emit(.xrun(atFrame: writer.position(ofFrameTime: client.frameTime), delayMicroseconds: delay)) }
+                case let .mediaServicesWereLost(reason):
+                    self.capture?.serverEpoch.add(1, ordering: .relaxed)
+                    self.serverLost.store(true, ordering: .relaxed)
+                    let at = self.writer?.stats.withLock { $0.framesWritten } ?? 0
+                    self.emit(.serverLost(atFrame: at, reason: reason))
+                case let .mediaServicesWereReset(reset):
+                    self.serverLost.store(false, ordering: .relaxed)
+                    self.emit(.serverBack(sampleRate: Int(reset.sampleRate), downtimeSeconds: reset.downtime))
+                default:
+                    continue
+                }
+            }
+        }
+    }
+
+    private func emit(_ event: RecordingEvent, logged: Bool = false) {
+        if !logged { log?.append(event) }
+        events.yield(event)
+    }
+
+    // MARK: Checks before anything starts
+
+    static func checkParameters(_ config: Configuration) throws(RecordingError) {
+        if let channels = config.channels, channels < 1 { throw .badParameter("--channels must be at least 1") }
+        if let duration = config.duration, !(duration > 0) { throw .badParameter("--for must be more than 0 seconds") }
+        guard config.bufferSeconds >= 0.1 && config.bufferSeconds <= 600 else {
+            throw .badParameter("--buffer must be between 0.1 and 600 seconds")
+        }
+        guard config.prerollSeconds >= 0 && config.prerollSeconds <= 600 else {
+            throw .badParameter("--preroll must be between 0 and 600 seconds")
+        }
+        if let trigger = config.triggerDBFS, !(trigger < 0 && trigger > -200) {
+            throw .badParameter("--trigger must be a level below 0 dBFS (e.g. -40)")
+        }
+        if config.prerollSeconds > 0 && config.triggerDBFS == nil && !config.waitsForStartCommand {
+            throw .badParameter("a pre-roll needs a start that comes later: a trigger or a start command")
+        }
+    }
+
+    /// Checks the output path (folder exists and is writable, not a folder
+    /// itself; a FIFO only for FLAC) and the free space; returns an open
+    /// descriptor when the destination is a FIFO.
+    static func checkDestination(_ config: Configuration, channels: Int, sampleRate: Int) throws(RecordingError) -> Int32? {
+        let path = config.outputPath
+        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue {
+            throw .unwritablePath(path: path, reason: "it is a folder")
+        }
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw .unwritablePath(path: path, reason: "the folder '\(folder)' does not exist")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw .unwritablePath(path: path, reason: "no permission to write in '\(folder)'")
+        }
+        var status = stat()
+        if stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO {
+            guard config.format.container == .flac, !config.perChannelFiles else {
+                throw .unsupportedFormat("'\(path)' is a FIFO: only --format flac can be written to a pipe "
+                                         + "(WAV, RF64 and W64 need to rewrite their header)")
+            }
+            let descriptor = open(path, O_WRONLY)
+            guard descriptor >= 0 else { throw .unwritablePath(path: path, reason: String(cString: strerror(errno))) }
+            return descriptor
+        }
+        var fs = statvfs()
+        guard statvfs(folder, &fs) == 0 else { return nil }
+        let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
+        // With --for, the whole recording; without, at least one minute.
+        let seconds = (config.duration ?? 60) + config.prerollSeconds
+        let needed = Int64(seconds * Double(sampleRate)) * Int64(channels * config.format.sampleFormat.bytes)
+            + 65_536
+        if needed > free { throw .insufficientSpace(path: path, neededBytes: needed, freeBytes: free) }
+        return nil
+    }
+}

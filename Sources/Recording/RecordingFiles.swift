@@ -1,0 +1,83 @@
+import Foundation
+
+/// The files one recording writes at one sample rate: one interleaved file,
+/// or one per channel (`take_1.wav`, `take_2.wav`, ...). A rate change after a
+/// server restart starts a new set (`take-part2.wav`).
+final class RecordingFiles {
+    let sampleRate: Int
+    let channels: Int
+    let writers: [SoundFileWriter]
+    private var scratch: [Float] = []
+    private var silence: [Float] = []
+
+    /// Opens the files for `basePath` (part 1 is the path itself).
+    init(basePath: String, part: Int, channels: Int, perChannel: Bool, sampleRate: Int, format: RecordingFormat,
+         fifoDescriptor: Int32? = nil) throws(RecordingError) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        let paths = Self.paths(basePath: basePath, part: part, channels: channels, perChannel: perChannel)
+        var writers: [SoundFileWriter] = []
+        for path in paths {
+            writers.append(try SoundFileWriter(path: path, fileDescriptor: fifoDescriptor, channels: perChannel ? 1 : channels,
+                                               sampleRate: sampleRate, format: format))
+        }
+        self.writers = writers
+    }
+
+    /// The paths a set writes.
+    static func paths(basePath: String, part: Int, channels: Int, perChannel: Bool) -> [String] {
+        let stem = (basePath as NSString).deletingPathExtension
+        let ext = (basePath as NSString).pathExtension
+        let partStem = part == 1 ? stem : "\(stem)-part\(part)"
+        func named(_ stem: String) -> String { ext.isEmpty ? stem : "\(stem).\(ext)" }
+        if !perChannel { return [part == 1 ? basePath : named(partStem)] }
+        return (1...channels).map { named("\(partStem)_\($0)") }
+    }
+
+    var paths: [String] { writers.map(\.path) }
+
+    /// Writes `frames` interleaved frames.
+    func write(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws(RecordingError) {
+        guard frames > 0, let base = samples.baseAddress else { return }
+        if writers.count == 1 {
+            try writers[0].write(base, frames: frames)
+            return
+        }
+        if scratch.count < frames { scratch = [Float](repeating: 0, count: frames) }
+        for (channel, writer) in writers.enumerated() {
+            for frame in 0..<frames { scratch[frame] = base[frame * channels + channel] }
+            let result = scratch.withUnsafeBufferPointer { buffer -> RecordingError? in
+                do { try writer.write(buffer.baseAddress!, frames: frames) } catch let failure as RecordingError { return failure } catch { return .file(path: "", reason: "\(error)") }
+                return nil
+            }
+            if let result { throw result }
+        }
+    }
+
+    /// Writes `frames` frames of silence.
+    func writeSilence(frames: Int) throws(RecordingError) {
+        let chunk = 4096
+        if silence.isEmpty { silence = [Float](repeating: 0, count: chunk * channels) }
+        var left = frames
+        while left > 0 {
+            let count = min(left, chunk)
+            let result = silence.withUnsafeBufferPointer { buffer -> RecordingError? in
+                do { try write(buffer, frames: count) } catch let failure as RecordingError { return failure } catch { return .file(path: "", reason: "\(error)") }
+                return nil
+            }
+            if let result { throw result }
+            left -= count
+        }
+    }
+
+    func setBroadcastExtension(timeReference: UInt64, originationDate: Date, description: String) {
+        for writer in writers {
+            writer.setBroadcastExtension(description: description, originator: "JackAudioSession jas record",
+                                         originationDate: originationDate, timeReference: timeReference)
+        }
+    }
+
+    func updateHeaders() { writers.forEach { $0.updateHeader() } }
+
+    func close() { writers.forEach { $0.close() } }
+}

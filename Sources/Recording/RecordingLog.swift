@@ -1,0 +1,108 @@
+import Foundation
+
+/// Something that happened to a recording, with its place in the file.
+/// Positions are frames from the start of the recording's timeline.
+public enum RecordingEvent: Sendable, Equatable {
+    /// The recording began: the first frame's JACK frame time.
+    case started(firstFrameTime: UInt32, prerollFrames: Int)
+    /// Armed: capturing into the pre-roll, waiting for the start command or trigger.
+    case armed(prerollSeconds: Double, triggerDBFS: Double?)
+    /// Frames were missing and were written as silence so the timeline stays whole.
+    case gap(atFrame: Int64, frames: Int, reason: String, resumedFrameTime: UInt32)
+    /// The server reported an xrun at about this position.
+    case xrun(atFrame: Int64, delayMicroseconds: Double)
+    /// The server went away; the recording waits for it.
+    case serverLost(atFrame: Int64, reason: String)
+    /// The server came back (its rate, and how long it was gone).
+    case serverBack(sampleRate: Int, downtimeSeconds: Double)
+    /// The server came back at another rate: the recording goes on in a new file.
+    case newFile(path: String, sampleRate: Int, atFrame: Int64)
+    /// Writing failed (disk full, I/O error): the recording stopped there.
+    case writeFailed(atFrame: Int64, reason: String)
+    /// The recording ended.
+    case stopped(framesWritten: Int64)
+
+    /// The event as one JSON object (snake_case keys).
+    public var jsonObject: [String: Any] {
+        switch self {
+        case let .started(first, preroll):
+            ["event": "started", "first_frame_time": first, "preroll_frames": preroll]
+        case let .armed(preroll, trigger):
+            ["event": "armed", "preroll_seconds": preroll, "trigger_dbfs": trigger as Any? ?? NSNull()]
+        case let .gap(at, frames, reason, resumed):
+            ["event": "gap", "at_frame": at, "frames": frames, "reason": reason, "resumed_frame_time": resumed]
+        case let .xrun(at, delay):
+            ["event": "xrun", "at_frame": at, "delay_us": delay]
+        case let .serverLost(at, reason):
+            ["event": "server_lost", "at_frame": at, "reason": reason]
+        case let .serverBack(rate, downtime):
+            ["event": "server_back", "sample_rate": rate, "downtime_seconds": downtime]
+        case let .newFile(path, rate, at):
+            ["event": "new_file", "path": path, "sample_rate": rate, "at_frame": at]
+        case let .writeFailed(at, reason):
+            ["event": "write_failed", "at_frame": at, "reason": reason]
+        case let .stopped(frames):
+            ["event": "stopped", "frames_written": frames]
+        }
+    }
+
+    /// One line for a person.
+    public var text: String {
+        switch self {
+        case let .started(first, preroll):
+            "recording from JACK frame \(first)" + (preroll > 0 ? " (\(preroll) frames of pre-roll)" : "")
+        case let .armed(preroll, trigger):
+            "armed: pre-roll \(preroll) s" + (trigger.map { ", starting when a sample reaches \($0) dBFS" } ?? "")
+        case let .gap(at, frames, reason, _):
+            "\(frames) frames missing (\(reason)) at frame \(at): written as silence"
+        case let .xrun(at, delay):
+            String(format: "xrun at frame %lld (%.0f µs late)", at, delay)
+        case let .serverLost(at, reason):
+            "JACK server lost at frame \(at) (\(reason)); waiting for it to come back"
+        case let .serverBack(rate, downtime):
+            String(format: "JACK server back after %.3f s at %d Hz", downtime, rate)
+        case let .newFile(path, rate, at):
+            "the server came back at \(rate) Hz: continuing in '\(path)' from frame \(at)"
+        case let .writeFailed(at, reason):
+            "writing stopped at frame \(at): \(reason)"
+        case let .stopped(frames):
+            "stopped after \(frames) frames"
+        }
+    }
+}
+
+/// The sidecar log next to a recording: one JSON object per line, written
+/// and flushed as each event happens, so it survives a crash too.
+final class RecordingLog: @unchecked Sendable {
+    let path: String
+    private let lock = NSLock()
+    private let handle: FileHandle?
+
+    /// Creates (truncates) the log at `path`.
+    init(path: String) throws(RecordingError) {
+        self.path = path
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: path) else {
+            throw .unwritablePath(path: path, reason: "cannot create the recording's log file")
+        }
+        self.handle = handle
+    }
+
+    deinit { try? handle?.close() }
+
+    /// Appends `event` with the wall-clock time.
+    func append(_ event: RecordingEvent) {
+        var object = event.jsonObject
+        object["time"] = Date().timeIntervalSince1970
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        try? handle?.write(contentsOf: data + Data("\n".utf8))
+    }
+
+    /// The sidecar path for a recording at `outputPath`: its extension replaced by `.log`.
+    static func path(for outputPath: String) -> String {
+        (outputPath as NSString).deletingPathExtension + ".log"
+    }
+}

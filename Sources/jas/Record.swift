@@ -1,0 +1,243 @@
+import ArgumentParser
+import Foundation
+import Recording
+
+/// `jas record`: multichannel recording through the Recording module.
+struct Record: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record JACK ports to WAV, RF64, W64 or FLAC, losing nothing.",
+        discussion: """
+            Every check (ports, format, path, free space) is made before recording starts. Missing frames \
+            (a full ring, a server restart) are written as silence of the right length and logged in \
+            PATH's .log file (JSON Lines); headers are rewritten every half second, so a crash leaves a \
+            file that opens. With --preroll the recording starts that much before its start: the trigger \
+            (--trigger), or else SIGUSR1 or Enter. Ctrl-C or SIGTERM stops and finalises the file.
+            """
+    )
+
+    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
+    var server: String?
+
+    @Option(name: .customLong("ports"), help: "Ports to record, shell wildcards allowed, e.g. 'system:capture_*' (repeatable; default: the first physical capture ports).")
+    var ports: [String] = []
+
+    @Option(help: "How many channels (default: every matched port; 2 without --ports).")
+    var channels: Int?
+
+    @Option(help: "The file to write.")
+    var output: String
+
+    @Option(help: "wav, rf64, w64 or flac (default: from the file name's extension, else wav).")
+    var format: String?
+
+    @Option(help: "16, 24, 32 or float (default: float; 24 for flac).")
+    var bits: String?
+
+    @Flag(help: "One file per channel (PATH's stem gets _1, _2, ...).")
+    var perChannel = false
+
+    @Option(name: .customLong("for"), help: "Stop after this many seconds of recording (default: until Ctrl-C).")
+    var seconds: Double?
+
+    @Option(help: "Seconds of audio the ring between the audio thread and the disk holds.")
+    var buffer: Double = 4
+
+    @Option(help: "Seconds from before the start that the file begins with.")
+    var preroll: Double = 0
+
+    @Option(parsing: .unconditional, help: "Start when a sample on any channel reaches this level, e.g. -40 or -40dBFS.")
+    var trigger: String?
+
+    @Option(help: "The JACK client name.")
+    var name = "jas-record"
+
+    @Flag(help: "Print JSON Lines: events, a progress object each second, a final summary.")
+    var json = false
+
+    func validate() throws {
+        _ = try recordingFormat()
+        _ = try triggerLevel()
+    }
+
+    func recordingFormat() throws -> RecordingFormat {
+        let ext = (output as NSString).pathExtension.lowercased()
+        let containerName = format ?? (RecordingFormat.Container(rawValue: ext) != nil ? ext : "wav")
+        guard let container = RecordingFormat.Container(rawValue: containerName.lowercased()) else {
+            throw ValidationError("--format must be wav, rf64, w64 or flac, not '\(containerName)'")
+        }
+        let bitsName = bits ?? (container == .flac ? "24" : "float")
+        guard let sampleFormat = RecordingFormat.SampleFormat(rawValue: bitsName.lowercased()) else {
+            throw ValidationError("--bits must be 16, 24, 32 or float, not '\(bitsName)'")
+        }
+        return RecordingFormat(container: container, sampleFormat: sampleFormat)
+    }
+
+    func triggerLevel() throws -> Double? {
+        guard let trigger else { return nil }
+        var text = trigger.lowercased()
+        for suffix in ["dbfs", "db"] where text.hasSuffix(suffix) { text.removeLast(suffix.count) }
+        guard let level = Double(text.trimmingCharacters(in: .whitespaces)) else {
+            throw ValidationError("--trigger must be a level in dBFS, e.g. -40 or -40dBFS, not '\(trigger)'")
+        }
+        return level
+    }
+
+    func run() async throws {
+        var configuration = Recorder.Configuration(outputPath: output)
+        configuration.serverName = server
+        configuration.portPatterns = ports
+        configuration.channels = channels
+        configuration.format = try recordingFormat()
+        configuration.perChannelFiles = perChannel
+        configuration.duration = seconds
+        configuration.bufferSeconds = buffer
+        configuration.prerollSeconds = preroll
+        configuration.triggerDBFS = try triggerLevel()
+        configuration.waitsForStartCommand = preroll > 0 && trigger == nil
+        configuration.clientName = name
+        let recorder = Recorder(configuration: configuration)
+        let display = RecordDisplay(json: json, configuration: configuration)
+        // Before anything starts, so a Ctrl-C during start-up still finalises.
+        Signals.onInterrupt(exitStatus: 0) {
+            recorder.stop()
+            display.finish(recorder.summary)
+        }
+        do {
+            try recorder.prepare()
+        } catch {
+            Output.diagnostic("jas record: \(error)")
+            throw ExitCode(2)
+        }
+        display.announce(recorder)
+        if configuration.waitsForStartCommand {
+            Signals.onUser1 { recorder.start() }
+            if isatty(STDIN_FILENO) != 0 {
+                Thread.detachNewThread {
+                    if readLine() != nil { recorder.start() }
+                }
+            }
+        }
+        let events = recorder.eventStream
+        Task.detached {
+            for await event in events { display.show(event) }
+        }
+        var tick = 0
+        while !recorder.isFinished {
+            try? await Task.sleep(nanoseconds: 250_000_000)
+            tick += 1
+            display.progress(recorder.progress(), tick: tick)
+        }
+        recorder.stop()
+        let summary = recorder.summary
+        display.finish(summary)
+        if summary.problem != nil { throw ExitCode.failure }
+    }
+}
+
+/// What `jas record` shows: a status line refreshing in place on a terminal
+/// (stderr), events as lines, a summary; or JSON Lines on stdout.
+final class RecordDisplay: @unchecked Sendable {
+    let json: Bool
+    let configuration: Recorder.Configuration
+    private let terminal = isatty(STDERR_FILENO) != 0
+    private let lock = NSLock()
+
+    init(json: Bool, configuration: Recorder.Configuration) {
+        self.json = json
+        self.configuration = configuration
+    }
+
+    func announce(_ recorder: Recorder) {
+        let summary = recorder.summary
+        if json {
+            emit(["event": "recording", "path": summary.path, "paths": summary.paths, "ports": summary.ports,
+                  "sample_rate": summary.sampleRate, "channels": summary.channels,
+                  "ring_frames": recorder.ringCapacityFrames, "pid": Int(getpid())])
+        } else {
+            let format = configuration.format
+            Output.diagnostic("recording \(summary.channels) channel(s) (\(summary.ports.joined(separator: ", "))) "
+                              + "at \(summary.sampleRate) Hz to '\(summary.path)' (\(format.container.rawValue), "
+                              + "\(format.sampleFormat.rawValue)-bit); ring "
+                              + String(format: "%.1f s", Double(recorder.ringCapacityFrames) / Double(max(1, summary.sampleRate)))
+                              + (configuration.waitsForStartCommand
+                                 ? "; press Enter or send SIGUSR1 (kill -USR1 \(getpid())) to start" : "")
+                              + "; Ctrl-C stops")
+        }
+    }
+
+    func show(_ event: RecordingEvent) {
+        if json {
+            emit(event.jsonObject)
+        } else {
+            line(event.text)
+        }
+    }
+
+    func progress(_ progress: RecordingProgress, tick: Int) {
+        if json {
+            guard tick % 4 == 0 else { return }
+            emit(["event": "progress", "recording": progress.isRecording, "frames_written": progress.framesWritten,
+                  "seconds": Double(progress.framesWritten) / Double(max(1, progress.sampleRate)),
+                  "peak_dbfs": progress.peakDBFS.map { $0.isFinite ? ($0 * 10).rounded() / 10 : -200 },
+                  "ring_fill": (progress.ringFill * 1000).rounded() / 1000, "overruns": progress.overruns,
+                  "xruns": progress.xruns, "gaps": progress.gaps, "server_lost": progress.serverLost])
+            return
+        }
+        guard terminal else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        _ = try? FileHandle.standardError.write(contentsOf: Data(("\r" + Self.statusLine(progress) + "\u{1B}[K").utf8))
+    }
+
+    /// One line of at most 80 columns: state, elapsed time, loudest channel's
+    /// peak with a bar, ring fill, overruns and xruns.
+    static func statusLine(_ progress: RecordingProgress) -> String {
+        let seconds = Double(progress.framesWritten) / Double(max(1, progress.sampleRate))
+        let peak = progress.peakDBFS.max() ?? -.infinity
+        let width = 20
+        let filled = peak.isFinite ? max(0, min(width, Int(((peak + 60) / 60 * Double(width)).rounded()))) : 0
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let state = progress.serverLost ? "WAIT" : progress.isRecording ? "REC " : "ARM "
+        let level = peak.isFinite ? String(format: "%6.1f", peak) : "  -inf"
+        return String(format: "%@ %02d:%02d:%04.1f %@ dBFS [%@] ring %3.0f%% ovr %d xrun %d", state,
+                      Int(seconds) / 3600, Int(seconds) / 60 % 60, seconds.truncatingRemainder(dividingBy: 60),
+                      level, bar, progress.ringFill * 100, progress.overruns, progress.xruns)
+    }
+
+    func finish(_ summary: RecordingSummary) {
+        if json {
+            emit(["event": "summary", "path": summary.path, "paths": summary.paths, "log_path": summary.logPath,
+                  "frames_written": summary.framesWritten, "duration_seconds": summary.durationSeconds,
+                  "sample_rate": summary.sampleRate, "channels": summary.channels, "ports": summary.ports,
+                  "overruns": summary.overruns, "overrun_frames": summary.overrunFrames, "xruns": summary.xruns,
+                  "gaps": summary.gaps, "gap_frames": summary.gapFrames,
+                  "first_frame_time": summary.firstFrameTime.map { $0 as Any } ?? NSNull(),
+                  "preroll_frames": summary.prerollFrames,
+                  "time_reference": summary.timeReference.map { $0 as Any } ?? NSNull(),
+                  "capture_latency_frames": summary.captureLatencyFrames, "buffer_seconds": summary.bufferSeconds,
+                  "problem": summary.problem.map { $0 as Any } ?? NSNull()])
+        } else {
+            line(String(format: "wrote %lld frames (%.3f s) to %@; overruns %d (%lld frames), xruns %d, gaps %d (%lld frames)",
+                        summary.framesWritten, summary.durationSeconds, summary.paths.joined(separator: ", "),
+                        summary.overruns, summary.overrunFrames, summary.xruns, summary.gaps, summary.gapFrames)
+                 + (summary.problem.map { "; stopped early: \($0)" } ?? ""))
+        }
+    }
+
+    private func line(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        Output.diagnostic((terminal ? "\r\u{1B}[K" : "") + text)
+    }
+
+    private func emit(_ object: [String: Any]) {
+        var object = object
+        object["time"] = Date().timeIntervalSince1970
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        lock.lock()
+        defer { lock.unlock() }
+        print(String(decoding: data, as: UTF8.self))
+        fflush(nil)
+    }
+}
