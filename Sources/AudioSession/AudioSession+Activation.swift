@@ -166,13 +166,21 @@ extension AudioSession {
         if correctionChanged { client.recomputeLatencies() }
         var wanted: [(String, String)] = Array(zip(plan.inputPorts, ports.inputs.map(\.name)))
         wanted += zip(ports.outputs.map(\.name), plan.outputPorts)
+        // The route leaves devices (hardware ports) the plan no longer names,
+        // and the ports the plan named before; connections that other clients
+        // made to the session's ports (a recorder tapping its outputs) stay.
+        let routed = Set(activation.withLock { $0.plan.inputPorts + $0.plan.outputPorts })
+        func isRoute(_ name: String) -> Bool {
+            routed.contains(name) || client.port(named: name)?.flags.contains(.physical) == true
+        }
         for port in ports.inputs {
-            for source in port.connections where !wanted.contains(where: { $0 == (source, port.name) }) {
+            for source in port.connections where isRoute(source) && !wanted.contains(where: { $0 == (source, port.name) }) {
                 try? client.disconnect(source, from: port.name)
             }
         }
         for port in ports.outputs {
-            for destination in port.connections where !wanted.contains(where: { $0 == (port.name, destination) }) {
+            for destination in port.connections
+            where isRoute(destination) && !wanted.contains(where: { $0 == (port.name, destination) }) {
                 try? client.disconnect(port.name, from: destination)
             }
         }
@@ -315,6 +323,7 @@ extension AudioSession {
 
     func channelCount(_ preferred: Int?, maximum: Int, direction: String) throws(AudioSessionError) -> Int {
         guard let preferred else { return min(2, maximum) }
+        if preferred == 0 && direction == "output" { return 0 }
         try checkChannelCount(preferred, maximum: maximum, direction: direction)
         return preferred
     }

@@ -46,7 +46,14 @@ extension AudioSession {
     }
 
     /// Asks for `count` output channels; more than the maximum is `badParam`.
+    /// Zero is allowed: a playAndRecord session with `.mixWithOthers` and no
+    /// outputs only listens, and neither interrupts others nor is interrupted
+    /// by them (a recorder tapping ports).
     public func setPreferredOutputNumberOfChannels(_ count: Int) throws(AudioSessionError) {
+        if count == 0 {
+            preferences.withLock { $0.outputChannels = 0 }
+            return
+        }
         try checkChannelCount(count, maximum: openClient == nil ? nil : maximumOutputNumberOfChannels, direction: "output")
         preferences.withLock { $0.outputChannels = count }
     }

@@ -23,6 +23,10 @@ final class DiskWriter: @unchecked Sendable {
         var captureLatencyFrames: Int
     }
 
+    /// Cycles before this JACK frame time ran before the ports were connected
+    /// and are skipped (set once, before the thread starts).
+    var connectedFrom: UInt32?
+
     /// What a progress display reads.
     struct Stats {
         var recording = false
@@ -142,6 +146,10 @@ final class DiskWriter: @unchecked Sendable {
     }
 
     private func handle(_ header: CycleHeader, _ samples: UnsafeBufferPointer<Float>) {
+        if let floor = connectedFrom {
+            if Int32(bitPattern: header.frameTime &- floor) < 0 { return }
+            connectedFrom = nil
+        }
         let dropped = capture.droppedFrames.load(ordering: .relaxed)
         let step = timeline.step(header, droppedFrames: dropped - droppedSeen)
         droppedSeen = dropped

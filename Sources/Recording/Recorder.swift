@@ -3,7 +3,7 @@ import Foundation
 import JackKit
 import Synchronization
 
-/// A multichannel recording that loses nothing: a record-category,
+/// A multichannel recording that loses nothing: an input-only, mixable,
 /// measurement-mode session (no DSP: the JACK buffers themselves) whose
 /// real-time callback only copies into a ring, and a disk thread that writes
 /// files through libsndfile. Overruns and server restarts become logged
@@ -101,7 +101,10 @@ public final class Recorder: @unchecked Sendable {
         let capture = RealtimeCapture(channels: channels, ringSeconds: config.bufferSeconds, sampleRate: sampleRate)
         self.capture = capture
         do {
-            try session.setCategory(.record, mode: .measurement)
+            // A tap: it mixes with the others, so it neither interrupts a
+            // player nor is stopped by one (only a call interrupts it).
+            try session.setCategory(.playAndRecord, mode: .measurement, options: .mixWithOthers)
+            try session.setPreferredOutputNumberOfChannels(0)
             try session.setPreferredInputNumberOfChannels(channels)
             session.setPreferredInputPortNames(ports)
             session.setRenderBlock(capture.renderBlock)
@@ -121,6 +124,11 @@ public final class Recorder: @unchecked Sendable {
         let session = session
         let writer = DiskWriter(capture: capture, files: files, settings: settings, log: log) {
             Int(session.sampleRate)
+        }
+        if let client = session.client {
+            // The session connects its ports after it starts processing: the
+            // first cycles heard nothing and belong to no recording.
+            writer.connectedFrom = client.frameTime &+ UInt32(client.bufferSize)
         }
         self.writer = writer
         watchSession()

@@ -40,6 +40,9 @@ public struct RecordingFormat: Sendable, Equatable {
         case int32 = "32"
         case float32 = "float"
 
+        /// How a person says it: "24-bit", "32-bit float".
+        public var name: String { self == .float32 ? "32-bit float" : "\(rawValue)-bit" }
+
         /// Bytes per sample in the file (FLAC compresses below this).
         public var bytes: Int {
             switch self {

@@ -157,7 +157,7 @@ final class RecordDisplay: @unchecked Sendable {
             let format = configuration.format
             Output.diagnostic("recording \(summary.channels) channel(s) (\(summary.ports.joined(separator: ", "))) "
                               + "at \(summary.sampleRate) Hz to '\(summary.path)' (\(format.container.rawValue), "
-                              + "\(format.sampleFormat.rawValue)-bit); ring "
+                              + "\(format.sampleFormat.name)); ring "
                               + String(format: "%.1f s", Double(recorder.ringCapacityFrames) / Double(max(1, summary.sampleRate)))
                               + (configuration.waitsForStartCommand
                                  ? "; press Enter or send SIGUSR1 (kill -USR1 \(getpid())) to start" : "")

@@ -1,0 +1,206 @@
+import AudioSession
+import Foundation
+import JackKit
+import Measurement
+import Recording
+import Synchronization
+import XCTest
+
+/// A measurement-mode playback session that sends a seeded `TestSignal` into
+/// the loopback (channel c to `loopback:playback_{c+1}`), each sample a pure
+/// function of its JACK frame time, so a recording of `loopback:capture_*`
+/// can be checked sample for sample. A session, so it survives a server
+/// restart as any app would. Silent before `onsetFrame`, when one is set.
+final class SignalSender: @unchecked Sendable {
+    let signal: TestSignal
+    let channels: Int
+    /// Samples on the 24-bit grid (k / 2^23), so FLAC and 24-bit files hold them exactly.
+    let onTwentyFourBitGrid: Bool
+    let session: AudioSession
+    /// JACK frame time from which the signal sounds, +1 (0: from the start).
+    let onset = Atomic<Int64>(0)
+
+    init(serverName: String, channels: Int, seed: UInt64 = 42, onTwentyFourBitGrid: Bool = false) throws {
+        signal = TestSignal(seed: seed)
+        self.channels = channels
+        self.onTwentyFourBitGrid = onTwentyFourBitGrid
+        session = AudioSession(clientName: "signal-sender", serverName: serverName, recordConsent: .givenByCaller)
+        try session.setCategory(.playback, mode: .measurement)
+        try session.setPreferredOutputNumberOfChannels(channels)
+        session.setPreferredOutputPortNames((1...channels).map { "loopback:playback_\($0)" })
+        session.setRenderBlock { [self] cycle in render(cycle) }
+        try session.setActive(true)
+    }
+
+    deinit { session.close() }
+
+    /// The sample sent on `channel` at JACK frame time `frame`.
+    func sample(channel: Int, frame: UInt32) -> Float {
+        sample(channel: channel, frame: frame, onset: onset.load(ordering: .relaxed))
+    }
+
+    @inline(__always)
+    private func sample(channel: Int, frame: UInt32, onset onsetFrame: Int64) -> Float {
+        if onsetFrame > 0 && Int32(bitPattern: frame &- UInt32(truncatingIfNeeded: onsetFrame - 1)) < 0 { return 0 }
+        let value = signal.sample(channel: channel, frame: frame)
+        guard onTwentyFourBitGrid else { return value }
+        // TestSignal is k / 2^24; halving k puts it on the 2^-23 grid.
+        return Float(Int32(value * Float(1 << 24)) >> 1) / Float(1 << 23)
+    }
+
+    private func render(_ cycle: RenderCycle) {
+        let onsetFrame = onset.load(ordering: .relaxed)
+        for channel in 0..<min(channels, cycle.outputs.count) {
+            let buffer = cycle.outputs[channel]
+            for frame in 0..<cycle.frameCount {
+                buffer[frame] = sample(channel: channel, frame: cycle.cycleStartFrame &+ UInt32(frame), onset: onsetFrame)
+            }
+        }
+    }
+
+    /// What `compare` found, one period of one channel at a time.
+    struct Comparison {
+        /// Channel-periods that equal what was sent at the same frame times (delay 0).
+        var sameCycle = 0
+        /// Channel-periods that equal what was sent one period earlier.
+        var previousCycle = 0
+        /// Channel-periods that begin as the same cycle's and end as the cycle
+        /// before's: the loopback copied the buffer while the sender wrote it.
+        var torn = 0
+        /// Channel-periods inside a logged gap, all silent as they must be.
+        var silentGaps = 0
+        /// Channel-periods right after a gap, whose source cycle the server never ran.
+        var withoutSource = 0
+        /// Channel-periods that match nothing, and the first of them.
+        var mismatched = 0
+        var firstMismatch: String?
+        /// All channel-periods compared.
+        var total: Int { sameCycle + previousCycle + torn + silentGaps + withoutSource + mismatched }
+    }
+
+    /// Compares `samples` (interleaved, `channels` wide) recorded from JACK
+    /// frame time `firstFrameTime` on, one period of one channel at a time,
+    /// with what was sent. Each must be bit-identical to what was sent in the
+    /// same cycle or, through the loopback, the cycle before (which of the two
+    /// is up to jackd's scheduling, see the tests); inside a logged gap it
+    /// must be silent.
+    func compare(_ samples: [Float], channels recorded: Int, firstFrameTime: UInt32, period: Int,
+                 gaps: [(at: Int, frames: Int)] = []) -> Comparison {
+        var result = Comparison()
+        let total = samples.count / recorded
+        func inGap(_ frame: Int) -> Bool { gaps.contains { frame >= $0.at && frame < $0.at + $0.frames } }
+        func matches(_ frames: Range<Int>, _ channel: Int, delay: Int) -> Bool {
+            frames.allSatisfy { frame in
+                let sent = firstFrameTime &+ UInt32(frame) &- UInt32(delay)
+                return samples[frame * recorded + channel].bitPattern == sample(channel: channel, frame: sent).bitPattern
+            }
+        }
+        func matches(_ start: Int, _ count: Int, _ channel: Int, delay: Int) -> Bool {
+            matches(start..<(start + count), channel, delay: delay)
+        }
+        /// Same cycle up to some frame, the cycle before from there on.
+        func isTorn(_ start: Int, _ count: Int, _ channel: Int) -> Bool {
+            guard let split = (start..<(start + count)).first(where: { !matches($0..<($0 + 1), channel, delay: 0) }),
+                  split > start else { return false }
+            return matches(split..<(start + count), channel, delay: period)
+        }
+        for start in stride(from: 0, to: total, by: period) {
+            let count = min(period, total - start)
+            for channel in 0..<recorded {
+                if inGap(start) {
+                    if (start..<(start + count)).allSatisfy({ samples[$0 * recorded + channel] == 0 }) {
+                        result.silentGaps += 1
+                        continue
+                    }
+                } else if matches(start, count, channel, delay: 0) {
+                    result.sameCycle += 1
+                    continue
+                } else if matches(start, count, channel, delay: period) {
+                    result.previousCycle += 1
+                    continue
+                } else if isTorn(start, count, channel) {
+                    result.torn += 1
+                    continue
+                } else if start > 0 && inGap(start - 1) {
+                    result.withoutSource += 1
+                    continue
+                }
+                result.mismatched += 1
+                if result.firstMismatch == nil {
+                    let sent = sample(channel: channel, frame: firstFrameTime &+ UInt32(start))
+                    result.firstMismatch = "frame \(start) channel \(channel): got \(samples[start * recorded + channel]), "
+                        + "sent \(sent) in that cycle" + (inGap(start) ? " (inside a gap, not silent)" : "")
+                }
+            }
+        }
+        return result
+    }
+}
+
+/// A `jas record` process, its JSON Lines collected as they come.
+final class RecordProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var parsed: [[String: Any]] = []
+    private var errorText = ""
+
+    init(jas: String, arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: jas)
+        process.arguments = ["record", "--json"] + arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData) }
+        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            self?.lock.withLock { self?.errorText += text }
+        }
+        try process.run()
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+
+    private func append(_ data: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer.append(data)
+        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = buffer[buffer.startIndex..<newline]
+            buffer.removeSubrange(buffer.startIndex...newline)
+            if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { parsed.append(object) }
+        }
+    }
+
+    var objects: [[String: Any]] { lock.withLock { parsed } }
+    var stderr: String { lock.withLock { errorText } }
+
+    /// The first object whose "event" is `name`.
+    func event(_ name: String) -> [String: Any]? { objects.first { $0["event"] as? String == name } }
+
+    /// Waits for the process to end (at most `timeout` seconds) and returns its summary line.
+    func finish(timeout: Double = 30) -> [String: Any]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        usleep(50_000)
+        return event("summary")
+    }
+}
+
+/// The events of a recording's sidecar log.
+func logEvents(_ path: String) -> [[String: Any]] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+    return text.split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+}
+
+/// A fresh folder for a test's files, removed by the caller.
+func temporaryFolder() -> String {
+    let path = NSTemporaryDirectory() + "jas-record-\(UUID().uuidString)"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
