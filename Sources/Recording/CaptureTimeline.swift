@@ -1,6 +1,6 @@
 /// Keeps a recording's timeline whole: compares each captured cycle with the
 /// one before and says how many frames are missing between them and why.
-/// Pure: it sees only cycle headers and the dropped-frame count.
+/// Pure: it sees only cycle headers.
 struct CaptureTimeline {
     /// Why frames are missing.
     enum GapReason: String, Sendable, Codable {
@@ -29,11 +29,11 @@ struct CaptureTimeline {
 
     init(sampleRate: Int) { self.sampleRate = sampleRate }
 
-    /// Places `cycle`, which arrived after `droppedFrames` frames were dropped
-    /// since the previous one.
-    mutating func step(_ cycle: CycleHeader, droppedFrames: Int) -> Step {
+    /// Places `cycle` after the previous one.
+    mutating func step(_ cycle: CycleHeader) -> Step {
         defer { last = cycle }
         guard let last else { return .first }
+        let droppedFrames = Int(cycle.droppedBefore &- last.droppedBefore)
         let expectedFrame = last.frameTime &+ UInt32(truncatingIfNeeded: last.frames)
         if cycle.epoch == last.epoch && cycle.frameTime == expectedFrame { return .continuous }
         let frameGap = Int(Int32(bitPattern: cycle.frameTime &- expectedFrame))

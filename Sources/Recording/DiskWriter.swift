@@ -49,7 +49,8 @@ final class DiskWriter: @unchecked Sendable {
 
     let capture: RealtimeCapture
     let settings: Settings
-    let log: RecordingLog
+    /// Where events go: the sidecar log and the recorder's event stream.
+    let record: @Sendable (RecordingEvent) -> Void
     let stats: Mutex<Stats>
     /// The current sample rate of the server (read at a restart).
     let currentSampleRate: @Sendable () -> Int
@@ -65,16 +66,15 @@ final class DiskWriter: @unchecked Sendable {
     private var part = 1
     private var timeline: CaptureTimeline
     private var history: PrerollHistory
-    private var droppedSeen = 0
     private var scratch: [Float]
     private let channels: Int
 
-    init(capture: RealtimeCapture, files: RecordingFiles, settings: Settings, log: RecordingLog,
-         currentSampleRate: @escaping @Sendable () -> Int) {
+    init(capture: RealtimeCapture, files: RecordingFiles, settings: Settings,
+         record: @escaping @Sendable (RecordingEvent) -> Void, currentSampleRate: @escaping @Sendable () -> Int) {
         self.capture = capture
         self.files = files
         self.settings = settings
-        self.log = log
+        self.record = record
         self.currentSampleRate = currentSampleRate
         channels = capture.channels
         timeline = CaptureTimeline(sampleRate: files.sampleRate)
@@ -123,7 +123,7 @@ final class DiskWriter: @unchecked Sendable {
         }
         files.close()
         let frames = stats.withLock { $0.framesWritten }
-        log.append(.stopped(framesWritten: frames))
+        record(.stopped(framesWritten: frames))
         done.signal()
     }
 
@@ -150,9 +150,7 @@ final class DiskWriter: @unchecked Sendable {
             if Int32(bitPattern: header.frameTime &- floor) < 0 { return }
             connectedFrom = nil
         }
-        let dropped = capture.droppedFrames.load(ordering: .relaxed)
-        let step = timeline.step(header, droppedFrames: dropped - droppedSeen)
-        droppedSeen = dropped
+        let step = timeline.step(header)
         let recording = stats.withLock { $0.recording && !$0.finished }
         if case let .gap(frames, reason) = step {
             if recording {
@@ -218,7 +216,7 @@ final class DiskWriter: @unchecked Sendable {
             $0.timeReference = settings.format.container.carriesBroadcastExtension ? timeReference : nil
             $0.anchor = (firstFrame, 0)
         }
-        log.append(.started(firstFrameTime: firstFrame, prerollFrames: preroll))
+        record(.started(firstFrameTime: firstFrame, prerollFrames: preroll))
         history.withNewest(preroll) { piece, frames in
             write(piece, frames: frames, startingAt: nil)
         }
@@ -259,7 +257,7 @@ final class DiskWriter: @unchecked Sendable {
             }
         }
         let at = stats.withLock { $0.framesWritten }
-        log.append(.gap(atFrame: at, frames: frames, reason: reason.rawValue, resumedFrameTime: frameTime))
+        record(.gap(atFrame: at, frames: frames, reason: reason.rawValue, resumedFrameTime: frameTime))
         let allowed = allowedFrames(frames)
         do {
             try files.writeSilence(frames: allowed)
@@ -292,7 +290,7 @@ final class DiskWriter: @unchecked Sendable {
         }
         timeline.restart(sampleRate: sampleRate)
         stats.withLock { $0.paths += files.paths }
-        log.append(.newFile(path: files.paths[0], sampleRate: sampleRate, atFrame: at))
+        record(.newFile(path: files.paths[0], sampleRate: sampleRate, atFrame: at))
     }
 
     private func allowedFrames(_ frames: Int) -> Int {
@@ -322,7 +320,7 @@ final class DiskWriter: @unchecked Sendable {
             stats.finished = true
             return stats.framesWritten
         }
-        log.append(.writeFailed(atFrame: at, reason: error.description))
+        record(.writeFailed(atFrame: at, reason: error.description))
         finished.signal()
     }
 

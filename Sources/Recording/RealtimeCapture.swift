@@ -4,10 +4,11 @@ import Synchronization
 
 /// The real-time half of a recording: each cycle it interleaves the input
 /// port buffers into a preallocated block and writes that block, preceded by
-/// a header (JACK frame time, frame count, monotonic time, server epoch),
-/// into one ring for the disk thread. It never allocates, locks or waits; a
-/// cycle that finds the ring full is dropped whole and its frames counted in
-/// `droppedFrames`, so the disk thread can write exactly that much silence.
+/// a header (JACK frame time, frame count, monotonic time, server epoch,
+/// frames dropped so far), into one ring for the disk thread. It never
+/// allocates, locks or waits; a cycle that finds the ring full is dropped
+/// whole and its frames counted, so the disk thread, comparing two cycles'
+/// counts, knows exactly how much silence to write between them.
 public final class RealtimeCapture: @unchecked Sendable {
     /// Channels per frame.
     public let channels: Int
@@ -22,7 +23,7 @@ public final class RealtimeCapture: @unchecked Sendable {
     /// thread knows frames of the next server are not a continuation.
     public let serverEpoch = Atomic<UInt32>(0)
     /// Floats of header before each cycle's frames.
-    public static let headerCount = 5
+    public static let headerCount = 6
     static let maximumFrames = 8192
 
     /// A capture of `channels` channels with a ring holding `seconds` at `sampleRate`.
@@ -87,10 +88,13 @@ public final class RealtimeCapture: @unchecked Sendable {
         header[2] = Float(bitPattern: UInt32(truncatingIfNeeded: now >> 32))
         header[3] = Float(bitPattern: UInt32(truncatingIfNeeded: now))
         header[4] = Float(bitPattern: serverEpoch.load(ordering: .relaxed))
+        let dropped = droppedFrames.load(ordering: .relaxed)
+        header[5] = Float(bitPattern: UInt32(truncatingIfNeeded: dropped))
         let body = UnsafeBufferPointer(start: interleaved.baseAddress, count: frames * channels)
         let prefix = UnsafeBufferPointer(header)
         let written = ringReference._withUnsafeGuaranteedRef { $0.write(prefix, body) }
-        if !written { droppedFrames.add(frames, ordering: .relaxed) }
+        // One writer: a plain store, no read-modify-write.
+        if !written { droppedFrames.store(dropped &+ frames, ordering: .relaxed) }
     }
 }
 
@@ -104,12 +108,15 @@ struct CycleHeader: Equatable {
     var nanoseconds: UInt64
     /// The server epoch the cycle was captured in.
     var epoch: UInt32
+    /// Frames dropped (ring full) before this cycle since capture began, modulo 2^32.
+    var droppedBefore: UInt32
 
-    init(frameTime: UInt32, frames: Int, nanoseconds: UInt64, epoch: UInt32) {
+    init(frameTime: UInt32, frames: Int, nanoseconds: UInt64, epoch: UInt32, droppedBefore: UInt32 = 0) {
         self.frameTime = frameTime
         self.frames = frames
         self.nanoseconds = nanoseconds
         self.epoch = epoch
+        self.droppedBefore = droppedBefore
     }
 
     init(_ floats: UnsafeBufferPointer<Float>) {
@@ -117,5 +124,6 @@ struct CycleHeader: Equatable {
         frames = Int(floats[1].bitPattern)
         nanoseconds = UInt64(floats[2].bitPattern) << 32 | UInt64(floats[3].bitPattern)
         epoch = floats[4].bitPattern
+        droppedBefore = floats[5].bitPattern
     }
 }

@@ -122,9 +122,11 @@ public final class Recorder: @unchecked Sendable {
             limitFrames: config.duration.map { Int64(($0 * Double(sampleRate)).rounded()) },
             captureLatencyFrames: captureLatencyFrames)
         let session = session
-        let writer = DiskWriter(capture: capture, files: files, settings: settings, log: log) {
-            Int(session.sampleRate)
-        }
+        let events = events
+        let writer = DiskWriter(capture: capture, files: files, settings: settings, record: { event in
+            log.append(event)
+            events.yield(event)
+        }, currentSampleRate: { Int(session.sampleRate) })
         if let client = session.client {
             // The session connects its ports after it starts processing: the
             // first cycles heard nothing and belong to no recording.
@@ -169,7 +171,6 @@ public final class Recorder: @unchecked Sendable {
         writer?.stopAndWait()
         session.close()
         eventTask?.cancel()
-        if let writer { emit(.stopped(framesWritten: writer.stats.withLock { $0.framesWritten }), logged: true) }
         events.finish()
     }
 
@@ -245,8 +246,8 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
-    private func emit(_ event: RecordingEvent, logged: Bool = false) {
-        if !logged { log?.append(event) }
+    private func emit(_ event: RecordingEvent) {
+        log?.append(event)
         events.yield(event)
     }
 

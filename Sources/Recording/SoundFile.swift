@@ -110,7 +110,7 @@ public final class SoundFileReader {
     public let path: String
     public let channels: Int
     public let sampleRate: Int
-    /// Frames in the file, as its header says.
+    /// Frames in the file, as its header says (a streamed FLAC's says nothing: `Int64.max`).
     public let frames: Int64
     private var handle: OpaquePointer?
 
@@ -138,11 +138,17 @@ public final class SoundFileReader {
         return Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
     }
 
-    /// Reads the whole file, interleaved.
+    /// Reads the rest of the file, interleaved, in chunks until its end (a
+    /// streamed FLAC's header gives no length).
     public func readAll() -> [Float] {
-        var samples = [Float](repeating: 0, count: Int(frames) * channels)
-        let got = samples.withUnsafeMutableBufferPointer { read(into: $0.baseAddress!, frames: Int(frames)) }
-        return Array(samples.prefix(got * channels))
+        var samples: [Float] = []
+        var chunk = [Float](repeating: 0, count: 65536 * channels)
+        while true {
+            let got = chunk.withUnsafeMutableBufferPointer { read(into: $0.baseAddress!, frames: 65536) }
+            guard got > 0 else { break }
+            samples += chunk[0..<(got * channels)]
+        }
+        return samples
     }
 
     /// The Broadcast WAV time reference (samples since midnight), if the file has a `bext` chunk.

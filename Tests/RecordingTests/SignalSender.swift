@@ -12,50 +12,30 @@ import XCTest
 /// can be checked sample for sample. A session, so it survives a server
 /// restart as any app would. Silent before `onsetFrame`, when one is set.
 final class SignalSender: @unchecked Sendable {
-    let signal: TestSignal
+    let source: SentSignal
     let channels: Int
-    /// Samples on the 24-bit grid (k / 2^23), so FLAC and 24-bit files hold them exactly.
-    let onTwentyFourBitGrid: Bool
     let session: AudioSession
-    /// JACK frame time from which the signal sounds, +1 (0: from the start).
-    let onset = Atomic<Int64>(0)
 
     init(serverName: String, channels: Int, seed: UInt64 = 42, onTwentyFourBitGrid: Bool = false) throws {
-        signal = TestSignal(seed: seed)
+        let source = SentSignal(signal: TestSignal(seed: seed), onTwentyFourBitGrid: onTwentyFourBitGrid)
+        self.source = source
         self.channels = channels
-        self.onTwentyFourBitGrid = onTwentyFourBitGrid
         session = AudioSession(clientName: "signal-sender", serverName: serverName, recordConsent: .givenByCaller)
         try session.setCategory(.playback, mode: .measurement)
         try session.setPreferredOutputNumberOfChannels(channels)
         session.setPreferredOutputPortNames((1...channels).map { "loopback:playback_\($0)" })
-        session.setRenderBlock { [self] cycle in render(cycle) }
+        session.setRenderBlock { cycle in source.render(cycle) }
         try session.setActive(true)
     }
 
     deinit { session.close() }
 
+    /// Silence before JACK frame time `frame`, the signal from it on.
+    func setOnset(_ frame: UInt32) { source.onset.store(Int64(frame) + 1, ordering: .relaxed) }
+
     /// The sample sent on `channel` at JACK frame time `frame`.
     func sample(channel: Int, frame: UInt32) -> Float {
-        sample(channel: channel, frame: frame, onset: onset.load(ordering: .relaxed))
-    }
-
-    @inline(__always)
-    private func sample(channel: Int, frame: UInt32, onset onsetFrame: Int64) -> Float {
-        if onsetFrame > 0 && Int32(bitPattern: frame &- UInt32(truncatingIfNeeded: onsetFrame - 1)) < 0 { return 0 }
-        let value = signal.sample(channel: channel, frame: frame)
-        guard onTwentyFourBitGrid else { return value }
-        // TestSignal is k / 2^24; halving k puts it on the 2^-23 grid.
-        return Float(Int32(value * Float(1 << 24)) >> 1) / Float(1 << 23)
-    }
-
-    private func render(_ cycle: RenderCycle) {
-        let onsetFrame = onset.load(ordering: .relaxed)
-        for channel in 0..<min(channels, cycle.outputs.count) {
-            let buffer = cycle.outputs[channel]
-            for frame in 0..<cycle.frameCount {
-                buffer[frame] = sample(channel: channel, frame: cycle.cycleStartFrame &+ UInt32(frame), onset: onsetFrame)
-            }
-        }
+        source.sample(channel: channel, frame: frame, onset: source.onset.load(ordering: .relaxed))
     }
 
     /// What `compare` found, one period of one channel at a time.
@@ -134,6 +114,39 @@ final class SignalSender: @unchecked Sendable {
             }
         }
         return result
+    }
+}
+
+/// What the sender sends: a pure function of channel and frame time.
+final class SentSignal: @unchecked Sendable {
+    let signal: TestSignal
+    /// Samples on the 24-bit grid (k / 2^23), so FLAC and 24-bit files hold them exactly.
+    let onTwentyFourBitGrid: Bool
+    /// JACK frame time from which the signal sounds, +1 (0: from the start).
+    let onset = Atomic<Int64>(0)
+
+    init(signal: TestSignal, onTwentyFourBitGrid: Bool) {
+        self.signal = signal
+        self.onTwentyFourBitGrid = onTwentyFourBitGrid
+    }
+
+    @inline(__always)
+    func sample(channel: Int, frame: UInt32, onset onsetFrame: Int64) -> Float {
+        if onsetFrame > 0 && Int32(bitPattern: frame &- UInt32(truncatingIfNeeded: onsetFrame - 1)) < 0 { return 0 }
+        let value = signal.sample(channel: channel, frame: frame)
+        guard onTwentyFourBitGrid else { return value }
+        // TestSignal is k / 2^24; halving k puts it on the 2^-23 grid.
+        return Float(Int32(value * Float(1 << 24)) >> 1) / Float(1 << 23)
+    }
+
+    func render(_ cycle: RenderCycle) {
+        let onsetFrame = onset.load(ordering: .relaxed)
+        for channel in 0..<cycle.outputs.count {
+            let buffer = cycle.outputs[channel]
+            for frame in 0..<cycle.frameCount {
+                buffer[frame] = sample(channel: channel, frame: cycle.cycleStartFrame &+ UInt32(frame), onset: onsetFrame)
+            }
+        }
     }
 }
 
