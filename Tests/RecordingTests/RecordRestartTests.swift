@@ -1,0 +1,69 @@
+import Foundation
+import JackTestSupport
+import Recording
+import XCTest
+
+/// jackd killed and restarted in the middle of a recording: `jas record`
+/// keeps going, writes the time the server was away as silence (so the file
+/// stays as long as the wall-clock time it covers), logs it, and records
+/// bit-exact again once the server and the sender are back.
+final class RecordRestartTests: JackTestCase {
+    func testServerRestartIsAGapOfTheRightLength() throws {
+        let server = try startServer(period: 256, serverArguments: ["-S"])
+        let sender = try SignalSender(serverName: server.name, channels: 2, seed: 13)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let recorder = try RecordProcess(jas: jas, arguments: [
+            "--server", server.name, "--ports", "signal-sender:out_*", "--output", "\(folder)/take.wav"])
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
+        let started = Date()
+        usleep(1_500_000)
+        let killedAt = Date()
+        server.kill()
+        usleep(1_500_000)
+        let restartedAt = Date()
+        _ = try startServer(name: server.name, period: 256, serverArguments: ["-S"])
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("server_back") != nil }, recorder.stderr)
+        // The sender comes back too (a session); give both a moment to reconnect, then record on.
+        usleep(2_500_000)
+        let stoppedAt = Date()
+        recorder.process.terminate()
+        let summary = try XCTUnwrap(recorder.finish(), recorder.stderr)
+        XCTAssertEqual(recorder.process.terminationStatus, 0, "SIGTERM stops cleanly: \(recorder.stderr)")
+
+        let log = logEvents(try XCTUnwrap(summary["log_path"] as? String))
+        let names = log.compactMap { $0["event"] as? String }
+        XCTAssertTrue(names.contains("server_lost") && names.contains("server_back"), "\(names)")
+        let restartGaps = log.filter { $0["event"] as? String == "gap" && $0["reason"] as? String == "server-restart" }
+        XCTAssertEqual(restartGaps.count, 1, "\(log)")
+        let gap = try XCTUnwrap(restartGaps.first)
+        let gapFrames = try XCTUnwrap(gap["frames"] as? Int)
+        let downtime = restartedAt.timeIntervalSince(killedAt)
+        // The server was away 1.5 s; the first new cycle comes when it accepts clients and the session reactivated.
+        XCTAssertGreaterThanOrEqual(Double(gapFrames) / 48000, downtime - 0.1, "gap \(gapFrames) frames")
+        XCTAssertLessThanOrEqual(Double(gapFrames) / 48000, downtime + 1.0, "gap \(gapFrames) frames")
+        // The timeline is the wall clock: the file is as long as the time it covers.
+        let frames = try XCTUnwrap(summary["frames_written"] as? Int)
+        let covered = stoppedAt.timeIntervalSince(started)
+        XCTAssertEqual(Double(frames) / 48000, covered, accuracy: 0.3, "file \(frames) frames for \(covered) s")
+
+        // Bit-exact before the loss and in the last second, after the return.
+        let samples = try SoundFileReader(path: try XCTUnwrap(summary["path"] as? String)).readAll()
+        XCTAssertEqual(samples.count, frames * 2)
+        let first = UInt32(try XCTUnwrap(summary["first_frame_time"] as? Int))
+        let lostAt = try XCTUnwrap(gap["at_frame"] as? Int)
+        let before = sender.compare(Array(samples[0..<(lostAt / 256 * 256 * 2)]), channels: 2, firstFrameTime: first,
+                                    period: 256)
+        XCTAssertEqual(before.sameCycle, before.total, before.firstMismatch ?? "")
+        XCTAssertGreaterThan(before.total, 2 * 48000 / 256)
+        let resumedAt = lostAt + gapFrames
+        let resumedFrame = UInt32(try XCTUnwrap(gap["resumed_frame_time"] as? Int))
+        let tail = frames - 48000
+        let after = sender.compare(Array(samples[(tail * 2)...]), channels: 2,
+                                   firstFrameTime: resumedFrame &+ UInt32(tail - resumedAt), period: 256)
+        XCTAssertEqual(after.sameCycle, after.total, after.firstMismatch ?? "")
+        print("restart: server away \(String(format: "%.2f", downtime)) s, gap \(gapFrames) frames "
+              + "(\(String(format: "%.3f", Double(gapFrames) / 48000)) s); file \(frames) frames for "
+              + "\(String(format: "%.2f", covered)) s of wall clock")
+    }
+}
