@@ -7,7 +7,8 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 SWIFT ?= swift
-APT_PACKAGES := jackd2 libjack-jackd2-dev
+# sox: the tests open recordings with it too.
+APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev sox
 # The toolchain's clang ships RealtimeSanitizer's runtime.
 CLANG := $(dir $(realpath $(shell command -v $(SWIFT))))clang
 RTSAN_RUNTIME = $(shell $(CLANG) -print-resource-dir)/lib/linux/libclang_rt.rtsan-x86_64.a
@@ -42,9 +43,9 @@ test: deps
 
 rtsan: deps
 	$(SWIFT) build --build-tests --scratch-path .build-rtsan $(RTSAN_LINK)
-	# 1. The measurement loopback and the latency probe run with the sanitizer watching the callback.
+	# 1. The measurement loopback, the latency probe and the recorder run with the sanitizer watching the callback.
 	$(SWIFT) test --skip-build --scratch-path .build-rtsan \
-	  --filter 'LoopbackBitExactTests.testTenSecondsBitExactAtPeriod64|RealtimeSafetyTests.testLatencyProbeAllocatesNothingWhileMeasuring'
+	  --filter 'LoopbackBitExactTests.testTenSecondsBitExactAtPeriod64|RealtimeSafetyTests.testLatencyProbeAllocatesNothingWhileMeasuring|RecordRealtimeTests'
 	# 2. The canary: a callback that allocates must be stopped by the sanitizer.
 	mkdir -p $(RTSAN_PIDS)
 	if JAS_SERVER_PID_DIR=$(RTSAN_PIDS) $(SWIFT) test --skip-build --scratch-path .build-rtsan \

@@ -1,0 +1,50 @@
+import Foundation
+import JackTestSupport
+import Recording
+import XCTest
+
+/// Every bad input is refused before recording starts, with a message that
+/// names what is wrong and what to do, exit status 2, no file and no client left.
+final class RecordRefusalTests: JackTestCase {
+    func testBadInputsAreRefusedBeforeAnythingStarts() throws {
+        let server = try startServer(loopbackChannels: 12, period: 256)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fifo = "\(folder)/pipe.wav"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let output = "\(folder)/take.wav"
+        let base = ["record", "--server", server.name]
+        let cases: [(arguments: [String], says: [String])] = [
+            (["--ports", "nothing:*", "--output", output], ["no capture port matches 'nothing:*'", server.name,
+                                                           "loopback:capture_1"]),
+            (["--output", "\(folder)/missing/take.wav"], ["the folder", "does not exist"]),
+            (["--output", folder], ["it is a folder"]),
+            (["--output", output, "--for", "1e9"], ["not enough space", "shorten --for"]),
+            (["--ports", "loopback:capture_*", "--output", "\(folder)/take.flac"], ["at most 8 channels", "--per-channel"]),
+            (["--output", "\(folder)/take.flac", "--bits", "float"], ["FLAC stores 16- or 24-bit"]),
+            (["--output", output, "--bits", "12"], ["--bits must be 16, 24, 32 or float"]),
+            (["--output", output, "--format", "mp3"], ["--format must be wav, rf64, w64 or flac"]),
+            (["--output", fifo], ["is a FIFO", "--format flac"]),
+            (["--ports", "loopback:capture_*", "--channels", "20", "--output", output], ["--channels 20", "12 port(s)"]),
+            (["--output", output, "--trigger", "loud"], ["--trigger must be a level in dBFS"]),
+            (["--output", output, "--buffer", "0"], ["--buffer must be between"]),
+        ]
+        for (arguments, phrases) in cases {
+            let started = Date()
+            let result = try run([jas] + base + arguments)
+            XCTAssertNotEqual(result.status, 0, "\(arguments): \(result.output)")
+            for phrase in phrases {
+                XCTAssertTrue(result.output.contains(phrase), "\(arguments) should say '\(phrase)': \(result.output)")
+            }
+            XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output), "\(arguments) left \(output)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: "\(folder)/take.flac"))
+        }
+        let noServer = try run([jas, "record", "--server", "no-such-server-\(getpid())", "--output", output])
+        XCTAssertEqual(noServer.status, 2)
+        XCTAssertTrue(noServer.output.contains("is not running"), noServer.output)
+        // Nothing of the refused recorders stayed on the server.
+        let clients = try run(["jack_lsp", "-s", server.name])
+        XCTAssertFalse(clients.output.contains("jas-record"), clients.output)
+    }
+}
