@@ -69,12 +69,12 @@ let package = Package(
             dependencies: ["AudioSession", "LoopbackHarness"],
             path: "Examples/MeasurementLatency"
         ),
-        // The C reference client of the benchmarks: a plain passthrough.
+        // The C reference clients of the benchmarks: a passthrough and a capture client.
         .target(
             name: "CReference",
             path: "Benchmarks/CReference",
             exclude: ["main.c"],
-            sources: ["passthrough.c"],
+            sources: ["passthrough.c", "capture.c"],
             linkerSettings: [.linkedLibrary("jack")]
         ),
         // Times the measurement session's process callback (make bench).
@@ -88,6 +88,12 @@ let package = Package(
             name: "recovery-bench",
             dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "CJack"],
             path: "Benchmarks/RecoveryTime"
+        ),
+        // jas record next to jack_capture and a C capture client (make bench).
+        .executableTarget(
+            name: "record-bench",
+            dependencies: ["Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference"],
+            path: "Benchmarks/RecordingCost"
         ),
         // jas latency's readings next to jack_delay's (make bench).
         .executableTarget(

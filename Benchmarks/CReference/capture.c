@@ -1,0 +1,100 @@
+// The C reference for the recording benchmark: what a C capture client such
+// as jack_capture does in its process callback, timed the same way as the
+// Swift session (CLOCK_MONOTONIC around the work): interleave every input
+// port into one block and write it to a jack_ringbuffer; a reader thread
+// empties the ring. cref_capture_run connects in_N to PORT_PREFIX N and
+// records CYCLES callback durations (nanoseconds).
+#include "CReference.h"
+#include <jack/jack.h>
+#include <jack/ringbuffer.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CHANNELS 256
+#define MAX_FRAMES 8192
+
+static jack_port_t *inputs[MAX_CHANNELS];
+static int channels;
+static float *interleaved;
+static jack_ringbuffer_t *ring;
+static unsigned long long *durations;
+static int capacity;
+static atomic_int recorded;
+static atomic_int running;
+
+static unsigned long long now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+static int process(jack_nframes_t frames, void *arg) {
+    (void)arg;
+    unsigned long long start = now_ns();
+    for (int c = 0; c < channels; c++) {
+        const float *in = jack_port_get_buffer(inputs[c], frames);
+        for (jack_nframes_t f = 0; f < frames; f++) interleaved[f * channels + c] = in[f];
+    }
+    size_t bytes = (size_t)frames * channels * sizeof(float);
+    if (jack_ringbuffer_write_space(ring) >= bytes) jack_ringbuffer_write(ring, (const char *)interleaved, bytes);
+    int index = atomic_load_explicit(&recorded, memory_order_relaxed);
+    if (index < capacity) {
+        durations[index] = now_ns() - start;
+        atomic_store_explicit(&recorded, index + 1, memory_order_release);
+    }
+    return 0;
+}
+
+static void *drain(void *arg) {
+    (void)arg;
+    static char scratch[1 << 16];
+    while (atomic_load(&running)) {
+        while (jack_ringbuffer_read(ring, scratch, sizeof scratch) > 0) {}
+        usleep(5000);
+    }
+    return NULL;
+}
+
+int cref_capture_run(const char *server, const char *port_prefix, int channel_count, int cycles,
+                     unsigned long long *out) {
+    channels = channel_count;
+    capacity = cycles;
+    if (channels < 1 || channels > MAX_CHANNELS || capacity < 1) return 2;
+    durations = out;
+    interleaved = calloc((size_t)MAX_FRAMES * channels, sizeof(float));
+    ring = jack_ringbuffer_create((size_t)48000 * 4 * channels * sizeof(float));
+    jack_status_t status;
+    jack_client_t *client = jack_client_open("c-capture", JackNoStartServer | JackServerName, &status, server);
+    if (!client) return 1;
+    char name[160];
+    for (int c = 0; c < channels; c++) {
+        snprintf(name, sizeof name, "in_%d", c + 1);
+        inputs[c] = jack_port_register(client, name, JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+    }
+    jack_set_process_callback(client, process, NULL);
+    atomic_store(&running, 1);
+    pthread_t reader;
+    pthread_create(&reader, NULL, drain, NULL);
+    if (jack_activate(client) != 0) {
+        jack_client_close(client);
+        return 1;
+    }
+    for (int c = 0; c < channels; c++) {
+        snprintf(name, sizeof name, "%s%d", port_prefix, c + 1);
+        jack_connect(client, name, jack_port_name(inputs[c]));
+    }
+    atomic_store(&recorded, 0);
+    while (atomic_load_explicit(&recorded, memory_order_acquire) < capacity) usleep(10000);
+    jack_deactivate(client);
+    jack_client_close(client);
+    atomic_store(&running, 0);
+    pthread_join(reader, NULL);
+    jack_ringbuffer_free(ring);
+    free(interleaved);
+    return 0;
+}

@@ -1,0 +1,172 @@
+// `make bench`: recording 64 channels at 48 kHz, 32-bit float, for 60 s, with
+// everything that records running at once on one server, in the same cycles:
+//
+// * `jas record` as a user runs it (a process): overruns, xruns, gaps, CPU;
+// * `jack_capture` recording the same ports in the same run: its CPU and
+//   whatever it reports about overruns;
+// * inside this process, the Recording module's recorder with its process
+//   callback timed, and the C capture client (interleave into a
+//   jack_ringbuffer, as C recorders do) timed the same way: the ratio of
+//   their callback costs; and the recorder's disk-thread CPU.
+//
+// usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR]
+import AudioSession
+import CReference
+import Foundation
+import JackKit
+import LoopbackHarness
+import Recording
+import Synchronization
+
+struct Options {
+    var jas = ".build/release/jas"
+    var seconds = 60.0
+    var channels = 64
+    var period = 256
+    var folder = NSTemporaryDirectory() + "jas-record-bench-\(getpid())"
+
+    init(_ arguments: [String]) {
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            let value = rest.popFirst() ?? ""
+            switch flag {
+            case "--jas": jas = value
+            case "--seconds": seconds = Double(value) ?? seconds
+            case "--channels": channels = Int(value) ?? channels
+            case "--period": period = Int(value) ?? period
+            case "--folder": folder = value
+            default: fatalError("record-bench: unknown option \(flag)")
+            }
+        }
+    }
+}
+
+/// A command run under bash's `time`, its output and CPU seconds (user, system) collected.
+final class TimedCommand {
+    let process = Process()
+    let output = Pipe()
+    let errors = Pipe()
+
+    init(_ command: String, environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "TIMEFORMAT='cpu %U %S'; time " + command]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+    }
+
+    func finish() -> (stdout: String, stderr: String, cpu: Double) {
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let cpuLine = err.split(separator: "\n").last { $0.hasPrefix("cpu ") } ?? "cpu 0 0"
+        let parts = cpuLine.split(separator: " ").dropFirst().compactMap { Double($0) }
+        return (String(decoding: out, as: UTF8.self), err, parts.reduce(0, +))
+    }
+}
+
+/// CPU seconds of this process's thread named `name` (from /proc).
+func threadCPUSeconds(named name: String) -> Double? {
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    for task in tasks {
+        let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard comm == name, let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { continue }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+        return (user + system) / ticks
+    }
+    return nil
+}
+
+struct Summary {
+    let median: Double
+    let p99: Double
+    init(_ samples: [UInt64]) {
+        let sorted = samples.sorted()
+        median = Double(sorted[sorted.count / 2])
+        p99 = Double(sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+    }
+}
+
+LibraryMessages.silence()
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+try FileManager.default.createDirectory(atPath: options.folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: options.folder) }
+let server = try LoopbackServer(name: "jas-record-bench-\(getpid())", loopbackChannels: options.channels,
+                                period: options.period)
+defer { server.stop() }
+let cycles = Int(options.seconds * 48000) / options.period
+print("server \(server.name): 48000 Hz, period \(options.period) frames, \(options.channels) loopback channels; "
+      + "recording \(options.channels) channels of 32-bit float for \(options.seconds) s with four clients at once")
+
+// The in-process recorder, its callback timed.
+var configuration = Recorder.Configuration(outputPath: "\(options.folder)/module.wav")
+configuration.serverName = server.name
+configuration.portPatterns = ["loopback:capture_*"]
+configuration.duration = options.seconds
+configuration.clientName = "bench-recorder"
+let recorder = Recorder(configuration: configuration)
+let costs = CycleCostRecorder(capacity: cycles)
+recorder.session.setCycleCostRecorder(costs)
+try recorder.prepare()
+
+// The C capture client in this process, timed the same way.
+let cDurations = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: cycles)
+cDurations.initialize(repeating: 0)
+let cDone = Atomic<Bool>(false)
+Thread.detachNewThread {
+    let status = cref_capture_run(server.name, "loopback:capture_", Int32(options.channels), Int32(cycles),
+                                  cDurations.baseAddress)
+    if status != 0 { fatalError("C capture reference failed (\(status))") }
+    cDone.store(true, ordering: .releasing)
+}
+
+// jas record and jack_capture as a user runs them.
+let jasRun = try TimedCommand("\(options.jas) record --server \(server.name) --ports 'loopback:capture_*' "
+                              + "--output \(options.folder)/jas.wav --for \(options.seconds) --json")
+let jackCapture = try TimedCommand("jack_capture --no-stdin --disable-console -c \(options.channels) "
+                                   + "-p 'loopback:capture*' -d \(Int(options.seconds)) -f wav -b FLOAT "
+                                   + "\(options.folder)/jack_capture.wav",
+                                   environment: ["JACK_DEFAULT_SERVER": server.name])
+
+let jasResult = jasRun.finish()
+let captureResult = jackCapture.finish()
+recorder.waitUntilFinished()
+let diskCPU = threadCPUSeconds(named: "jas-record-disk")
+recorder.stop()
+while !cDone.load(ordering: .acquiring) { usleep(10_000) }
+
+let summaryLine = jasResult.stdout.split(separator: "\n").last { $0.contains("\"summary\"") } ?? "{}"
+let jasSummary = (try? JSONSerialization.jsonObject(with: Data(summaryLine.utf8)) as? [String: Any]) ?? [:]
+let module = recorder.summary
+let swift = Summary(costs.samples), c = Summary(Array(cDurations))
+let captureNotes = captureResult.stderr.split(separator: "\n").filter {
+    $0.localizedCaseInsensitiveContains("overrun") || $0.localizedCaseInsensitiveContains("xrun")
+        || $0.localizedCaseInsensitiveContains("buffer")
+}
+
+print("")
+print("| recorder | frames written | overruns | xruns | gaps | CPU (s) | CPU per audio second |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+func row(_ name: String, _ frames: Any?, _ overruns: Any?, _ xruns: Any?, _ gaps: Any?, _ cpu: Double?) {
+    let cpuText = cpu.map { String(format: "%.2f", $0) } ?? "?"
+    let perSecond = cpu.map { String(format: "%.4f", $0 / options.seconds) } ?? "?"
+    print("| \(name) | \(frames ?? "?") | \(overruns ?? "?") | \(xruns ?? "?") | \(gaps ?? "?") | \(cpuText) | \(perSecond) |")
+}
+row("jas record (process)", jasSummary["frames_written"], jasSummary["overruns"], jasSummary["xruns"],
+    jasSummary["gaps"], jasResult.cpu)
+row("jack_capture (process)", (try? SoundFileReader(path: "\(options.folder)/jack_capture.wav").frames) ?? nil,
+    captureNotes.isEmpty ? "none reported" : captureNotes.joined(separator: "; "), "-", "-", captureResult.cpu)
+row("Recording module, disk thread only", module.framesWritten, module.overruns, module.xruns, module.gaps, diskCPU)
+print("")
+print("| process callback, \(options.channels) channels | median (ns) | p99 (ns) |")
+print("|---|---:|---:|")
+print(String(format: "| C capture client (interleave into jack_ringbuffer) | %.0f | %.0f |", c.median, c.p99))
+print(String(format: "| Recording module (RealtimeCapture) | %.0f | %.0f |", swift.median, swift.p99))
+print(String(format: "| ratio Swift/C | %.2f | %.2f |", swift.median / c.median, swift.p99 / c.p99))
+cDurations.deallocate()
