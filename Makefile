@@ -71,6 +71,9 @@ bench: deps
 	$(MAKE) deps APT_PACKAGES=jack-delay
 	$(SWIFT) build -c release --product latency-bench
 	timeout 600 .build/release/latency-bench
+	$(MAKE) deps APT_PACKAGES=jack-capture
+	$(SWIFT) build -c release --product record-bench
+	timeout 600 .build/release/record-bench
 
 # 100 server restarts in a row (see the note in MediaServicesTests: it can hang).
 stress: deps

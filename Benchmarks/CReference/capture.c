@@ -68,6 +68,8 @@ int cref_capture_run(const char *server, const char *port_prefix, int channel_co
     durations = out;
     interleaved = calloc((size_t)MAX_FRAMES * channels, sizeof(float));
     ring = jack_ringbuffer_create((size_t)48000 * 4 * channels * sizeof(float));
+    // Touch every page now, as the Swift ring does, so the callback never faults one in.
+    memset(ring->buf, 0, ring->size);
     jack_status_t status;
     jack_client_t *client = jack_client_open("c-capture", JackNoStartServer | JackServerName, &status, server);
     if (!client) return 1;

@@ -83,6 +83,30 @@ func threadCPUSeconds(named name: String) -> Double? {
     return nil
 }
 
+/// The C capture client on a thread of this process.
+final class CCaptureInProcess: @unchecked Sendable {
+    let durations: UnsafeMutableBufferPointer<UInt64>
+    let done = Atomic<Bool>(false)
+
+    init(server: String, channels: Int, cycles: Int) {
+        durations = .allocate(capacity: cycles)
+        durations.initialize(repeating: 0)
+        let thread = Thread { [self] in
+            let status = cref_capture_run(server, "loopback:capture_", Int32(channels), Int32(cycles),
+                                          durations.baseAddress)
+            if status != 0 { fatalError("C capture reference failed (\(status))") }
+            done.store(true, ordering: .releasing)
+        }
+        thread.start()
+    }
+
+    func finish() -> [UInt64] {
+        while !done.load(ordering: .acquiring) { usleep(10_000) }
+        defer { durations.deallocate() }
+        return Array(durations)
+    }
+}
+
 struct Summary {
     let median: Double
     let p99: Double
@@ -93,80 +117,75 @@ struct Summary {
     }
 }
 
-LibraryMessages.silence()
-let options = Options(Array(CommandLine.arguments.dropFirst()))
-try FileManager.default.createDirectory(atPath: options.folder, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(atPath: options.folder) }
-let server = try LoopbackServer(name: "jas-record-bench-\(getpid())", loopbackChannels: options.channels,
-                                period: options.period)
-defer { server.stop() }
-let cycles = Int(options.seconds * 48000) / options.period
-print("server \(server.name): 48000 Hz, period \(options.period) frames, \(options.channels) loopback channels; "
-      + "recording \(options.channels) channels of 32-bit float for \(options.seconds) s with four clients at once")
+func runBenchmark() throws {
+    LibraryMessages.silence()
+    let options = Options(Array(CommandLine.arguments.dropFirst()))
+    try FileManager.default.createDirectory(atPath: options.folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: options.folder) }
+    let server = try LoopbackServer(name: "jas-record-bench-\(getpid())", loopbackChannels: options.channels,
+                                    period: options.period)
+    defer { server.stop() }
+    let cycles = Int(options.seconds * 48000) / options.period
+    print("server \(server.name): 48000 Hz, period \(options.period) frames, \(options.channels) loopback channels; "
+          + "recording \(options.channels) channels of 32-bit float for \(options.seconds) s with four clients at once")
 
-// The in-process recorder, its callback timed.
-var configuration = Recorder.Configuration(outputPath: "\(options.folder)/module.wav")
-configuration.serverName = server.name
-configuration.portPatterns = ["loopback:capture_*"]
-configuration.duration = options.seconds
-configuration.clientName = "bench-recorder"
-let recorder = Recorder(configuration: configuration)
-let costs = CycleCostRecorder(capacity: cycles)
-recorder.session.setCycleCostRecorder(costs)
-try recorder.prepare()
+    // The in-process recorder, its callback timed.
+    var configuration = Recorder.Configuration(outputPath: "\(options.folder)/module.wav")
+    configuration.serverName = server.name
+    configuration.portPatterns = ["loopback:capture_*"]
+    configuration.duration = options.seconds
+    configuration.clientName = "bench-recorder"
+    let recorder = Recorder(configuration: configuration)
+    let costs = CycleCostRecorder(capacity: cycles)
+    recorder.session.setCycleCostRecorder(costs)
+    try recorder.prepare()
 
-// The C capture client in this process, timed the same way.
-let cDurations = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: cycles)
-cDurations.initialize(repeating: 0)
-let cDone = Atomic<Bool>(false)
-Thread.detachNewThread {
-    let status = cref_capture_run(server.name, "loopback:capture_", Int32(options.channels), Int32(cycles),
-                                  cDurations.baseAddress)
-    if status != 0 { fatalError("C capture reference failed (\(status))") }
-    cDone.store(true, ordering: .releasing)
+    // The C capture client in this process, timed the same way.
+    let cCapture = CCaptureInProcess(server: server.name, channels: options.channels, cycles: cycles)
+
+    // jas record and jack_capture as a user runs them.
+    let jasRun = try TimedCommand("\(options.jas) record --server \(server.name) --ports 'loopback:capture_*' "
+                                  + "--output \(options.folder)/jas.wav --for \(options.seconds) --json")
+    let jackCapture = try TimedCommand("jack_capture --no-stdin --disable-console -c \(options.channels) "
+                                       + "-p 'loopback:capture*' -d \(Int(options.seconds)) -f wav -b FLOAT "
+                                       + "\(options.folder)/jack_capture.wav",
+                                       environment: ["JACK_DEFAULT_SERVER": server.name])
+
+    let jasResult = jasRun.finish()
+    let captureResult = jackCapture.finish()
+    recorder.waitUntilFinished()
+    let diskCPU = threadCPUSeconds(named: "jas-record-disk")
+    recorder.stop()
+    let cSamples = cCapture.finish()
+
+    let summaryLine = jasResult.stdout.split(separator: "\n").last { $0.contains("\"summary\"") } ?? "{}"
+    let jasSummary = (try? JSONSerialization.jsonObject(with: Data(summaryLine.utf8)) as? [String: Any]) ?? [:]
+    let module = recorder.summary
+    let swift = Summary(costs.samples), c = Summary(cSamples)
+    let captureNotes = captureResult.stderr.split(separator: "\n").filter {
+        $0.localizedCaseInsensitiveContains("overrun") || $0.localizedCaseInsensitiveContains("xrun")
+            || $0.localizedCaseInsensitiveContains("buffer")
+    }
+
+    print("")
+    print("| recorder | frames written | overruns | xruns | gaps | CPU (s) | CPU per audio second |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    func row(_ name: String, _ frames: Any?, _ overruns: Any?, _ xruns: Any?, _ gaps: Any?, _ cpu: Double?) {
+        let cpuText = cpu.map { String(format: "%.2f", $0) } ?? "?"
+        let perSecond = cpu.map { String(format: "%.4f", $0 / options.seconds) } ?? "?"
+        print("| \(name) | \(frames ?? "?") | \(overruns ?? "?") | \(xruns ?? "?") | \(gaps ?? "?") | \(cpuText) | \(perSecond) |")
+    }
+    row("jas record (process)", jasSummary["frames_written"], jasSummary["overruns"], jasSummary["xruns"],
+        jasSummary["gaps"], jasResult.cpu)
+    row("jack_capture (process)", (try? SoundFileReader(path: "\(options.folder)/jack_capture.wav").frames) ?? nil,
+        captureNotes.isEmpty ? "none reported" : captureNotes.joined(separator: "; "), "-", "-", captureResult.cpu)
+    row("Recording module, disk thread only", module.framesWritten, module.overruns, module.xruns, module.gaps, diskCPU)
+    print("")
+    print("| process callback, \(options.channels) channels | median (ns) | p99 (ns) |")
+    print("|---|---:|---:|")
+    print(String(format: "| C capture client (interleave into jack_ringbuffer) | %.0f | %.0f |", c.median, c.p99))
+    print(String(format: "| Recording module (RealtimeCapture) | %.0f | %.0f |", swift.median, swift.p99))
+    print(String(format: "| ratio Swift/C | %.2f | %.2f |", swift.median / c.median, swift.p99 / c.p99))
 }
 
-// jas record and jack_capture as a user runs them.
-let jasRun = try TimedCommand("\(options.jas) record --server \(server.name) --ports 'loopback:capture_*' "
-                              + "--output \(options.folder)/jas.wav --for \(options.seconds) --json")
-let jackCapture = try TimedCommand("jack_capture --no-stdin --disable-console -c \(options.channels) "
-                                   + "-p 'loopback:capture*' -d \(Int(options.seconds)) -f wav -b FLOAT "
-                                   + "\(options.folder)/jack_capture.wav",
-                                   environment: ["JACK_DEFAULT_SERVER": server.name])
-
-let jasResult = jasRun.finish()
-let captureResult = jackCapture.finish()
-recorder.waitUntilFinished()
-let diskCPU = threadCPUSeconds(named: "jas-record-disk")
-recorder.stop()
-while !cDone.load(ordering: .acquiring) { usleep(10_000) }
-
-let summaryLine = jasResult.stdout.split(separator: "\n").last { $0.contains("\"summary\"") } ?? "{}"
-let jasSummary = (try? JSONSerialization.jsonObject(with: Data(summaryLine.utf8)) as? [String: Any]) ?? [:]
-let module = recorder.summary
-let swift = Summary(costs.samples), c = Summary(Array(cDurations))
-let captureNotes = captureResult.stderr.split(separator: "\n").filter {
-    $0.localizedCaseInsensitiveContains("overrun") || $0.localizedCaseInsensitiveContains("xrun")
-        || $0.localizedCaseInsensitiveContains("buffer")
-}
-
-print("")
-print("| recorder | frames written | overruns | xruns | gaps | CPU (s) | CPU per audio second |")
-print("|---|---:|---:|---:|---:|---:|---:|")
-func row(_ name: String, _ frames: Any?, _ overruns: Any?, _ xruns: Any?, _ gaps: Any?, _ cpu: Double?) {
-    let cpuText = cpu.map { String(format: "%.2f", $0) } ?? "?"
-    let perSecond = cpu.map { String(format: "%.4f", $0 / options.seconds) } ?? "?"
-    print("| \(name) | \(frames ?? "?") | \(overruns ?? "?") | \(xruns ?? "?") | \(gaps ?? "?") | \(cpuText) | \(perSecond) |")
-}
-row("jas record (process)", jasSummary["frames_written"], jasSummary["overruns"], jasSummary["xruns"],
-    jasSummary["gaps"], jasResult.cpu)
-row("jack_capture (process)", (try? SoundFileReader(path: "\(options.folder)/jack_capture.wav").frames) ?? nil,
-    captureNotes.isEmpty ? "none reported" : captureNotes.joined(separator: "; "), "-", "-", captureResult.cpu)
-row("Recording module, disk thread only", module.framesWritten, module.overruns, module.xruns, module.gaps, diskCPU)
-print("")
-print("| process callback, \(options.channels) channels | median (ns) | p99 (ns) |")
-print("|---|---:|---:|")
-print(String(format: "| C capture client (interleave into jack_ringbuffer) | %.0f | %.0f |", c.median, c.p99))
-print(String(format: "| Recording module (RealtimeCapture) | %.0f | %.0f |", swift.median, swift.p99))
-print(String(format: "| ratio Swift/C | %.2f | %.2f |", swift.median / c.median, swift.p99 / c.p99))
-cDurations.deallocate()
+try runBenchmark()

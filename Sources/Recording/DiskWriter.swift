@@ -85,8 +85,11 @@ final class DiskWriter: @unchecked Sendable {
 
     /// Starts the disk thread.
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "jas-record-disk"
+        let thread = Thread { [self] in
+            // Named for top(1) and the benchmark's per-thread CPU reading.
+            Thread.current.name = "jas-record-disk"
+            run()
+        }
         thread.start()
     }
 
@@ -237,9 +240,14 @@ final class DiskWriter: @unchecked Sendable {
             return
         }
         var peaks = [Float](repeating: 0, count: channels)
-        for index in 0..<(allowed * channels) {
-            let level = abs(samples[index])
-            if level > peaks[index % channels] { peaks[index % channels] = level }
+        peaks.withUnsafeMutableBufferPointer { peaks in
+            var index = 0
+            for _ in 0..<allowed {
+                for channel in 0..<channels {
+                    peaks[channel] = max(peaks[channel], abs(samples[index]))
+                    index += 1
+                }
+            }
         }
         advance(by: allowed) { stats in
             for channel in 0..<channels { stats.peaks[channel] = max(stats.peaks[channel], peaks[channel]) }
