@@ -155,9 +155,9 @@ final class RecordDisplay: @unchecked Sendable {
                   "ring_frames": recorder.ringCapacityFrames, "pid": Int(getpid())])
         } else {
             let format = configuration.format
-            Output.diagnostic("recording \(summary.channels) channel(s) (\(summary.ports.joined(separator: ", "))) "
-                              + "at \(summary.sampleRate) Hz to '\(summary.path)' (\(format.container.rawValue), "
-                              + "\(format.sampleFormat.name)); ring "
+            Output.diagnostic("recording \(summary.ports.joined(separator: ", "))")
+            Output.diagnostic("to '\(summary.path)' (\(format.container.rawValue), \(format.sampleFormat.name), "
+                              + "\(summary.sampleRate) Hz); ring "
                               + String(format: "%.1f s", Double(recorder.ringCapacityFrames) / Double(max(1, summary.sampleRate)))
                               + (configuration.waitsForStartCommand
                                  ? "; press Enter or send SIGUSR1 (kill -USR1 \(getpid())) to start" : "")
@@ -217,10 +217,12 @@ final class RecordDisplay: @unchecked Sendable {
                   "capture_latency_frames": summary.captureLatencyFrames, "buffer_seconds": summary.bufferSeconds,
                   "problem": summary.problem.map { $0 as Any } ?? NSNull()])
         } else {
-            line(String(format: "wrote %lld frames (%.3f s) to %@; overruns %d (%lld frames), xruns %d, gaps %d (%lld frames)",
-                        summary.framesWritten, summary.durationSeconds, summary.paths.joined(separator: ", "),
-                        summary.overruns, summary.overrunFrames, summary.xruns, summary.gaps, summary.gapFrames)
-                 + (summary.problem.map { "; stopped early: \($0)" } ?? ""))
+            line(String(format: "wrote %lld frames (%.3f s) to %@", summary.framesWritten, summary.durationSeconds,
+                        summary.paths.joined(separator: ", ")))
+            line("overruns \(summary.overruns)" + (summary.overruns > 0 ? " (\(summary.overrunFrames) frames)" : "")
+                 + ", xruns \(summary.xruns), gaps \(summary.gaps)"
+                 + (summary.gaps > 0 ? " (\(summary.gapFrames) frames written as silence; see \(summary.logPath))" : ""))
+            if let problem = summary.problem { line("stopped early: \(problem)") }
         }
     }
 
