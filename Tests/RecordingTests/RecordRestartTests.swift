@@ -67,3 +67,35 @@ final class RecordRestartTests: JackTestCase {
               + "\(String(format: "%.2f", covered)) s of wall clock")
     }
 }
+
+/// When the server comes back at another sample rate, the recording goes on
+/// in a new file at that rate, and the log says where.
+final class RecordRateChangeTests: JackTestCase {
+    func testRestartAtAnotherRateContinuesInANewFile() throws {
+        let server = try startServer(period: 256, serverArguments: ["-S"])
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let recorder = try RecordProcess(jas: jas, arguments: [
+            "--server", server.name, "--ports", "system:capture_*", "--output", "\(folder)/take.wav"])
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
+        usleep(1_000_000)
+        server.kill()
+        _ = try startServer(name: server.name, sampleRate: 44100, period: 256, serverArguments: ["-S"])
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("new_file") != nil }, recorder.stderr)
+        usleep(1_000_000)
+        recorder.process.terminate()
+        let summary = try XCTUnwrap(recorder.finish(), recorder.stderr)
+        XCTAssertEqual(recorder.process.terminationStatus, 0, recorder.stderr)
+        let paths = try XCTUnwrap(summary["paths"] as? [String])
+        XCTAssertEqual(paths, ["\(folder)/take.wav", "\(folder)/take-part2.wav"])
+        let first = try SoundFileReader(path: paths[0])
+        let second = try SoundFileReader(path: paths[1])
+        XCTAssertEqual(first.sampleRate, 48000)
+        XCTAssertEqual(second.sampleRate, 44100)
+        XCTAssertGreaterThan(first.frames, 36000)
+        XCTAssertGreaterThan(second.frames, 22050)
+        let newFile = try XCTUnwrap(recorder.event("new_file"))
+        XCTAssertEqual(newFile["sample_rate"] as? Int, 44100)
+        XCTAssertEqual(newFile["path"] as? String, paths[1])
+    }
+}
