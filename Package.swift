@@ -77,10 +77,15 @@ let package = Package(
             sources: ["passthrough.c", "capture.c"],
             linkerSettings: [.linkedLibrary("jack")]
         ),
+        // What the benchmarks share: percentiles, a C reference on a thread.
+        .target(
+            name: "BenchmarkSupport",
+            path: "Benchmarks/Support"
+        ),
         // Times the measurement session's process callback (make bench).
         .executableTarget(
             name: "callback-bench",
-            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "CReference"],
+            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "CReference", "BenchmarkSupport"],
             path: "Benchmarks/CallbackCost"
         ),
         // Recovery time after jackd restarts (make bench).
@@ -92,7 +97,7 @@ let package = Package(
         // jas record next to jack_capture and a C capture client (make bench).
         .executableTarget(
             name: "record-bench",
-            dependencies: ["Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference"],
+            dependencies: ["Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference", "BenchmarkSupport"],
             path: "Benchmarks/RecordingCost"
         ),
         // jas latency's readings next to jack_delay's (make bench).

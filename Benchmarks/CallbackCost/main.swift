@@ -9,6 +9,7 @@
 //
 // usage: callback-bench [--c-reference PATH] [--period N] [--cycles N] [--rounds N] [--channels 2,32]
 import AudioSession
+import BenchmarkSupport
 import CReference
 import Foundation
 import JackKit
@@ -38,17 +39,6 @@ struct Options {
     }
 }
 
-/// Median and 99th percentile of nanosecond durations.
-struct Summary {
-    let median: Double
-    let p99: Double
-    init(_ samples: [UInt64]) {
-        let sorted = samples.sorted()
-        median = Double(sorted[sorted.count / 2])
-        p99 = Double(sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
-    }
-}
-
 /// Starts the standalone C reference; `finish()` waits and returns its durations.
 final class CReferenceProcess {
     let process = Process()
@@ -66,29 +56,6 @@ final class CReferenceProcess {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { fatalError("C reference failed (\(process.terminationStatus))") }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { UInt64($0) }
-    }
-}
-
-/// Runs the same C client code inside this process on a thread of its own.
-final class CReferenceInProcess: @unchecked Sendable {
-    let durations: UnsafeMutableBufferPointer<UInt64>
-    let done = Atomic<Bool>(false)
-
-    init(server: String, channels: Int, cycles: Int) {
-        durations = .allocate(capacity: cycles)
-        durations.initialize(repeating: 0)
-        let thread = Thread { [self] in
-            let status = cref_passthrough_run(server, Int32(channels), Int32(cycles), durations.baseAddress)
-            if status != 0 { fatalError("in-process C reference failed (\(status))") }
-            done.store(true, ordering: .releasing)
-        }
-        thread.start()
-    }
-
-    func finish() -> [UInt64] {
-        while !done.load(ordering: .acquiring) { usleep(10_000) }
-        defer { durations.deallocate() }
-        return Array(durations)
     }
 }
 
@@ -128,7 +95,9 @@ for channels in options.channelCounts {
         let session = try startSwiftSession(server: server.name, channels: channels, recorder: recorder)
         let external = try CReferenceProcess(options.cReference, server: server.name, channels: channels,
                                              cycles: options.cycles)
-        let inProcess = CReferenceInProcess(server: server.name, channels: channels, cycles: options.cycles)
+        let inProcess = InProcessReference(cycles: options.cycles) { durations in
+            cref_passthrough_run(server.name, Int32(channels), Int32(options.cycles), durations)
+        }
         cSamples += external.finish()
         inProcessSamples += inProcess.finish()
         while !recorder.isFull { usleep(10_000) }
@@ -137,7 +106,7 @@ for channels in options.channelCounts {
         // The Swift cycles that ran while the C clients did: skip the start.
         swiftSamples += recorder.samples.dropFirst(2 * warmUp)
     }
-    let c = Summary(cSamples), inProcess = Summary(inProcessSamples), swift = Summary(swiftSamples)
+    let c = Percentiles(cSamples), inProcess = Percentiles(inProcessSamples), swift = Percentiles(swiftSamples)
     print(String(format: "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |", channels, c.median, c.p99,
                  inProcess.median, swift.median, swift.p99, swift.median / c.median, swift.p99 / c.p99))
 }

@@ -11,6 +11,7 @@
 //
 // usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR]
 import AudioSession
+import BenchmarkSupport
 import CReference
 import Foundation
 import JackKit
@@ -83,40 +84,6 @@ func threadCPUSeconds(named name: String) -> Double? {
     return nil
 }
 
-/// The C capture client on a thread of this process.
-final class CCaptureInProcess: @unchecked Sendable {
-    let durations: UnsafeMutableBufferPointer<UInt64>
-    let done = Atomic<Bool>(false)
-
-    init(server: String, channels: Int, cycles: Int) {
-        durations = .allocate(capacity: cycles)
-        durations.initialize(repeating: 0)
-        let thread = Thread { [self] in
-            let status = cref_capture_run(server, "loopback:capture_", Int32(channels), Int32(cycles),
-                                          durations.baseAddress)
-            if status != 0 { fatalError("C capture reference failed (\(status))") }
-            done.store(true, ordering: .releasing)
-        }
-        thread.start()
-    }
-
-    func finish() -> [UInt64] {
-        while !done.load(ordering: .acquiring) { usleep(10_000) }
-        defer { durations.deallocate() }
-        return Array(durations)
-    }
-}
-
-struct Summary {
-    let median: Double
-    let p99: Double
-    init(_ samples: [UInt64]) {
-        let sorted = samples.sorted()
-        median = Double(sorted[sorted.count / 2])
-        p99 = Double(sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
-    }
-}
-
 func runBenchmark() throws {
     LibraryMessages.silence()
     let options = Options(Array(CommandLine.arguments.dropFirst()))
@@ -141,7 +108,9 @@ func runBenchmark() throws {
     try recorder.prepare()
 
     // The C capture client in this process, timed the same way.
-    let cCapture = CCaptureInProcess(server: server.name, channels: options.channels, cycles: cycles)
+    let cCapture = InProcessReference(cycles: cycles) { durations in
+        cref_capture_run(server.name, "loopback:capture_", Int32(options.channels), Int32(cycles), durations)
+    }
 
     // jas record and jack_capture as a user runs them.
     let jasRun = try TimedCommand("\(options.jas) record --server \(server.name) --ports 'loopback:capture_*' "
@@ -161,7 +130,7 @@ func runBenchmark() throws {
     let summaryLine = jasResult.stdout.split(separator: "\n").last { $0.contains("\"summary\"") } ?? "{}"
     let jasSummary = (try? JSONSerialization.jsonObject(with: Data(summaryLine.utf8)) as? [String: Any]) ?? [:]
     let module = recorder.summary
-    let swift = Summary(costs.samples), c = Summary(cSamples)
+    let swift = Percentiles(costs.samples), c = Percentiles(cSamples)
     let captureNotes = captureResult.stderr.split(separator: "\n").filter {
         $0.localizedCaseInsensitiveContains("overrun") || $0.localizedCaseInsensitiveContains("xrun")
             || $0.localizedCaseInsensitiveContains("buffer")

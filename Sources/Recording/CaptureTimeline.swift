@@ -49,7 +49,7 @@ struct CaptureTimeline {
         return .gap(frames: max(0, Int(timeGap.rounded())), reason: .serverRestart)
     }
 
-    /// Forgets the previous cycle (a new file at another rate starts afresh).
+    /// Keeps the timeline at a new rate from here on (a new file after a restart at another rate).
     mutating func restart(sampleRate: Int) {
         self.sampleRate = sampleRate
     }

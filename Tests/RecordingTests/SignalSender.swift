@@ -1,6 +1,7 @@
 import AudioSession
 import Foundation
 import JackKit
+import JackTestSupport
 import Measurement
 import Recording
 import Synchronization
@@ -153,10 +154,8 @@ final class SentSignal: @unchecked Sendable {
 /// A `jas record` process, its JSON Lines collected as they come.
 final class RecordProcess: @unchecked Sendable {
     let process = Process()
-    private let lock = NSLock()
-    private var buffer = Data()
-    private var parsed: [[String: Any]] = []
-    private var errorText = ""
+    private let lines: LineCollector
+    private let errors = LineCollector.Text()
 
     init(jas: String, arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: jas)
@@ -165,29 +164,15 @@ final class RecordProcess: @unchecked Sendable {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData) }
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            self?.lock.withLock { self?.errorText += text }
-        }
+        lines = LineCollector(output)
+        self.errors.read(errors)
         try process.run()
     }
 
     deinit { if process.isRunning { process.terminate() } }
 
-    private func append(_ data: Data) {
-        lock.lock()
-        defer { lock.unlock() }
-        buffer.append(data)
-        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = buffer[buffer.startIndex..<newline]
-            buffer.removeSubrange(buffer.startIndex...newline)
-            if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { parsed.append(object) }
-        }
-    }
-
-    var objects: [[String: Any]] { lock.withLock { parsed } }
-    var stderr: String { lock.withLock { errorText } }
+    var objects: [[String: Any]] { lines.objects }
+    var stderr: String { errors.text }
 
     /// The first object whose "event" is `name`.
     func event(_ name: String) -> [String: Any]? { objects.first { $0["event"] as? String == name } }

@@ -87,33 +87,3 @@ final class CommandLineTests: JackTestCase {
         return outputs.compactMap { $0["uid"] as? String }
     }
 }
-
-/// Reads JSON Lines from a pipe as they arrive.
-final class LineCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var buffer = Data()
-    private var parsed: [[String: Any]] = []
-
-    init(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.append(handle.availableData)
-        }
-    }
-
-    private func append(_ data: Data) {
-        lock.lock()
-        defer { lock.unlock() }
-        buffer.append(data)
-        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = buffer[buffer.startIndex..<newline]
-            buffer.removeSubrange(buffer.startIndex...newline)
-            if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { parsed.append(object) }
-        }
-    }
-
-    var objects: [[String: Any]] {
-        lock.lock()
-        defer { lock.unlock() }
-        return parsed
-    }
-}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Reads JSON Lines from a pipe as they arrive.
+public final class LineCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var parsed: [[String: Any]] = []
+
+    /// Starts reading `pipe`.
+    public init(_ pipe: Pipe) {
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            self?.append(handle.availableData)
+        }
+    }
+
+    private func append(_ data: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer.append(data)
+        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = buffer[buffer.startIndex..<newline]
+            buffer.removeSubrange(buffer.startIndex...newline)
+            if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { parsed.append(object) }
+        }
+    }
+
+    /// Every object read so far, in order.
+    public var objects: [[String: Any]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return parsed
+    }
+
+    /// Collects a pipe's plain text as it arrives (a process's stderr).
+    public final class Text: @unchecked Sendable {
+        private let lock = NSLock()
+        private var collected = ""
+
+        public init() {}
+
+        /// Starts reading `pipe`.
+        public func read(_ pipe: Pipe) {
+            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                self?.lock.withLock { self?.collected += text }
+            }
+        }
+
+        /// Everything read so far.
+        public var text: String { lock.withLock { collected } }
+    }
+}
