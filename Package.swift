@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "AudioSession", targets: ["AudioSession"]),
         .library(name: "Measurement", targets: ["Measurement"]),
         .library(name: "Recording", targets: ["Recording"]),
+        .library(name: "Metering", targets: ["Metering"]),
         .library(name: "LoopbackHarness", targets: ["LoopbackHarness"]),
         .executable(name: "jas", targets: ["jas"]),
     ],
@@ -49,6 +50,18 @@ let package = Package(
             name: "Recording",
             dependencies: ["AudioSession", "JackKit", "CJack", "CSndFile"]
         ),
+        // libebur128 (Debian libebur128-dev), header only.
+        .systemLibrary(
+            name: "CLoudness",
+            pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]
+        ),
+        // Broadcast meters: R128 loudness and true peak (libebur128), PPM, VU,
+        // K-meters; live from JACK ports (through Recording's capture ring) or from files.
+        .target(
+            name: "Metering",
+            dependencies: ["Recording", "AudioSession", "JackKit", "CLoudness"]
+        ),
         // Starts and stops private jackd servers with loopback ports.
         .target(
             name: "LoopbackHarness",
@@ -58,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "jas",
             dependencies: [
-                "AudioSession", "Measurement", "Recording", "LoopbackHarness", "JackKit",
+                "AudioSession", "Measurement", "Recording", "Metering", "LoopbackHarness", "JackKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -134,6 +147,10 @@ let package = Package(
             name: "RecordingTests",
             dependencies: ["Recording", "Measurement", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport",
                            "AllocationCounter", "jas"]
+        ),
+        .testTarget(
+            name: "MeteringTests",
+            dependencies: ["Metering", "Recording", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "jas"]
         ),
         .testTarget(
             name: "AudioSessionTests",

@@ -4,10 +4,10 @@ import JackKit
 /// Which JACK ports a recording captures: shell wildcards (`system:capture_*`)
 /// matched against the server's audio output ports, in pattern order and then
 /// the server's order, each port once.
-enum PortSelection {
+public enum PortSelection {
     /// The ports matching `patterns`; with no patterns, the first `channels`
     /// (default 2) physical capture ports. `channels` also limits a match.
-    static func resolve(_ patterns: [String], channels: Int?, on client: Client) throws(RecordingError) -> [String] {
+    public static func resolve(_ patterns: [String], channels: Int?, on client: Client) throws(RecordingError) -> [String] {
         let sources = client.portNames(flags: .output)
         var chosen: [String] = []
         if patterns.isEmpty {

@@ -24,7 +24,8 @@ public final class RealtimeCapture: @unchecked Sendable {
     public let serverEpoch = Atomic<UInt32>(0)
     /// Floats of header before each cycle's frames.
     public static let headerCount = 6
-    static let maximumFrames = 8192
+    /// The longest cycle it captures, frames (JACK's largest period).
+    public static let maximumFrames = 8192
 
     /// A capture of `channels` channels with a ring holding `seconds` at `sampleRate`.
     public init(channels: Int, ringSeconds seconds: Double, sampleRate: Int) {
@@ -98,18 +99,18 @@ public final class RealtimeCapture: @unchecked Sendable {
     }
 }
 
-/// One captured cycle's header, as the disk thread reads it.
-struct CycleHeader: Equatable {
+/// One captured cycle's header, as the reader of the ring sees it.
+public struct CycleHeader: Equatable, Sendable {
     /// JACK frame time of the cycle's first frame.
-    var frameTime: UInt32
+    public var frameTime: UInt32
     /// Frames in the cycle.
-    var frames: Int
+    public var frames: Int
     /// CLOCK_MONOTONIC at the cycle, nanoseconds.
-    var nanoseconds: UInt64
+    public var nanoseconds: UInt64
     /// The server epoch the cycle was captured in.
-    var epoch: UInt32
+    public var epoch: UInt32
     /// Frames dropped (ring full) before this cycle since capture began, modulo 2^32.
-    var droppedBefore: UInt32
+    public var droppedBefore: UInt32
 
     init(frameTime: UInt32, frames: Int, nanoseconds: UInt64, epoch: UInt32, droppedBefore: UInt32 = 0) {
         self.frameTime = frameTime
@@ -119,7 +120,8 @@ struct CycleHeader: Equatable {
         self.droppedBefore = droppedBefore
     }
 
-    init(_ floats: UnsafeBufferPointer<Float>) {
+    /// Reads a header from the ring's `RealtimeCapture.headerCount` floats.
+    public init(_ floats: UnsafeBufferPointer<Float>) {
         frameTime = floats[0].bitPattern
         frames = Int(floats[1].bitPattern)
         nanoseconds = UInt64(floats[2].bitPattern) << 32 | UInt64(floats[3].bitPattern)

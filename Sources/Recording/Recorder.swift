@@ -79,16 +79,8 @@ public final class Recorder: @unchecked Sendable {
     public func prepare() throws(RecordingError) {
         let config = configuration
         try Self.checkParameters(config)
-        let server = session.serverName
-        let probe: Client
-        do {
-            probe = try Client(name: "\(config.clientName)-probe", serverName: server)
-        } catch {
-            throw .session("JACK server '\(server)' is not running (\(error)); start jackd first, or pass --server NAME")
-        }
-        ports = try PortSelection.resolve(config.portPatterns, channels: config.channels, on: probe)
-        sampleRate = probe.sampleRate
-        probe.close()
+        (ports, sampleRate) = try PortTap.resolve(config.portPatterns, channels: config.channels,
+                                                  serverName: session.serverName, clientName: config.clientName)
         let channels = ports.count
         try config.format.validate(channels: config.perChannelFiles ? 1 : channels, sampleRate: sampleRate)
         let fifo = try Self.checkDestination(config, channels: channels, sampleRate: sampleRate)
@@ -101,14 +93,7 @@ public final class Recorder: @unchecked Sendable {
         let capture = RealtimeCapture(channels: channels, ringSeconds: config.bufferSeconds, sampleRate: sampleRate)
         self.capture = capture
         do {
-            // A tap: it mixes with the others, so it neither interrupts a
-            // player nor is stopped by one (only a call interrupts it).
-            try session.setCategory(.playAndRecord, mode: .measurement, options: .mixWithOthers)
-            try session.setPreferredOutputNumberOfChannels(0)
-            try session.setPreferredInputNumberOfChannels(channels)
-            session.setPreferredInputPortNames(ports)
-            session.setRenderBlock(capture.renderBlock)
-            try session.setActive(true)
+            try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)
             captureLatencyFrames = try session.inputLatencyRange.max
         } catch {
             files.close()
@@ -127,11 +112,7 @@ public final class Recorder: @unchecked Sendable {
             log.append(event)
             events.yield(event)
         }, currentSampleRate: { Int(session.sampleRate) })
-        if let client = session.client {
-            // The session connects its ports after it starts processing: the
-            // first cycles heard nothing and belong to no recording.
-            writer.connectedFrom = client.frameTime &+ UInt32(client.bufferSize)
-        }
+        writer.connectedFrom = PortTap.connectedFrom(session)
         self.writer = writer
         watchSession()
         writer.start()

@@ -6,8 +6,8 @@ import JackKit
 struct JAS: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jas",
-        abstract: "Audio sessions on a JACK server: self-test, latency, status, events, players, recording, interruptions, devices, permissions.",
-        subcommands: [Selftest.self, Latency.self, Status.self, Monitor.self, Play.self, Record.self, Interrupt.self, Sessions.self, Device.self, Permission.self]
+        abstract: "Audio sessions on a JACK server: self-test, latency, status, events, players, recording, meters, interruptions, devices, permissions.",
+        subcommands: [Selftest.self, Latency.self, Status.self, Monitor.self, Play.self, Record.self, Meter.self, Interrupt.self, Sessions.self, Device.self, Permission.self]
     )
 
     static func main() async {

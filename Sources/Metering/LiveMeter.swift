@@ -1,0 +1,124 @@
+import AudioSession
+import Foundation
+import JackKit
+import Recording
+import Synchronization
+
+/// Meters JACK ports as they play: a tap session (see `PortTap`) whose
+/// process callback only copies into a ring (`RealtimeCapture`), and a worker
+/// thread that drains it into a `ProgrammeMeter` and hands out a reading
+/// every `interval` seconds of audio. It survives a server restart (the
+/// session rebuilds itself; metering goes on with the new server's audio).
+public final class LiveMeter: @unchecked Sendable {
+    /// What to meter.
+    public struct Configuration: Sendable {
+        /// The JACK server (nil: `$JACK_DEFAULT_SERVER` or "default").
+        public var serverName: String?
+        /// Shell wildcards of ports (empty: the first two physical capture ports).
+        public var portPatterns: [String] = []
+        /// Loudspeaker positions (nil: mono, stereo or 5.1 by channel count, else weight 1 each).
+        public var layout: ChannelLayout?
+        /// Seconds of audio per reading.
+        public var interval = 0.1
+        public var vuReferenceDBFS = -18.0
+        public var kScale = 14
+        public var clientName = "jas-meter"
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    /// The tap session.
+    public let session: AudioSession
+    private var capture: RealtimeCapture?
+    private var meter: ProgrammeMeter?
+    private let lock = NSLock()
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private var connectedFrom: UInt32?
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        session = AudioSession(clientName: configuration.clientName, serverName: configuration.serverName,
+                               recordConsent: .givenByCaller)
+    }
+
+    deinit { session.close() }
+
+    /// The ports metered, channel order (after `start`).
+    public private(set) var ports: [String] = []
+
+    /// Resolves the ports, starts the session and the worker; `onReading` is
+    /// called on the worker for every interval.
+    public func start(onReading: @escaping @Sendable (MeterReading) -> Void) throws(RecordingError) {
+        let resolved = try PortTap.resolve(configuration.portPatterns, channels: nil,
+                                           serverName: session.serverName, clientName: configuration.clientName)
+        ports = resolved.ports
+        var meterConfiguration = ProgrammeMeter.Configuration(
+            channels: ports.count, sampleRate: resolved.sampleRate,
+            layout: configuration.layout ?? ChannelLayout.standard(forChannels: ports.count), sources: ports)
+        meterConfiguration.vuReferenceDBFS = configuration.vuReferenceDBFS
+        meterConfiguration.kScale = configuration.kScale
+        let meter = ProgrammeMeter(configuration: meterConfiguration)
+        let capture = RealtimeCapture(channels: ports.count, ringSeconds: 2, sampleRate: resolved.sampleRate)
+        self.meter = meter
+        self.capture = capture
+        do {
+            try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)
+        } catch {
+            throw .session(error.description)
+        }
+        connectedFrom = PortTap.connectedFrom(session)
+        let thread = Thread { [self] in drain(meter: meter, capture: capture, onReading: onReading) }
+        thread.start()
+    }
+
+    /// Stops the session, meters what the ring still holds and returns the summary.
+    public func stop() -> MeterSummary? {
+        try? session.setActive(false)
+        if !stopping.exchange(true, ordering: .acquiringAndReleasing), meter != nil { finished.wait() }
+        session.close()
+        return lock.withLock { meter?.summary() }
+    }
+
+    private func drain(meter: ProgrammeMeter, capture: RealtimeCapture,
+                       onReading: @escaping @Sendable (MeterReading) -> Void) {
+        let channels = capture.channels
+        var scratch = [Float](repeating: 0, count: (RealtimeCapture.maximumFrames + RealtimeCapture.headerCount) * channels)
+        let intervalFrames = max(1, Int(configuration.interval * Double(meter.configuration.sampleRate)))
+        var sinceReading = 0
+        while true {
+            let stop = stopping.load(ordering: .acquiring)
+            var drained = 0
+            while capture.ring.availableToRead >= RealtimeCapture.headerCount {
+                scratch.withUnsafeMutableBufferPointer { buffer in
+                    let head = UnsafeMutableBufferPointer(rebasing: buffer[0..<RealtimeCapture.headerCount])
+                    _ = capture.ring.read(into: head)
+                    let header = CycleHeader(UnsafeBufferPointer(head))
+                    let body = UnsafeMutableBufferPointer(rebasing: buffer[0..<(header.frames * channels)])
+                    _ = capture.ring.read(into: body)
+                    if let floor = connectedFrom {
+                        if Int32(bitPattern: header.frameTime &- floor) < 0 { return }
+                        connectedFrom = nil
+                    }
+                    // Readings fall on interval boundaries, whatever the period.
+                    var offset = 0
+                    while offset < header.frames {
+                        let take = min(header.frames - offset, intervalFrames - sinceReading)
+                        lock.withLock { meter.add(body.baseAddress! + offset * channels, frames: take) }
+                        offset += take
+                        sinceReading += take
+                        if sinceReading == intervalFrames {
+                            sinceReading = 0
+                            onReading(lock.withLock { meter.reading() })
+                        }
+                    }
+                }
+                drained += 1
+            }
+            if stop && drained == 0 { break }
+            if drained == 0 { usleep(5_000) }
+        }
+        finished.signal()
+    }
+}

@@ -1,0 +1,55 @@
+/// One channel's figures for one interval (or, in a summary, the programme).
+public struct ChannelReading: Sendable, Equatable, Codable {
+    /// 1-based channel number.
+    public var channel: Int
+    /// The JACK port or file channel metered.
+    public var source: String
+    /// Highest sample magnitude, dBFS.
+    public var samplePeakDBFS: Double
+    /// Highest true peak (4× oversampled, BS.1770-4 Annex 2), dBTP.
+    public var truePeakDBTP: Double
+    /// RMS over the interval (AES17: a full-scale sine is 0 dBFS), dBFS.
+    public var rmsDBFS: Double
+    /// IEC 60268-10 type I (DIN) PPM reading at the end of the interval, dBFS.
+    public var ppmTypeIDBFS: Double
+    /// IEC 60268-10 type IIb (EBU) PPM reading, dBFS.
+    public var ppmTypeIIbDBFS: Double
+    /// IEC 60268-17 VU reading, VU.
+    public var vu: Double
+    /// K-meter reading on the chosen K scale.
+    public var kMeter: Double
+}
+
+/// What the meter says for one interval.
+public struct MeterReading: Sendable, Equatable, Codable {
+    /// Seconds of audio metered so far (the end of this interval).
+    public var seconds: Double
+    /// Momentary (400 ms), short-term (3 s) and integrated loudness, LUFS (nil: below the −70 LUFS gate).
+    public var momentaryLUFS: Double?
+    public var shortTermLUFS: Double?
+    public var integratedLUFS: Double?
+    /// Loudness range so far, LU.
+    public var loudnessRangeLU: Double?
+    public var channels: [ChannelReading]
+}
+
+/// The figures for the whole programme.
+public struct MeterSummary: Sendable, Equatable, Codable {
+    /// Seconds metered.
+    public var seconds: Double
+    public var sampleRate: Int
+    public var layout: String
+    /// Integrated loudness (both gates), LUFS.
+    public var integratedLUFS: Double?
+    /// Loudness range (EBU Tech 3342), LU.
+    public var lraLU: Double?
+    /// Highest true peak over all channels, dBTP.
+    public var truePeakDBTP: Double
+    /// Highest sample peak over all channels, dBFS.
+    public var samplePeakDBFS: Double
+    /// Highest momentary and short-term loudness seen, LUFS.
+    public var maxMomentaryLUFS: Double?
+    public var maxShortTermLUFS: Double?
+    /// Per channel: peaks and RMS over the programme, highest PPM and VU readings.
+    public var channels: [ChannelReading]
+}

@@ -1,0 +1,49 @@
+import CLoudness
+
+/// Programme loudness by EBU R128 / ITU-R BS.1770-4 and loudness range by EBU
+/// Tech 3342, with sample and true peak (4× oversampling at 48 kHz), from
+/// libebur128. Feed interleaved frames in order; read at any time. Not
+/// real-time code and not thread-safe: one worker owns it.
+final class ProgrammeLoudness {
+    let channels: Int
+    private var state: UnsafeMutablePointer<ebur128_state>?
+
+    /// A meter for `channels` channels in `layout` (nil: each channel weight 1) at `sampleRate`.
+    init(channels: Int, layout: ChannelLayout?, sampleRate: Int) {
+        self.channels = channels
+        let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
+                         | EBUR128_MODE_S.rawValue | EBUR128_MODE_M.rawValue)
+        state = ebur128_init(UInt32(channels), UInt(sampleRate), mode)
+        for (index, position) in layout.positions(channels: channels).enumerated() {
+            ebur128_set_channel(state, UInt32(index), Int32(position.rawValue))
+        }
+    }
+
+    deinit { ebur128_destroy(&state) }
+
+    /// Adds `frames` interleaved frames.
+    func add(_ samples: UnsafePointer<Float>, frames: Int) {
+        guard frames > 0 else { return }
+        ebur128_add_frames_float(state, samples, frames)
+    }
+
+    private func read(_ body: (UnsafeMutablePointer<ebur128_state>?, UnsafeMutablePointer<Double>) -> Int32) -> Double? {
+        var value = 0.0
+        guard body(state, &value) == 0, value.isFinite else { return nil }
+        return value
+    }
+
+    /// Momentary loudness (400 ms), LUFS; nil below the absolute floor.
+    var momentary: Double? { read { ebur128_loudness_momentary($0, $1) } }
+    /// Short-term loudness (3 s), LUFS.
+    var shortTerm: Double? { read { ebur128_loudness_shortterm($0, $1) } }
+    /// Integrated loudness with the absolute (−70 LUFS) and relative (−10 LU) gates, LUFS.
+    var integrated: Double? { read { ebur128_loudness_global($0, $1) } }
+    /// Loudness range (EBU Tech 3342), LU.
+    var loudnessRange: Double? { read { ebur128_loudness_range($0, $1) } }
+
+    /// Highest true peak of `channel` so far, linear.
+    func truePeak(channel: Int) -> Double { read { ebur128_true_peak($0, UInt32(channel), $1) } ?? 0 }
+    /// Highest true peak of `channel` in the last `add`, linear.
+    func lastTruePeak(channel: Int) -> Double { read { ebur128_prev_true_peak($0, UInt32(channel), $1) } ?? 0 }
+}

@@ -1,0 +1,40 @@
+import AudioSession
+import JackKit
+
+/// Listening to JACK ports without disturbing anyone: what a recorder and a
+/// meter share. The session is an input-only, measurement-mode playAndRecord
+/// session with `.mixWithOthers`: it neither interrupts a player nor is
+/// stopped by one (only a call interrupts it), and it hands the render block
+/// the JACK buffers themselves.
+public enum PortTap {
+    /// The ports `patterns` match on `serverName` (see `PortSelection`) and
+    /// the server's sample rate, read with a short-lived probe client.
+    public static func resolve(_ patterns: [String], channels: Int?, serverName: String,
+                               clientName: String) throws(RecordingError) -> (ports: [String], sampleRate: Int) {
+        let probe: Client
+        do {
+            probe = try Client(name: "\(clientName)-probe", serverName: serverName)
+        } catch {
+            throw .session("JACK server '\(serverName)' is not running (\(error)); start jackd first, or pass --server NAME")
+        }
+        defer { probe.close() }
+        return (try PortSelection.resolve(patterns, channels: channels, on: probe), probe.sampleRate)
+    }
+
+    /// Sets `session` up to listen to `ports` with `renderBlock` and activates it.
+    public static func activate(_ session: AudioSession, listeningTo ports: [String],
+                                renderBlock: @escaping RenderBlock) throws(AudioSessionError) {
+        try session.setCategory(.playAndRecord, mode: .measurement, options: .mixWithOthers)
+        try session.setPreferredOutputNumberOfChannels(0)
+        try session.setPreferredInputNumberOfChannels(ports.count)
+        session.setPreferredInputPortNames(ports)
+        session.setRenderBlock(renderBlock)
+        try session.setActive(true)
+    }
+
+    /// The JACK frame time from which the session's ports are connected: the
+    /// session starts processing before it connects, so earlier cycles heard nothing.
+    public static func connectedFrom(_ session: AudioSession) -> UInt32? {
+        session.client.map { $0.frameTime &+ UInt32($0.bufferSize) }
+    }
+}

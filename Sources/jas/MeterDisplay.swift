@@ -1,0 +1,130 @@
+import AudioSession
+import Foundation
+import Metering
+
+/// What `jas meter` shows: on a terminal, bars with peak hold and numbers
+/// redrawn in place (80 columns); piped, one line a second; with --json, one
+/// object per reading and a summary.
+final class MeterDisplay: @unchecked Sendable {
+    let json: Bool
+    private let terminal = isatty(STDOUT_FILENO) != 0
+    private let lock = NSLock()
+    private var linesDrawn = 0
+    private var holds: [(level: Double, until: Double)] = []
+    private var lastPrinted = -1.0
+    static let barWidth = 24
+    static let holdSeconds = 2.0
+
+    init(json: Bool) { self.json = json }
+
+    func announce(ports: [String], server: String) {
+        if !json { Output.diagnostic("metering \(ports.joined(separator: ", ")) on '\(server)'; Ctrl-C ends with the summary") }
+    }
+
+    func show(_ reading: MeterReading) {
+        lock.lock()
+        defer { lock.unlock() }
+        if json {
+            emit(reading.jsonObject)
+        } else if terminal {
+            draw(reading)
+        } else if reading.seconds - lastPrinted >= 1 {
+            lastPrinted = reading.seconds
+            print(Self.programmeLine(reading))
+            fflush(nil)
+        }
+    }
+
+    func event(_ event: AudioSessionEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        if json {
+            print(EventFormat.json(event))
+            fflush(nil)
+        } else {
+            Output.diagnostic(EventFormat.text(event))
+        }
+    }
+
+    func finish(_ summary: MeterSummary) {
+        lock.lock()
+        defer { lock.unlock() }
+        if json {
+            emit(summary.jsonObject)
+            return
+        }
+        print(String(format: "%.1f s metered (%@, %d Hz)", summary.seconds, summary.layout, summary.sampleRate))
+        print("integrated \(Self.lufs(summary.integratedLUFS)) LUFS   LRA \(Self.number(summary.lraLU)) LU   "
+              + "true peak \(Self.number(summary.truePeakDBTP)) dBTP   sample peak \(Self.number(summary.samplePeakDBFS)) dBFS")
+        for channel in summary.channels {
+            print(String(format: "%2d %@: true peak %@ dBTP, sample peak %@ dBFS, RMS %@ dBFS, max PPM IIb %@",
+                         channel.channel, channel.source, Self.number(channel.truePeakDBTP),
+                         Self.number(channel.samplePeakDBFS), Self.number(channel.rmsDBFS),
+                         Self.number(channel.ppmTypeIIbDBFS)))
+        }
+        fflush(nil)
+    }
+
+    /// Redraws the programme line and one line per channel in place.
+    private func draw(_ reading: MeterReading) {
+        if holds.count != reading.channels.count {
+            holds = Array(repeating: (-.infinity, 0), count: reading.channels.count)
+        }
+        var lines = [Self.programmeLine(reading)]
+        for (index, channel) in reading.channels.enumerated() {
+            if channel.samplePeakDBFS >= holds[index].level || reading.seconds > holds[index].until {
+                holds[index] = (channel.samplePeakDBFS, reading.seconds + Self.holdSeconds)
+            }
+            lines.append(Self.channelLine(channel, hold: holds[index].level))
+        }
+        var text = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A" : ""
+        for line in lines { text += "\r" + line + "\u{1B}[K\n" }
+        linesDrawn = lines.count
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func programmeLine(_ reading: MeterReading) -> String {
+        String(format: "%7.1f s  M %@  S %@  I %@ LUFS  LRA %@ LU", reading.seconds, lufs(reading.momentaryLUFS),
+               lufs(reading.shortTermLUFS), lufs(reading.integratedLUFS), number(reading.loudnessRangeLU))
+    }
+
+    /// "NN name [bar with hold] peak TP ppm VU", at most 80 columns.
+    static func channelLine(_ channel: ChannelReading, hold: Double) -> String {
+        let name = channel.source.split(separator: ":").last.map(String.init) ?? channel.source
+        return String(format: "%2d %@ [%@] %@ TP %@ IIb %@ VU %@", channel.channel,
+                      name.padding(toLength: 10, withPad: " ", startingAt: 0),
+                      bar(channel.ppmTypeIIbDBFS, hold: hold), number(channel.samplePeakDBFS),
+                      number(channel.truePeakDBTP), number(channel.ppmTypeIIbDBFS), number(channel.vu))
+    }
+
+    /// A bar from −60 to 0 dBFS, with the held peak as '|'.
+    static func bar(_ level: Double, hold: Double) -> String {
+        func cells(_ decibels: Double) -> Int {
+            decibels.isFinite ? max(0, min(barWidth, Int(((decibels + 60) / 60 * Double(barWidth)).rounded()))) : 0
+        }
+        var bar = Array(repeating: Character("-"), count: barWidth)
+        for index in 0..<cells(level) { bar[index] = "#" }
+        let held = cells(hold)
+        if held > 0 { bar[held - 1] = "|" }
+        return String(bar)
+    }
+
+    static func number(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "  -inf" }
+        return String(format: "%6.1f", value)
+    }
+
+    static func lufs(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "  --- " }
+        return String(format: "%6.1f", value)
+    }
+
+    private func emit(_ object: [String: Any]) {
+        var object = object
+        object["time"] = Date().timeIntervalSince1970
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        print(String(decoding: data, as: UTF8.self))
+        fflush(nil)
+    }
+}
