@@ -39,6 +39,19 @@ def tone(seconds, levels_dbfs, frequency=1000.0, phase_degrees=0.0, start=0):
         yield tuple(a * value for a in amplitudes)
 
 
+def faded(frames, seconds=0.02):
+    """Raised-cosine fade in and out: a tone that starts at full amplitude has a
+    band-limited onset whose reconstruction overshoots its steady peak, which
+    is not what the true-peak cases measure."""
+    frames = list(frames)
+    count = int(seconds * RATE)
+    for n in range(count):
+        gain = 0.5 - 0.5 * math.cos(math.pi * n / count)
+        frames[n] = tuple(v * gain for v in frames[n])
+        frames[-1 - n] = tuple(v * gain for v in frames[-1 - n])
+    return frames
+
+
 def sequence(parts, channels):
     """Concatenates (seconds, dBFS) stereo-or-more segments of a 1 kHz tone, phase continuous."""
     frames = []
@@ -70,13 +83,13 @@ def main(folder):
     add("3342-case4", 2, sequence([(20, -50), (20, -35), (20, -20), (20, -35), (20, -50)], 2), lra=15.0)
     # Tech 3341 true-peak cases: tones whose samples miss the peak between them.
     # fs/4 at 0 and 45 degrees, fs/6 at 60 degrees, fs/8 at 67.5 degrees, all peaking at -6.02 dBFS (0.5);
-    # fs/4 at 45 degrees peaking at 0 dBFS (samples at -3.01 dBFS).
+    # fs/4 at 45 degrees peaking at 0 dBFS (samples at -3.01 dBFS). Each faded in and out over 20 ms.
     half = 20 * math.log10(0.5)
-    add("3341-truepeak-fs4-0", 1, list(tone(1, [half], RATE / 4, 0)), true_peak=round(half, 2))
-    add("3341-truepeak-fs4-45", 1, list(tone(1, [half], RATE / 4, 45)), true_peak=round(half, 2))
-    add("3341-truepeak-fs6-60", 1, list(tone(1, [half], RATE / 6, 60)), true_peak=round(half, 2))
-    add("3341-truepeak-fs8-67.5", 1, list(tone(1, [half], RATE / 8, 67.5)), true_peak=round(half, 2))
-    add("3341-truepeak-fs4-45-0dB", 1, list(tone(1, [0.0], RATE / 4, 45)), true_peak=0.0)
+    add("3341-truepeak-fs4-0", 1, faded(tone(1, [half], RATE / 4, 0)), true_peak=round(half, 2))
+    add("3341-truepeak-fs4-45", 1, faded(tone(1, [half], RATE / 4, 45)), true_peak=round(half, 2))
+    add("3341-truepeak-fs6-60", 1, faded(tone(1, [half], RATE / 6, 60)), true_peak=round(half, 2))
+    add("3341-truepeak-fs8-67.5", 1, faded(tone(1, [half], RATE / 8, 67.5)), true_peak=round(half, 2))
+    add("3341-truepeak-fs4-45-0dB", 1, faded(tone(1, [0.0], RATE / 4, 45)), true_peak=0.0)
     with open(os.path.join(folder, "index.json"), "w") as file:
         json.dump(index, file, indent=1, sort_keys=True)
 

@@ -6,7 +6,8 @@ import Foundation
 /// 2 dB below the steady tone), return 20 dB in 1.7 s. Type IIb (EBU): 10 ms
 /// (a 10 ms burst reads 4 dB below), return 24 dB in 2.8 s. The attack time
 /// constant is found at start-up by running the defining burst (5 kHz) through
-/// the meter itself, for the sample rate in use.
+/// the meter itself, for the sample rate in use; the scale is set so that a
+/// steady 1 kHz tone reads its peak level.
 public struct PeakProgrammeMeter: Sendable {
     /// The meter types.
     public enum Kind: String, Sendable, CaseIterable {
@@ -27,6 +28,8 @@ public struct PeakProgrammeMeter: Sendable {
     public let kind: Kind
     let attack: Float
     let release: Float
+    /// Scales the detector so that a steady 1 kHz tone reads its peak level.
+    let gain: Float
     /// The reading, linear (1 = a full-scale sine's peak).
     public private(set) var level: Float = 0
 
@@ -36,12 +39,15 @@ public struct PeakProgrammeMeter: Sendable {
         let fall = kind.fall
         release = Float(pow(10, -fall.decibels / 20 / (fall.seconds * Double(sampleRate))))
         attack = Self.calibratedAttack(kind: kind, sampleRate: sampleRate, release: release)
+        let uncalibrated = PeakProgrammeMeter(kind: kind, attack: attack, release: release, gain: 1)
+        gain = Float(1 / uncalibrated.highestReading(frequency: 1000, seconds: 0.5, sampleRate: sampleRate))
     }
 
-    private init(kind: Kind, attack: Float, release: Float) {
+    private init(kind: Kind, attack: Float, release: Float, gain: Float) {
         self.kind = kind
         self.attack = attack
         self.release = release
+        self.gain = gain
     }
 
     /// Feeds one sample.
@@ -56,7 +62,19 @@ public struct PeakProgrammeMeter: Sendable {
     }
 
     /// The reading, dBFS (−∞ for silence).
-    public var decibels: Double { level > 0 ? 20 * log10(Double(level)) : -.infinity }
+    public var decibels: Double { level > 0 ? 20 * log10(Double(level * gain)) : -.infinity }
+
+    /// The highest detector level a full-scale sine of `frequency` reaches in `seconds`.
+    func highestReading(frequency: Double, seconds: Double, sampleRate: Int) -> Double {
+        var meter = self
+        let step = 2 * Double.pi * frequency / Double(sampleRate)
+        var highest: Float = 0
+        for n in 0..<Int(seconds * Double(sampleRate)) {
+            meter.process(Float(sin(step * Double(n))))
+            highest = max(highest, meter.level)
+        }
+        return Double(highest)
+    }
 
     /// The attack coefficient at which the defining burst reads what it must:
     /// bisection on the time constant, the meter simulated on a 5 kHz tone.
@@ -65,14 +83,8 @@ public struct PeakProgrammeMeter: Sendable {
         let target = pow(10, burst.readingDB / 20)
         func coefficient(_ tau: Double) -> Float { Float(1 - exp(-1 / (tau * Double(sampleRate)))) }
         func reading(_ tau: Double, seconds: Double) -> Double {
-            var meter = PeakProgrammeMeter(kind: kind, attack: coefficient(tau), release: release)
-            let step = 2 * Double.pi * 5000 / Double(sampleRate)
-            var highest: Float = 0
-            for n in 0..<Int(seconds * Double(sampleRate)) {
-                meter.process(Float(sin(step * Double(n))))
-                highest = max(highest, meter.level)
-            }
-            return Double(highest)
+            PeakProgrammeMeter(kind: kind, attack: coefficient(tau), release: release, gain: 1)
+                .highestReading(frequency: 5000, seconds: seconds, sampleRate: sampleRate)
         }
         var low = 1e-5, high = 0.1
         for _ in 0..<40 {
