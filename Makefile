@@ -7,8 +7,9 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 SWIFT ?= swift
-# sox: the tests open recordings with it too.
-APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev sox
+# sox: the tests open recordings with it too; pyloudnorm (PyPI): the second loudness implementation the tests compare with.
+APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox
+PIP_PACKAGES := pyloudnorm
 # The toolchain's clang ships RealtimeSanitizer's runtime.
 CLANG := $(dir $(realpath $(shell command -v $(SWIFT))))clang
 RTSAN_RUNTIME = $(shell $(CLANG) -print-resource-dir)/lib/linux/libclang_rt.rtsan-x86_64.a
@@ -29,6 +30,9 @@ deps:
 	  $$sudo apt-get update -qq; \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@for package in $(PIP_PACKAGES); do \
+	  python3 -c "import $$package" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check $$package; \
+	done
 
 build: deps
 	$(SWIFT) build
@@ -68,12 +72,15 @@ bench: deps
 	.build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough
 	$(SWIFT) build -c release --product recovery-bench
 	timeout 600 .build/release/recovery-bench
-	$(MAKE) deps APT_PACKAGES=jack-delay
+	$(MAKE) deps APT_PACKAGES=jack-delay PIP_PACKAGES=
 	$(SWIFT) build -c release --product latency-bench
 	timeout 600 .build/release/latency-bench
-	$(MAKE) deps APT_PACKAGES=jack-capture
+	$(MAKE) deps APT_PACKAGES=jack-capture PIP_PACKAGES=
 	$(SWIFT) build -c release --product record-bench
 	timeout 600 .build/release/record-bench
+	$(MAKE) deps APT_PACKAGES=ffmpeg PIP_PACKAGES=
+	$(SWIFT) build -c release --product meter-bench
+	timeout 600 .build/release/meter-bench
 
 # 100 server restarts in a row (see the note in MediaServicesTests: it can hang).
 stress: deps

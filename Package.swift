@@ -113,6 +113,13 @@ let package = Package(
             dependencies: ["Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference", "BenchmarkSupport"],
             path: "Benchmarks/RecordingCost"
         ),
+        // jas meter next to ffmpeg's ebur128 filter and a C capture client (make bench).
+        .executableTarget(
+            name: "meter-bench",
+            dependencies: ["Metering", "Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference",
+                           "BenchmarkSupport"],
+            path: "Benchmarks/MeteringCost"
+        ),
         // jas latency's readings next to jack_delay's (make bench).
         .executableTarget(
             name: "latency-bench",

@@ -11,6 +11,9 @@ final class ProgrammeLoudness {
     /// A meter for `channels` channels in `layout` (nil: each channel weight 1) at `sampleRate`.
     init(channels: Int, layout: ChannelLayout?, sampleRate: Int) {
         self.channels = channels
+        // libebur128's short-term reading sums its whole 3 s window per call, so
+        // ProgrammeMeter builds momentary and short-term from 100 ms windows.
+        // Not histogram mode: its 0.1 LU bins moved integrated loudness by up to 0.05 LU.
         let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
                          | EBUR128_MODE_S.rawValue | EBUR128_MODE_M.rawValue)
         state = ebur128_init(UInt32(channels), UInt(sampleRate), mode)
@@ -39,6 +42,8 @@ final class ProgrammeLoudness {
     var shortTerm: Double? { read { ebur128_loudness_shortterm($0, $1) } }
     /// Integrated loudness with the absolute (−70 LUFS) and relative (−10 LU) gates, LUFS.
     var integrated: Double? { read { ebur128_loudness_global($0, $1) } }
+    /// Loudness of the last `milliseconds` of audio, LUFS (nil: silence).
+    func window(milliseconds: Int) -> Double? { read { ebur128_loudness_window($0, UInt(milliseconds), $1) } }
     /// Loudness range (EBU Tech 3342), LU.
     var loudnessRange: Double? { read { ebur128_loudness_range($0, $1) } }
 

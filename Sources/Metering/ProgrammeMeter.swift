@@ -48,11 +48,20 @@ public final class ProgrammeMeter: @unchecked Sendable {
     private var highestK: [Double]
     private var maxMomentary: Double?
     private var maxShortTerm: Double?
+    /// Momentary and short-term loudness at the last 100 ms step, LUFS.
+    private var momentary: Double?
+    private var shortTerm: Double?
+    private let loudnessStep: Int
+    private var sinceLoudness = 0
+    /// Energy (mean square, K-weighted, channel-weighted) of the last 30 windows of 100 ms.
+    private var recentEnergies = [Double](repeating: 0, count: 30)
+    private var energyIndex = 0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
         let channels = configuration.channels, rate = configuration.sampleRate
         loudness = ProgrammeLoudness(channels: channels, layout: configuration.layout, sampleRate: rate)
+        loudnessStep = max(1, rate / 10)
         // Calibrate once, copy per channel.
         ppmI = Array(repeating: PeakProgrammeMeter(kind: .typeI, sampleRate: rate), count: channels)
         ppmIIb = Array(repeating: PeakProgrammeMeter(kind: .typeIIb, sampleRate: rate), count: channels)
@@ -75,24 +84,64 @@ public final class ProgrammeMeter: @unchecked Sendable {
 
     /// Meters `frames` interleaved frames.
     public func add(_ samples: UnsafePointer<Float>, frames: Int) {
+        // Momentary and short-term loudness are sampled every 100 ms of audio
+        // (libebur128 sums its whole window for each, so not per period).
+        var offset = 0
+        while offset < frames {
+            let take = min(frames - offset, loudnessStep - sinceLoudness)
+            addToMeters(samples + offset * configuration.channels, frames: take)
+            offset += take
+            sinceLoudness += take
+            if sinceLoudness == loudnessStep {
+                sinceLoudness = 0
+                sampleLoudness()
+            }
+        }
+    }
+
+    /// Updates momentary (400 ms) and short-term (3 s) loudness from the last
+    /// 100 ms window's energy and the 29 before it (windows are disjoint, so
+    /// their mean energy is the longer window's), and keeps their maxima.
+    private func sampleLoudness() {
+        let latest = loudness.window(milliseconds: 100).map { pow(10, ($0 + 0.691) / 10) } ?? 0
+        recentEnergies[energyIndex % recentEnergies.count] = latest
+        energyIndex += 1
+        func meanLoudness(_ windows: Int) -> Double? {
+            let sum = (0..<windows).reduce(0.0) { $0 + recentEnergies[(energyIndex - 1 - $1 + 30) % 30] }
+            return sum > 0 ? -0.691 + 10 * log10(sum / Double(windows)) : nil
+        }
+        momentary = meanLoudness(4)
+        shortTerm = meanLoudness(30)
+        if let momentary { maxMomentary = max(maxMomentary ?? -.infinity, momentary) }
+        if let shortTerm { maxShortTerm = max(maxShortTerm ?? -.infinity, shortTerm) }
+    }
+
+    private func addToMeters(_ samples: UnsafePointer<Float>, frames: Int) {
         guard frames > 0 else { return }
         let channels = configuration.channels
         loudness.add(samples, frames: frames)
         for channel in 0..<channels {
             intervalTruePeak[channel] = max(intervalTruePeak[channel], loudness.lastTruePeak(channel: channel))
+            // Local copies: the per-sample loop touches no array (no
+            // uniqueness or exclusivity check per sample).
             var peak = intervalPeak[channel]
             var squares = 0.0
+            var typeI = ppmI[channel], typeIIb = ppmIIb[channel], volume = vu[channel], kMeter = k[channel]
             var index = channel
             for _ in 0..<frames {
                 let sample = samples[index]
                 peak = max(peak, abs(sample))
                 squares += Double(sample) * Double(sample)
-                ppmI[channel].process(sample)
-                ppmIIb[channel].process(sample)
-                vu[channel].process(sample)
-                k[channel].process(sample)
+                typeI.process(sample)
+                typeIIb.process(sample)
+                volume.process(sample)
+                kMeter.process(sample)
                 index += channels
             }
+            ppmI[channel] = typeI
+            ppmIIb[channel] = typeIIb
+            vu[channel] = volume
+            k[channel] = kMeter
             intervalPeak[channel] = peak
             intervalSquares[channel] += squares
             programmeSquares[channel] += squares
@@ -104,8 +153,6 @@ public final class ProgrammeMeter: @unchecked Sendable {
         }
         intervalFrames += frames
         framesMetered += Int64(frames)
-        if let momentary = loudness.momentary { maxMomentary = max(maxMomentary ?? -.infinity, momentary) }
-        if let shortTerm = loudness.shortTerm { maxShortTerm = max(maxShortTerm ?? -.infinity, shortTerm) }
     }
 
     /// The figures for the interval since the previous reading (which it ends).
@@ -125,7 +172,7 @@ public final class ProgrammeMeter: @unchecked Sendable {
             intervalSquares[channel] = 0
         }
         intervalFrames = 0
-        return MeterReading(seconds: seconds, momentaryLUFS: loudness.momentary, shortTermLUFS: loudness.shortTerm,
+        return MeterReading(seconds: seconds, momentaryLUFS: momentary, shortTermLUFS: shortTerm,
                             integratedLUFS: loudness.integrated, loudnessRangeLU: loudness.loudnessRange,
                             channels: channels)
     }

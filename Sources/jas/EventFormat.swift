@@ -87,9 +87,7 @@ enum EventFormat {
     }
 
     static func line(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        Output.jsonText(object)
     }
 
     static func timestamp(_ time: Date) -> String {

@@ -122,9 +122,8 @@ final class MeterDisplay: @unchecked Sendable {
     private func emit(_ object: [String: Any]) {
         var object = object
         object["time"] = Date().timeIntervalSince1970
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
-        print(String(decoding: data, as: UTF8.self))
+
+        print(Output.jsonText(object))
         fflush(nil)
     }
 }

@@ -1,0 +1,151 @@
+import AudioSession
+import Foundation
+import JackKit
+import JackTestSupport
+import Metering
+import Recording
+import Synchronization
+import XCTest
+
+/// `jas meter` on live ports (a separate process) gives the figures the same
+/// audio gives from a file, a reading every interval, and a summary on Ctrl-C.
+final class LiveMeterTests: JackTestCase {
+    func testLiveFiguresMatchTheFileFigures() throws {
+        let server = try startServer(period: 256, serverArguments: ["-S"])
+        let folder = NSTemporaryDirectory() + "jas-meter-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 3 s of a 1 kHz tone at −20 dBFS, then 3 s at −30 dBFS, stereo, with
+        // 3 s of silence before and after: the live meter hears silence around
+        // the tones too, and the gating blocks and short-term windows (3 s)
+        // that straddle the edges then count alike in both.
+        let path = "\(folder)/steps.wav"
+        let frames = 12 * 48000
+        var samples = [Float](repeating: 0, count: frames * 2)
+        for n in (3 * 48000)..<(9 * 48000) {
+            let level = n < 6 * 48000 ? -20.0 : -30.0
+            let value = Float(pow(10, level / 20) * sin(2 * Double.pi * 1000 * Double(n) / 48000))
+            samples[2 * n] = value
+            samples[2 * n + 1] = value
+        }
+        let writer = try SoundFileWriter(path: path, channels: 2, sampleRate: 48000, format: RecordingFormat())
+        try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: frames) }
+        writer.close()
+        let fromFile = try FileMeter.meter(path: path)
+
+        // Metered straight from the player's ports: jackd's -L loopback repeats
+        // or skips a period now and then (see RecordBitExactTests), which a
+        // true-peak meter rightly reads as the discontinuity it is.
+        let player = try BufferPlayer(serverName: server.name, samples: samples, channels: 2)
+        defer { player.session.close() }
+        let output = Pipe()
+        let meter = Process()
+        meter.executableURL = URL(fileURLWithPath: jas)
+        meter.arguments = ["meter", "--server", server.name, "--ports", "buffer-player:out_*", "--json",
+                           "--interval", "100ms", "--for", "14"]
+        meter.standardOutput = output
+        let lines = LineCollector(output)
+        try meter.run()
+        defer { if meter.isRunning { meter.terminate() } }
+        XCTAssertTrue(waitUntil(timeout: 10) { !lines.objects.isEmpty }, "no reading from jas meter")
+        player.play()
+        meter.waitUntilExit()
+        usleep(100_000)
+        XCTAssertEqual(meter.terminationStatus, 0)
+        XCTAssertTrue(player.finished, "the whole file was played")
+        let readings = lines.objects.filter { $0["event"] as? String == "reading" }
+        let summary = try XCTUnwrap(lines.objects.last { $0["event"] as? String == "summary" })
+        // A reading every 100 ms of audio for about 14 s.
+        XCTAssertEqual(Double(readings.count), 140, accuracy: 3)
+        let times = readings.compactMap { $0["seconds"] as? Double }
+        XCTAssertTrue(zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - 0.1) < 1e-6 })
+        let integrated = try XCTUnwrap(summary["integrated_lufs"] as? Double)
+        XCTAssertEqual(integrated, try XCTUnwrap(fromFile.integratedLUFS), accuracy: 0.1)
+        XCTAssertEqual(summary["lra_lu"] as? Double ?? -1, try XCTUnwrap(fromFile.lraLU), accuracy: 1)
+        XCTAssertEqual(summary["true_peak_dbtp"] as? Double ?? 0, fromFile.truePeakDBTP, accuracy: 0.1)
+        XCTAssertEqual(summary["sample_peak_dbfs"] as? Double ?? 0, fromFile.samplePeakDBFS, accuracy: 0.01)
+        print("live: I \(integrated) LUFS, file: I \(fromFile.integratedLUFS!) LUFS; LRA \(summary["lra_lu"]!) vs "
+              + "\(fromFile.lraLU!)")
+    }
+
+    func testCtrlCEndsWithTheSummary() throws {
+        let server = try startServer(period: 256)
+        let output = Pipe()
+        let meter = Process()
+        meter.executableURL = URL(fileURLWithPath: jas)
+        meter.arguments = ["meter", "--server", server.name, "--json", "--interval", "0.5s"]
+        meter.standardOutput = output
+        let lines = LineCollector(output)
+        try meter.run()
+        XCTAssertTrue(waitUntil(timeout: 10) { lines.objects.count >= 2 })
+        meter.interrupt()
+        meter.waitUntilExit()
+        usleep(100_000)
+        XCTAssertEqual(meter.terminationStatus, 0)
+        let summary = try XCTUnwrap(lines.objects.last)
+        XCTAssertEqual(summary["event"] as? String, "summary")
+        XCTAssertEqual((summary["channels"] as? [[String: Any]])?.compactMap { $0["source"] as? String },
+                       ["system:capture_1", "system:capture_2"])
+        XCTAssertTrue(summary["integrated_lufs"] is NSNull, "silence is below the gate: null, not a number")
+    }
+
+    func testBadArgumentsAreRefused() throws {
+        let server = try startServer(period: 256)
+        let noPort = try run([jas, "meter", "--server", server.name, "--ports", "nothing:*", "--for", "1"])
+        XCTAssertEqual(noPort.status, 2)
+        XCTAssertTrue(noPort.output.contains("no capture port matches 'nothing:*'"), noPort.output)
+        let layout = try run([jas, "meter", "--server", server.name, "--layout", "5.1", "--for", "1"])
+        XCTAssertEqual(layout.status, 2)
+        XCTAssertTrue(layout.output.contains("needs 6 channels"), layout.output)
+        let interval = try run([jas, "meter", "--server", server.name, "--interval", "soon"])
+        XCTAssertNotEqual(interval.status, 0)
+        XCTAssertTrue(interval.output.contains("--interval must be a duration"), interval.output)
+    }
+}
+
+/// Plays interleaved samples once into `loopback:playback_N`, from the first cycle after `play()`.
+final class BufferPlayer: @unchecked Sendable {
+    let session: AudioSession
+    private let source: Source
+
+    final class Source: @unchecked Sendable {
+        let samples: [Float]
+        let channels: Int
+        let position = Atomic<Int>(0)
+        let playing = Atomic<Bool>(false)
+        init(samples: [Float], channels: Int) {
+            self.samples = samples
+            self.channels = channels
+        }
+    }
+
+    init(serverName: String, samples: [Float], channels: Int) throws {
+        let source = Source(samples: samples, channels: channels)
+        self.source = source
+        session = AudioSession(clientName: "buffer-player", serverName: serverName, recordConsent: .givenByCaller)
+        try session.setCategory(.playback, mode: .measurement, options: .mixWithOthers)
+        try session.setPreferredOutputNumberOfChannels(channels)
+        session.setPreferredOutputPortNames((1...channels).map { "loopback:playback_\($0)" })
+        session.setRenderBlock { cycle in
+            guard source.playing.load(ordering: .relaxed) else {
+                for buffer in cycle.outputs { buffer.update(repeating: 0, count: cycle.frameCount) }
+                return
+            }
+            let start = source.position.load(ordering: .relaxed)
+            let total = source.samples.count / source.channels
+            for frame in 0..<cycle.frameCount {
+                for (channel, buffer) in cycle.outputs.enumerated() {
+                    buffer[frame] = start + frame < total ? source.samples[(start + frame) * source.channels + channel] : 0
+                }
+            }
+            source.position.store(start + cycle.frameCount, ordering: .relaxed)
+        }
+        try session.setActive(true)
+    }
+
+    /// Starts playing.
+    func play() { source.playing.store(true, ordering: .relaxed) }
+
+    /// Whether every sample has been played.
+    var finished: Bool { source.position.load(ordering: .relaxed) >= source.samples.count / source.channels }
+}
