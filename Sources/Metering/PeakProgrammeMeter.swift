@@ -66,14 +66,23 @@ public struct PeakProgrammeMeter: Sendable {
 
     /// The highest detector level a full-scale sine of `frequency` reaches in `seconds`.
     func highestReading(frequency: Double, seconds: Double, sampleRate: Int) -> Double {
+        highestReading(Self.tone(frequency: frequency, seconds: seconds, sampleRate: sampleRate)[...])
+    }
+
+    /// The highest detector level `samples` drive it to.
+    func highestReading(_ samples: ArraySlice<Float>) -> Double {
         var meter = self
-        let step = 2 * Double.pi * frequency / Double(sampleRate)
         var highest: Float = 0
-        for n in 0..<Int(seconds * Double(sampleRate)) {
-            meter.process(Float(sin(step * Double(n))))
+        for sample in samples {
+            meter.process(sample)
             highest = max(highest, meter.level)
         }
         return Double(highest)
+    }
+
+    static func tone(frequency: Double, seconds: Double, sampleRate: Int) -> [Float] {
+        let step = 2 * Double.pi * frequency / Double(sampleRate)
+        return (0..<Int(seconds * Double(sampleRate))).map { Float(sin(step * Double($0))) }
     }
 
     /// The attack coefficient at which the defining burst reads what it must:
@@ -82,10 +91,13 @@ public struct PeakProgrammeMeter: Sendable {
         let burst = kind.definingBurst
         let target = pow(10, burst.readingDB / 20)
         func coefficient(_ tau: Double) -> Float { Float(1 - exp(-1 / (tau * Double(sampleRate)))) }
+        // One 5 kHz tone for every trial: its first samples are the burst.
+        let tone = Self.tone(frequency: 5000, seconds: 0.5, sampleRate: sampleRate)
         func reading(_ tau: Double, seconds: Double) -> Double {
             PeakProgrammeMeter(kind: kind, attack: coefficient(tau), release: release, gain: 1)
-                .highestReading(frequency: 5000, seconds: seconds, sampleRate: sampleRate)
+                .highestReading(tone[0..<min(tone.count, Int(seconds * Double(sampleRate)))])
         }
+
         var low = 1e-5, high = 0.1
         for _ in 0..<40 {
             let tau = (low + high) / 2

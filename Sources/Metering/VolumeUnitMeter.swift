@@ -50,12 +50,13 @@ public struct VolumeUnitMeter: Sendable {
     /// The natural frequency at which a 1 kHz tone first reaches 99 % of its
     /// steady reading 300 ms after it starts (bisection on the simulated movement).
     static func calibratedOmega(damping: Double, sampleRate: Int) -> Double {
+        let phaseStep = 2 * Double.pi * 1000 / Double(sampleRate)
+        let tone = (0..<sampleRate).map { Float(sin(phaseStep * Double($0))) }
         func riseTime(_ omega: Double) -> Double {
             var meter = VolumeUnitMeter(omega: omega, damping: damping, sampleRate: sampleRate)
             let steady = 1 / 2.0.squareRoot()
-            let phaseStep = 2 * Double.pi * 1000 / Double(sampleRate)
-            for n in 0..<sampleRate {
-                meter.process(Float(sin(phaseStep * Double(n))))
+            for (n, sample) in tone.enumerated() {
+                meter.process(sample)
                 if meter.position >= 0.99 * steady { return Double(n) / Double(sampleRate) }
             }
             return 1

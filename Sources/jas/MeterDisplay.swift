@@ -18,7 +18,7 @@ final class MeterDisplay: @unchecked Sendable {
     init(json: Bool) { self.json = json }
 
     func announce(ports: [String], server: String) {
-        if !json { Output.diagnostic("metering \(ports.joined(separator: ", ")) on '\(server)'; Ctrl-C ends with the summary") }
+        if !json { Output.diagnostic("metering \(ports.joined(separator: ", ")) on '\(server)' (Ctrl-C: summary)") }
     }
 
     func show(_ reading: MeterReading) {
@@ -54,13 +54,13 @@ final class MeterDisplay: @unchecked Sendable {
             return
         }
         print(String(format: "%.1f s metered (%@, %d Hz)", summary.seconds, summary.layout, summary.sampleRate))
-        print("integrated \(Self.lufs(summary.integratedLUFS)) LUFS   LRA \(Self.number(summary.lraLU)) LU   "
-              + "true peak \(Self.number(summary.truePeakDBTP)) dBTP   sample peak \(Self.number(summary.samplePeakDBFS)) dBFS")
+        print("integrated \(Self.lufs(summary.integratedLUFS)) LUFS  LRA \(Self.number(summary.lraLU)) LU  "
+              + "true peak \(Self.number(summary.truePeakDBTP)) dBTP")
         for channel in summary.channels {
-            print(String(format: "%2d %@: true peak %@ dBTP, sample peak %@ dBFS, RMS %@ dBFS, max PPM IIb %@",
-                         channel.channel, channel.source, Self.number(channel.truePeakDBTP),
-                         Self.number(channel.samplePeakDBFS), Self.number(channel.rmsDBFS),
-                         Self.number(channel.ppmTypeIIbDBFS)))
+            print(String(format: "%2d %@ peak %@ tp %@ rms %@ ppm %@", channel.channel,
+                         Self.shortName(channel.source).padding(toLength: 16, withPad: " ", startingAt: 0),
+                         Self.number(channel.samplePeakDBFS), Self.number(channel.truePeakDBTP),
+                         Self.number(channel.rmsDBFS), Self.number(channel.ppmTypeIIbDBFS)))
         }
         fflush(nil)
     }
@@ -88,13 +88,18 @@ final class MeterDisplay: @unchecked Sendable {
                lufs(reading.shortTermLUFS), lufs(reading.integratedLUFS), number(reading.loudnessRangeLU))
     }
 
-    /// "NN name [bar with hold] peak TP ppm VU", at most 80 columns.
+    /// "NN name [PPM IIb bar, held peak] pk tp vu", at most 80 columns.
     static func channelLine(_ channel: ChannelReading, hold: Double) -> String {
-        let name = channel.source.split(separator: ":").last.map(String.init) ?? channel.source
-        return String(format: "%2d %@ [%@] %@ TP %@ IIb %@ VU %@", channel.channel,
-                      name.padding(toLength: 10, withPad: " ", startingAt: 0),
-                      bar(channel.ppmTypeIIbDBFS, hold: hold), number(channel.samplePeakDBFS),
-                      number(channel.truePeakDBTP), number(channel.ppmTypeIIbDBFS), number(channel.vu))
+        String(format: "%2d %@ [%@] pk%@ tp%@ vu%@", channel.channel,
+               shortName(channel.source).padding(toLength: 10, withPad: " ", startingAt: 0),
+               bar(channel.ppmTypeIIbDBFS, hold: hold), number(channel.samplePeakDBFS),
+               number(channel.truePeakDBTP), number(channel.vu))
+    }
+
+    /// A port's short name, or a file channel's "channel N".
+    static func shortName(_ source: String) -> String {
+        if let range = source.range(of: " channel ", options: .backwards) { return String(source[range.lowerBound...].dropFirst()) }
+        return source.split(separator: ":").last.map(String.init) ?? source
     }
 
     /// A bar from −60 to 0 dBFS, with the held peak as '|'.
