@@ -1,21 +1,22 @@
 import CLoudness
 
 /// Programme loudness by EBU R128 / ITU-R BS.1770-4 and loudness range by EBU
-/// Tech 3342, with sample and true peak (4× oversampling at 48 kHz), from
-/// libebur128. Feed interleaved frames in order; read at any time. Not
+/// Tech 3342 from libebur128 (true peak: `TruePeakDetector`, or libebur128's
+/// own when asked for, to compare them). Feed interleaved frames in order; read at any time. Not
 /// real-time code and not thread-safe: one worker owns it.
 final class ProgrammeLoudness {
     let channels: Int
     private var state: UnsafeMutablePointer<ebur128_state>?
 
-    /// A meter for `channels` channels in `layout` (nil: each channel weight 1) at `sampleRate`.
-    init(channels: Int, layout: ChannelLayout?, sampleRate: Int) {
+    /// A meter for `channels` channels in `layout` (nil: each channel weight 1)
+    /// at `sampleRate`; with `truePeak`, libebur128 measures true peak too.
+    init(channels: Int, layout: ChannelLayout?, sampleRate: Int, truePeak: Bool = false) {
         self.channels = channels
         // libebur128's short-term reading sums its whole 3 s window per call, so
         // ProgrammeMeter builds momentary and short-term from 100 ms windows.
         // Not histogram mode: its 0.1 LU bins moved integrated loudness by up to 0.05 LU.
-        let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
-                         | EBUR128_MODE_S.rawValue | EBUR128_MODE_M.rawValue)
+        let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_S.rawValue
+                         | EBUR128_MODE_M.rawValue | (truePeak ? EBUR128_MODE_TRUE_PEAK.rawValue : 0))
         state = ebur128_init(UInt32(channels), UInt(sampleRate), mode)
         for (index, position) in layout.positions(channels: channels).enumerated() {
             ebur128_set_channel(state, UInt32(index), Int32(position.rawValue))
@@ -47,8 +48,6 @@ final class ProgrammeLoudness {
     /// Loudness range (EBU Tech 3342), LU.
     var loudnessRange: Double? { read { ebur128_loudness_range($0, $1) } }
 
-    /// Highest true peak of `channel` so far, linear.
+    /// Highest true peak of `channel` so far by libebur128 (made with `truePeak`), linear.
     func truePeak(channel: Int) -> Double { read { ebur128_true_peak($0, UInt32(channel), $1) } ?? 0 }
-    /// Highest true peak of `channel` in the last `add`, linear.
-    func lastTruePeak(channel: Int) -> Double { read { ebur128_prev_true_peak($0, UInt32(channel), $1) } ?? 0 }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Every meter at once on interleaved frames: programme loudness and true
-/// peak (libebur128) and, per channel, sample peak, RMS, PPM type I and IIb,
+/// Every meter at once on interleaved frames: programme loudness (libebur128),
+/// true peak (`TruePeakDetector`) and, per channel, sample peak, RMS, PPM type I and IIb,
 /// VU and K-meter. The same code meters a file and live ports. Not real-time
 /// code, and not thread-safe: one worker at a time feeds it what the capture
 /// ring delivered (LiveMeter serialises it with a lock).
@@ -29,6 +29,8 @@ public final class ProgrammeMeter: @unchecked Sendable {
 
     public let configuration: Configuration
     private let loudness: ProgrammeLoudness
+    private var truePeaks: TruePeakDetector
+    private var programmeTruePeak: [Double]
     private var ppmI: [PeakProgrammeMeter]
     private var ppmIIb: [PeakProgrammeMeter]
     private var vu: [VolumeUnitMeter]
@@ -62,6 +64,8 @@ public final class ProgrammeMeter: @unchecked Sendable {
         let channels = configuration.channels, rate = configuration.sampleRate
         loudness = ProgrammeLoudness(channels: channels, layout: configuration.layout, sampleRate: rate)
         loudnessStep = max(1, rate / 10)
+        truePeaks = TruePeakDetector(channels: channels, sampleRate: rate)
+        programmeTruePeak = Array(repeating: 0, count: channels)
         // Calibrate once, copy per channel.
         ppmI = Array(repeating: PeakProgrammeMeter(kind: .typeI, sampleRate: rate), count: channels)
         ppmIIb = Array(repeating: PeakProgrammeMeter(kind: .typeIIb, sampleRate: rate), count: channels)
@@ -120,8 +124,10 @@ public final class ProgrammeMeter: @unchecked Sendable {
         guard frames > 0 else { return }
         let channels = configuration.channels
         loudness.add(samples, frames: frames)
+        let chunkTruePeaks = truePeaks.peaks(samples, frames: frames)
         for channel in 0..<channels {
-            intervalTruePeak[channel] = max(intervalTruePeak[channel], loudness.lastTruePeak(channel: channel))
+            intervalTruePeak[channel] = max(intervalTruePeak[channel], chunkTruePeaks[channel])
+            programmeTruePeak[channel] = max(programmeTruePeak[channel], chunkTruePeaks[channel])
             // Local copies: the per-sample loop touches no array (no
             // uniqueness or exclusivity check per sample).
             var peak = intervalPeak[channel]
@@ -183,7 +189,7 @@ public final class ProgrammeMeter: @unchecked Sendable {
             ChannelReading(
                 channel: channel + 1, source: source(channel),
                 samplePeakDBFS: Self.decibels(Double(programmePeak[channel])),
-                truePeakDBTP: Self.decibels(loudness.truePeak(channel: channel)),
+                truePeakDBTP: Self.decibels(programmeTruePeak[channel]),
                 rmsDBFS: Self.rms(programmeSquares[channel], frames: Int(framesMetered)),
                 ppmTypeIDBFS: highestPPMI[channel], ppmTypeIIbDBFS: highestPPMIIb[channel],
                 vu: highestVU[channel], kMeter: highestK[channel])

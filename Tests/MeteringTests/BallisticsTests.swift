@@ -115,3 +115,57 @@ final class BallisticsTests: XCTestCase {
         XCTAssertEqual(meter.summary().channels[0].samplePeakDBFS, -6.02, accuracy: 0.01)
     }
 }
+
+/// The true-peak detector against libebur128's own on the same audio.
+final class TruePeakTests: XCTestCase {
+    func testDetectorAgreesWithLibebur128() {
+        for rate in [48000, 96000] {
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+            let frames = rate * 2
+            var samples = [Float](repeating: 0, count: frames * 2)
+            for index in samples.indices {
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                // Noise with a loud high-frequency burst, where samples and true peak differ most.
+                let noise = Float(Int64(bitPattern: state) >> 40) / Float(1 << 23) * 0.3
+                let frame = index / 2
+                samples[index] = frame > rate && frame < rate + 2000
+                    ? 0.7 * Float(sin(Double(frame) * 2 * .pi * 0.23 + Double(index % 2))) : noise
+            }
+            let reference = ProgrammeLoudness(channels: 2, layout: .stereo, sampleRate: rate, truePeak: true)
+            var detector = TruePeakDetector(channels: 2, sampleRate: rate)
+            var ours = [0.0, 0.0]
+            // In uneven chunks, as periods and intervals cut it.
+            var offset = 0
+            for chunk in [64, 1000, 4800, 333].cycled(until: frames) {
+                let take = min(chunk, frames - offset)
+                samples.withUnsafeBufferPointer { buffer in
+                    reference.add(buffer.baseAddress! + offset * 2, frames: take)
+                    let peaks = detector.peaks(buffer.baseAddress! + offset * 2, frames: take)
+                    ours = zip(ours, peaks).map { max($0, $1) }
+                }
+                offset += take
+            }
+            for channel in 0..<2 {
+                let theirs = reference.truePeak(channel: channel)
+                XCTAssertEqual(20 * log10(ours[channel]), 20 * log10(theirs), accuracy: 0.01, "\(rate) Hz channel \(channel)")
+                let samplePeak = samples.enumerated().filter { $0.offset % 2 == channel }.map { abs($0.element) }.max()!
+                XCTAssertGreaterThan(ours[channel], Double(samplePeak), "the burst's true peak lies between samples")
+            }
+        }
+    }
+}
+
+private extension Array where Element == Int {
+    /// The elements repeated until they add up to at least `total`.
+    func cycled(until total: Int) -> [Int] {
+        var result: [Int] = []
+        var sum = 0
+        while sum < total {
+            for element in self where sum < total {
+                result.append(element)
+                sum += element
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// True peak by ITU-R BS.1770-4 Annex 2: each channel is oversampled (4× below
+/// 96 kHz, 2× below 192 kHz, not at all above) with a 49-tap Hann-windowed sinc
+/// interpolator (the design libebur128 uses), and the largest magnitude of the
+/// interpolated signal is the true peak. Written here because the per-sample
+/// scalar loop in libebur128 was a third of `jas meter`'s time: this one
+/// filters a whole chunk per tap, which the compiler vectorises.
+struct TruePeakDetector {
+    let channels: Int
+    let factor: Int
+    /// Per phase, the non-zero taps: coefficient and how many input samples back it reaches.
+    private let phases: [[(coefficient: Float, delay: Int)]]
+    /// The last `historyCount` input samples of each channel, oldest first.
+    private var history: [[Float]]
+    private let historyCount: Int
+    private var input: [Float] = []
+    private var output: [Float] = []
+    static let taps = 49
+
+    init(channels: Int, sampleRate: Int) {
+        self.channels = channels
+        factor = sampleRate < 96000 ? 4 : (sampleRate < 192000 ? 2 : 1)
+        var phases = Array(repeating: [(coefficient: Float, delay: Int)](), count: factor)
+        for tap in 0..<Self.taps {
+            let offset = Double(tap - (Self.taps - 1) / 2)
+            var value = offset == 0 ? 1 : sin(offset * .pi / Double(factor)) / (offset * .pi / Double(factor))
+            value *= 0.5 * (1 - cos(2 * .pi * Double(tap) / Double(Self.taps - 1)))
+            if abs(value) > 1e-10 { phases[tap % factor].append((Float(value), tap / factor)) }
+        }
+        self.phases = phases
+        historyCount = phases.joined().map(\.delay).max() ?? 0
+        history = Array(repeating: Array(repeating: 0, count: historyCount), count: channels)
+    }
+
+    /// The true peak (linear) of each channel over `frames` interleaved frames.
+    mutating func peaks(_ samples: UnsafePointer<Float>, frames: Int) -> [Double] {
+        guard frames > 0 else { return Array(repeating: 0, count: channels) }
+        let span = historyCount + frames
+        if input.count < span { input = Array(repeating: 0, count: span) }
+        if output.count < frames { output = Array(repeating: 0, count: frames) }
+        var result = [Double](repeating: 0, count: channels)
+        for channel in 0..<channels {
+            // The channel's samples after its history, in one run.
+            input.withUnsafeMutableBufferPointer { x in
+                for index in 0..<historyCount { x[index] = history[channel][index] }
+                for frame in 0..<frames { x[historyCount + frame] = samples[frame * channels + channel] }
+            }
+            var peak: Float = 0
+            input.withUnsafeBufferPointer { x in
+                output.withUnsafeMutableBufferPointer { y in
+                    for phase in phases {
+                        for frame in 0..<frames { y[frame] = 0 }
+                        for (coefficient, delay) in phase {
+                            let source = x.baseAddress! + historyCount - delay
+                            for frame in 0..<frames { y[frame] += coefficient * source[frame] }
+                        }
+                        for frame in 0..<frames { peak = max(peak, abs(y[frame])) }
+                    }
+                }
+            }
+            result[channel] = Double(peak)
+            for index in 0..<historyCount { history[channel][index] = input[frames + index] }
+        }
+        return result
+    }
+}
