@@ -45,7 +45,9 @@ final class LatencyMeterTests: JackTestCase {
         for period in [64, 256, 1024] {
             let server = try startServer(period: period)
             let meter = try meter(server.name)
-            let valid = readings(meter, valid: 3).filter(\.valid)
+            // At 64 frames this 2-core machine has xruns in many windows; each
+            // spoils its reading (counted, never loosened), so allow more tries.
+            let valid = readings(meter, valid: 3, limit: 30).filter(\.valid)
             XCTAssertEqual(valid.count, 3, "period \(period)")
             for reading in valid {
                 XCTAssertEqual(reading.measuredFrames ?? -1, Double(period), accuracy: 0.001, "period \(period)")

@@ -149,3 +149,33 @@ final class BufferPlayer: @unchecked Sendable {
     /// Whether every sample has been played.
     var finished: Bool { source.position.load(ordering: .relaxed) >= source.samples.count / source.channels }
 }
+
+/// A long-running meter survives a jackd restart: it says so and goes on reading.
+final class MeterRestartTests: JackTestCase {
+    func testMeterGoesOnAfterAServerRestart() throws {
+        let server = try startServer(period: 256)
+        let output = Pipe()
+        let meter = Process()
+        meter.executableURL = URL(fileURLWithPath: jas)
+        meter.arguments = ["meter", "--server", server.name, "--json", "--interval", "0.25s"]
+        meter.standardOutput = output
+        let lines = LineCollector(output)
+        try meter.run()
+        defer { if meter.isRunning { meter.terminate() } }
+        XCTAssertTrue(waitUntil(timeout: 10) { lines.objects.count >= 2 })
+        server.kill()
+        _ = try startServer(name: server.name, period: 256)
+        XCTAssertTrue(waitUntil(timeout: 10) { lines.objects.contains { $0["event"] as? String == "mediaServicesWereReset" } },
+                      "\(lines.objects.compactMap { $0["event"] as? String })")
+        let readingsBefore = lines.objects.filter { $0["event"] as? String == "reading" }.count
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            lines.objects.filter { $0["event"] as? String == "reading" }.count >= readingsBefore + 4
+        }, "readings go on after the reset")
+        let events = lines.objects.compactMap { $0["event"] as? String }
+        XCTAssertLessThan(try XCTUnwrap(events.firstIndex(of: "mediaServicesWereLost")),
+                          try XCTUnwrap(events.firstIndex(of: "mediaServicesWereReset")))
+        meter.interrupt()
+        meter.waitUntilExit()
+        XCTAssertEqual(meter.terminationStatus, 0)
+    }
+}
