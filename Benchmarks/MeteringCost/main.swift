@@ -104,11 +104,8 @@ func runBenchmark() throws {
     let swift = Percentiles(Array(costs.samples.dropFirst(600))), c = Percentiles(cSamples)
     print("")
     print("2. Live meter, 32 channels, 256-frame periods, \(options.cycles) cycles in the same cycles as the C client:")
-    print("| process callback | median (ns) | p99 (ns) |")
-    print("|---|---:|---:|")
-    print(String(format: "| C capture client | %.0f | %.0f |", c.median, c.p99))
-    print(String(format: "| jas meter (RealtimeCapture) | %.0f | %.0f |", swift.median, swift.p99))
-    print(String(format: "| ratio Swift/C | %.2f | %.2f |", swift.median / c.median, swift.p99 / c.p99))
+    print(Percentiles.comparisonTable(title: "process callback", reference: ("C capture client", c),
+                                      swift: ("jas meter (RealtimeCapture)", swift)))
 }
 
 try runBenchmark()

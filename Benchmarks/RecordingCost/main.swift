@@ -150,11 +150,9 @@ func runBenchmark() throws {
         captureNotes.isEmpty ? "none reported" : captureNotes.joined(separator: "; "), "-", "-", captureResult.cpu)
     row("Recording module, disk thread only", module.framesWritten, module.overruns, module.xruns, module.gaps, diskCPU)
     print("")
-    print("| process callback, \(options.channels) channels | median (ns) | p99 (ns) |")
-    print("|---|---:|---:|")
-    print(String(format: "| C capture client (interleave into jack_ringbuffer) | %.0f | %.0f |", c.median, c.p99))
-    print(String(format: "| Recording module (RealtimeCapture) | %.0f | %.0f |", swift.median, swift.p99))
-    print(String(format: "| ratio Swift/C | %.2f | %.2f |", swift.median / c.median, swift.p99 / c.p99))
+    print(Percentiles.comparisonTable(title: "process callback, \(options.channels) channels",
+                                      reference: ("C capture client (interleave into jack_ringbuffer)", c),
+                                      swift: ("Recording module (RealtimeCapture)", swift)))
 }
 
 try runBenchmark()
