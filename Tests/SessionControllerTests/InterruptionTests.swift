@@ -31,7 +31,7 @@ final class InterruptionTests: JackTestCase {
 
         private let errors = Pipe()
 
-        /// What it wrote to stderr so far (for failure messages).
+        /// What it wrote to stderr (for failure messages; blocks while it runs and is silent).
         var diagnostics: String {
             String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
         }
@@ -245,8 +245,12 @@ final class InterruptionTests: JackTestCase {
             // runs: it printed nothing at all) is no race: that round is run
             // again, at most three times in all, and reported.
             if !waitUntil(timeout: 10, { players.allSatisfy(\.started) }) {
+                // Killed first: reading a running player's stderr blocks until it writes.
+                for player in players {
+                    kill(player.process.processIdentifier, SIGKILL)
+                    player.process.waitUntilExit()
+                }
                 stuck.append(players.filter { !$0.started }.map { "\($0.name): \($0.diagnostics)" }.joined())
-                for player in players { kill(player.process.processIdentifier, SIGKILL) }
                 XCTAssertLessThanOrEqual(stuck.count, 3, "players that did not start: \(stuck)")
                 if stuck.count > 3 { break }
                 round -= 1
