@@ -5,6 +5,7 @@
 // empties the ring. cref_capture_run connects in_N to PORT_PREFIX N and
 // records CYCLES callback durations (nanoseconds).
 #include "CReference.h"
+#include "cycle_timer.h"
 #include <jack/jack.h>
 #include <jack/ringbuffer.h>
 #include <pthread.h>
@@ -22,31 +23,19 @@ static jack_port_t *inputs[MAX_CHANNELS];
 static int channels;
 static float *interleaved;
 static jack_ringbuffer_t *ring;
-static unsigned long long *durations;
-static int capacity;
-static atomic_int recorded;
+static cycle_timer timer;
 static atomic_int running;
-
-static unsigned long long now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
-}
 
 static int process(jack_nframes_t frames, void *arg) {
     (void)arg;
-    unsigned long long start = now_ns();
+    unsigned long long start = cycle_timer_now();
     for (int c = 0; c < channels; c++) {
         const float *in = jack_port_get_buffer(inputs[c], frames);
         for (jack_nframes_t f = 0; f < frames; f++) interleaved[f * channels + c] = in[f];
     }
     size_t bytes = (size_t)frames * channels * sizeof(float);
     if (jack_ringbuffer_write_space(ring) >= bytes) jack_ringbuffer_write(ring, (const char *)interleaved, bytes);
-    int index = atomic_load_explicit(&recorded, memory_order_relaxed);
-    if (index < capacity) {
-        durations[index] = now_ns() - start;
-        atomic_store_explicit(&recorded, index + 1, memory_order_release);
-    }
+    cycle_timer_record(&timer, start);
     return 0;
 }
 
@@ -63,9 +52,9 @@ static void *drain(void *arg) {
 int cref_capture_run(const char *server, const char *port_prefix, int channel_count, int cycles,
                      unsigned long long *out) {
     channels = channel_count;
-    capacity = cycles;
-    if (channels < 1 || channels > MAX_CHANNELS || capacity < 1) return 2;
-    durations = out;
+    timer.capacity = cycles;
+    if (channels < 1 || channels > MAX_CHANNELS || timer.capacity < 1) return 2;
+    timer.durations = out;
     interleaved = calloc((size_t)MAX_FRAMES * channels, sizeof(float));
     ring = jack_ringbuffer_create((size_t)48000 * 4 * channels * sizeof(float));
     // Touch every page now, as the Swift ring does, so the callback never faults one in.
@@ -90,8 +79,8 @@ int cref_capture_run(const char *server, const char *port_prefix, int channel_co
         snprintf(name, sizeof name, "%s%d", port_prefix, c + 1);
         jack_connect(client, name, jack_port_name(inputs[c]));
     }
-    atomic_store(&recorded, 0);
-    while (atomic_load_explicit(&recorded, memory_order_acquire) < capacity) usleep(10000);
+    atomic_store(&timer.recorded, 0);
+    while (!cycle_timer_full(&timer)) usleep(10000);
     jack_deactivate(client);
     jack_client_close(client);
     atomic_store(&running, 0);

@@ -7,6 +7,7 @@
 // It is linked into the Swift benchmark (same process) and, with main.c,
 // built as the standalone binary c-passthrough.
 #include "CReference.h"
+#include "cycle_timer.h"
 #include <jack/jack.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -20,40 +21,28 @@
 static jack_port_t *inputs[MAX_CHANNELS];
 static jack_port_t *outputs[MAX_CHANNELS];
 static int channels;
-static unsigned long long *durations;
-static int capacity;
-static atomic_int recorded;
-
-static unsigned long long now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
-}
+static cycle_timer timer;
 
 static int process(jack_nframes_t frames, void *arg) {
     (void)arg;
-    unsigned long long start = now_ns();
+    unsigned long long start = cycle_timer_now();
     for (int c = 0; c < channels; c++) {
         float *in = jack_port_get_buffer(inputs[c], frames);
         float *out = jack_port_get_buffer(outputs[c], frames);
         memcpy(out, in, frames * sizeof(float));
     }
-    int index = atomic_load_explicit(&recorded, memory_order_relaxed);
-    if (index < capacity) {
-        durations[index] = now_ns() - start;
-        atomic_store_explicit(&recorded, index + 1, memory_order_release);
-    }
+    cycle_timer_record(&timer, start);
     return 0;
 }
 
 int cref_passthrough_run(const char *server, int channel_count, int cycles, unsigned long long *out) {
     channels = channel_count;
-    capacity = cycles;
-    if (channels < 1 || channels > MAX_CHANNELS || capacity < 1) {
+    timer.capacity = cycles;
+    if (channels < 1 || channels > MAX_CHANNELS || timer.capacity < 1) {
         fprintf(stderr, "c-passthrough: CHANNELS must be 1..%d and CYCLES positive\n", MAX_CHANNELS);
         return 2;
     }
-    durations = out;
+    timer.durations = out;
     jack_status_t status;
     jack_client_t *client = jack_client_open("c-reference", JackNoStartServer | JackServerName, &status, server);
     if (!client) {
@@ -81,8 +70,8 @@ int cref_passthrough_run(const char *server, int channel_count, int cycles, unsi
         jack_connect(client, jack_port_name(outputs[c]), other);
     }
     // Discard the cycles around activation and connection.
-    atomic_store(&recorded, 0);
-    while (atomic_load_explicit(&recorded, memory_order_acquire) < capacity) usleep(10000);
+    atomic_store(&timer.recorded, 0);
+    while (!cycle_timer_full(&timer)) usleep(10000);
     jack_deactivate(client);
     jack_client_close(client);
     return 0;
