@@ -30,7 +30,6 @@ public final class LiveMeter: @unchecked Sendable {
     public let configuration: Configuration
     /// The tap session.
     public let session: AudioSession
-    private var capture: RealtimeCapture?
     private var meter: ProgrammeMeter?
     private let lock = NSLock()
     private let stopping = Atomic<Bool>(false)
@@ -54,6 +53,10 @@ public final class LiveMeter: @unchecked Sendable {
         let resolved = try PortTap.resolve(configuration.portPatterns, channels: nil,
                                            serverName: session.serverName, clientName: configuration.clientName)
         ports = resolved.ports
+        if let layout = configuration.layout, layout.channelCount != ports.count {
+            throw .badParameter("--layout \(layout.rawValue) needs \(layout.channelCount) channels; the ports matched "
+                                + "\(ports.count): \(ports.joined(separator: ", "))")
+        }
         var meterConfiguration = ProgrammeMeter.Configuration(
             channels: ports.count, sampleRate: resolved.sampleRate,
             layout: configuration.layout ?? ChannelLayout.standard(forChannels: ports.count), sources: ports)
@@ -61,14 +64,14 @@ public final class LiveMeter: @unchecked Sendable {
         meterConfiguration.kScale = configuration.kScale
         let meter = ProgrammeMeter(configuration: meterConfiguration)
         let capture = RealtimeCapture(channels: ports.count, ringSeconds: 2, sampleRate: resolved.sampleRate)
-        self.meter = meter
-        self.capture = capture
         do {
             try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)
         } catch {
             throw .session(error.description)
         }
         connectedFrom = PortTap.connectedFrom(session)
+        // Set only now: `stop` waits for the worker when there is a meter.
+        self.meter = meter
         let thread = Thread { [self] in drain(meter: meter, capture: capture, onReading: onReading) }
         thread.start()
     }

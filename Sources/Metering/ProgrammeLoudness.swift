@@ -37,10 +37,6 @@ final class ProgrammeLoudness {
         return value
     }
 
-    /// Momentary loudness (400 ms), LUFS; nil below the absolute floor.
-    var momentary: Double? { read { ebur128_loudness_momentary($0, $1) } }
-    /// Short-term loudness (3 s), LUFS.
-    var shortTerm: Double? { read { ebur128_loudness_shortterm($0, $1) } }
     /// Integrated loudness with the absolute (−70 LUFS) and relative (−10 LU) gates, LUFS.
     var integrated: Double? { read { ebur128_loudness_global($0, $1) } }
     /// Loudness of the last `milliseconds` of audio, LUFS (nil: silence).

@@ -101,12 +101,6 @@ struct Meter: AsyncParsableCommand {
             Output.diagnostic("jas meter: \(error)")
             throw ExitCode(2)
         }
-        if let layout, layout.channelCount != meter.ports.count {
-            _ = meter.stop()
-            Output.diagnostic("jas meter: --layout \(layout.rawValue) needs \(layout.channelCount) channels; the ports "
-                              + "matched \(meter.ports.count): \(meter.ports.joined(separator: ", "))")
-            throw ExitCode(2)
-        }
         display.announce(ports: meter.ports, server: meter.session.serverName)
         let events = meter.session.events
         Task.detached {

@@ -124,11 +124,5 @@ final class MeterDisplay: @unchecked Sendable {
         return String(format: "%6.1f", value)
     }
 
-    private func emit(_ object: [String: Any]) {
-        var object = object
-        object["time"] = Date().timeIntervalSince1970
-
-        print(Output.jsonText(object))
-        fflush(nil)
-    }
+    private func emit(_ object: [String: Any]) { Output.jsonEvent(object) }
 }

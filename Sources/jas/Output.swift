@@ -73,6 +73,14 @@ enum Output {
         }
     }
 
+    /// Prints `object` with the wall-clock `time` added as one JSON line, flushed at once.
+    static func jsonEvent(_ object: [String: Any]) {
+        var object = object
+        object["time"] = Date().timeIntervalSince1970
+        print(jsonText(object))
+        fflush(nil)
+    }
+
     /// Writes a line to stderr.
     static func diagnostic(_ line: String) {
         _ = try? FileDescriptor.standardError.writeAll(Array((line + "\n").utf8))

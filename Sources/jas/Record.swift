@@ -233,12 +233,8 @@ final class RecordDisplay: @unchecked Sendable {
     }
 
     private func emit(_ object: [String: Any]) {
-        var object = object
-        object["time"] = Date().timeIntervalSince1970
-
         lock.lock()
         defer { lock.unlock() }
-        print(Output.jsonText(object))
-        fflush(nil)
+        Output.jsonEvent(object)
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import JackTestSupport
+import XCTest
+
+/// A `jas record` process, its JSON Lines collected as they come.
+final class RecordProcess: @unchecked Sendable {
+    let process = Process()
+    private let lines: LineCollector
+    private let errors = LineCollector.Text()
+
+    init(jas: String, arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: jas)
+        process.arguments = ["record", "--json"] + arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        lines = LineCollector(output)
+        self.errors.read(errors)
+        try process.run()
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+
+    var objects: [[String: Any]] { lines.objects }
+    var stderr: String { errors.text }
+
+    /// The first object whose "event" is `name`.
+    func event(_ name: String) -> [String: Any]? { objects.first { $0["event"] as? String == name } }
+
+    /// Waits for the process to end (at most `timeout` seconds) and returns its summary line.
+    func finish(timeout: Double = 30) -> [String: Any]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        usleep(50_000)
+        return event("summary")
+    }
+}
+
+/// The events of a recording's sidecar log.
+func logEvents(_ path: String) -> [[String: Any]] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+    return text.split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+}
+
+/// A fresh folder for a test's files, removed by the caller.
+func temporaryFolder() -> String {
+    let path = NSTemporaryDirectory() + "jas-record-\(UUID().uuidString)"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
