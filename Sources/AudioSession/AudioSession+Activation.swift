@@ -55,11 +55,15 @@ extension AudioSession {
             return state.history
         }
         // Channel counts: the preference (default 2), clamped to what the route offers.
+        // Under multiRoute with streams, the streams' ports are the outputs.
         let maxima = RoutePlanner.plan(request(prefs, inputs: Int.max, outputs: Int.max), catalog: catalog, history: history)
+        if prefs.category == .multiRoute && maxima.route.inputs.count > 1 {
+            throw AudioSessionError(.badParam, "multiRoute takes its input from a single device, but the named input "
+                                        + "ports belong to " + maxima.route.inputs.map(\.uid).joined(separator: ", "))
+        }
         let inputCount = prefs.category.hasInput
             ? try channelCount(prefs.inputChannels, maximum: maxima.inputPorts.count, direction: "input") : 0
-        let outputCount = prefs.category.hasOutput
-            ? try channelCount(prefs.outputChannels, maximum: maxima.outputPorts.count, direction: "output") : 0
+        let outputNames = try outputPortNames(prefs, maximum: maxima.outputPorts.count)
         if let duration = prefs.ioBufferDuration { try requestPeriod(for: duration, on: client) }
 
         let ports: SessionPorts
@@ -67,9 +71,7 @@ extension AudioSession {
             let inputs = try (0..<inputCount).map { index throws(JackError) in
                 try client.registerPort("in_\(index + 1)", flags: .input)
             }
-            let outputs = try (0..<outputCount).map { index throws(JackError) in
-                try client.registerPort("out_\(index + 1)", flags: .output)
-            }
+            let outputs = try outputNames.map { name throws(JackError) in try client.registerPort(name, flags: .output) }
             ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0)
         } catch {
             throw AudioSessionError(.resourceNotAvailable, error.description)
@@ -88,7 +90,7 @@ extension AudioSession {
             unregister(ports, on: client)
             throw AudioSessionError(.mediaServicesFailed, error.description)
         }
-        let plan = RoutePlanner.plan(request(prefs, inputs: inputCount, outputs: outputCount), catalog: catalog,
+        let plan = RoutePlanner.plan(request(prefs, inputs: inputCount, outputs: outputNames.count), catalog: catalog,
                                      history: history)
         do {
             let passesBefore = latencyPasses.load(ordering: .acquiring)
@@ -106,7 +108,7 @@ extension AudioSession {
             return !state.hasBeenActive
         }
         if first && postFirstCategoryChange {
-            hub.post(.routeChange(reason: .categoryChange, previousRoute: .empty, currentRoute: plan.route))
+            hub.post(.routeChange(reason: .categoryChange, previousRoute: .empty, currentRoute: plan.route, streams: []))
         }
         activated = true
         didActivate(processor: processor, order: tolerateMissingPorts ? nil : requestedAt)
@@ -127,14 +129,25 @@ extension AudioSession {
         if let ports { unregister(ports, on: client) }
         activation.withLock {
             $0.isActive = false
-            $0.plan = RoutePlan(inputPorts: [], outputPorts: [], route: .empty)
+            $0.plan = .none
         }
     }
 
     func request(_ prefs: Preferences, inputs: Int, outputs: Int) -> RoutePlanner.Request {
         RoutePlanner.Request(category: prefs.category, outputOverride: prefs.outputOverride,
                              preferredInput: prefs.preferredInput, explicitInputs: prefs.inputPortNames,
-                             explicitOutputs: prefs.outputPortNames, inputChannels: inputs, outputChannels: outputs)
+                             explicitOutputs: prefs.outputPortNames, inputChannels: inputs, outputChannels: outputs,
+                             streams: prefs.category == .multiRoute ? prefs.streams : [])
+    }
+
+    /// The short names of the output ports an activation registers: the
+    /// streams' ports under multiRoute, else `out_1`… for the preferred count
+    /// (default 2) clamped to what the route offers.
+    func outputPortNames(_ prefs: Preferences, maximum: Int) throws(AudioSessionError) -> [String] {
+        guard prefs.category.hasOutput else { return [] }
+        if prefs.category == .multiRoute && !prefs.streams.isEmpty { return prefs.streams.flatMap(\.portNames) }
+        let count = try channelCount(prefs.outputChannels, maximum: maximum, direction: "output")
+        return (0..<count).map { "out_\($0 + 1)" }
     }
 
     func openOrReuseClient() throws(AudioSessionError) -> Client {
@@ -158,18 +171,20 @@ extension AudioSession {
     func connect(_ ports: SessionPorts, to plan: RoutePlan, on client: Client,
                  tolerateMissingPorts: Bool = false) throws(AudioSessionError) {
         let correction = latencyCalibration?.correction(server: serverName, capturePorts: plan.inputPorts,
-                                                        playbackPorts: plan.outputPorts) ?? .none
+                                                        playbackPorts: plan.outputPorts.compactMap { $0 }) ?? .none
         let correctionChanged = ports.correction.withLock { current -> Bool in
             defer { current = correction }
             return current != correction
         }
         if correctionChanged { client.recomputeLatencies() }
         var wanted: [(String, String)] = Array(zip(plan.inputPorts, ports.inputs.map(\.name)))
-        wanted += zip(ports.outputs.map(\.name), plan.outputPorts)
+        wanted += zip(ports.outputs.map(\.name), plan.outputPorts).compactMap { port, destination in
+            destination.map { (port, $0) }
+        }
         // The route leaves devices (hardware ports) the plan no longer names,
         // and the ports the plan named before; connections that other clients
         // made to the session's ports (a recorder tapping its outputs) stay.
-        let routed = Set(activation.withLock { $0.plan.inputPorts + $0.plan.outputPorts })
+        let routed = Set(activation.withLock { $0.plan.inputPorts + $0.plan.outputPorts.compactMap { $0 } })
         func isRoute(_ name: String) -> Bool {
             routed.contains(name) || client.port(named: name)?.flags.contains(.physical) == true
         }
@@ -276,7 +291,7 @@ extension AudioSession {
         let reason: RouteChangeReason
         if let forcedReason {
             reason = forcedReason
-        } else if (prefs.category.hasOutput && plan.outputPorts.isEmpty) || (prefs.category.hasInput && plan.inputPorts.isEmpty) {
+        } else if (prefs.category.hasOutput && plan.route.outputs.isEmpty) || (prefs.category.hasInput && plan.inputPorts.isEmpty) {
             reason = .noSuitableRouteForCategory
         } else if change.appeared && !change.vanished {
             reason = .newDeviceAvailable
@@ -285,7 +300,11 @@ extension AudioSession {
         } else {
             reason = .routeConfigurationChange
         }
-        hub.post(.routeChange(reason: reason, previousRoute: previous.route, currentRoute: plan.route))
+        // Under multiRoute: the streams that lost or regained their destination.
+        let streams = Set(previous.streamsWithoutDestination).symmetricDifference(plan.streamsWithoutDestination)
+        if !streams.isEmpty { scheduleArbitration() }   // publishes the streams' state
+        hub.post(.routeChange(reason: reason, previousRoute: previous.route, currentRoute: plan.route,
+                              streams: prefs.streams.map(\.name).filter(streams.contains)))
     }
 
     func reportLatency(_ mode: LatencyMode) {

@@ -278,6 +278,14 @@ extension AudioSession {
     func currentState(clientName: String) -> SessionState {
         let prefs = preferences.withLock { $0 }
         let reallyActive = isActive
+        let unplaced = activation.withLock { $0.plan.streamsWithoutDestination }
+        let streams = prefs.category == .multiRoute && reallyActive && !prefs.streams.isEmpty
+            ? prefs.streams.map { stream in
+                SessionState.Stream(name: stream.name, destination: stream.destination, channels: stream.channels,
+                                    ports: stream.portNames.map { "\(clientName):\($0)" },
+                                    connected: !unplaced.contains(stream.name))
+            }
+            : nil
         return arbitration.withLock { state in
             let active = reallyActive || state.announcing
             return SessionState(server: serverName, client: clientName, pid: getpid(), category: prefs.category,
@@ -285,7 +293,8 @@ extension AudioSession {
                          order: state.order, interrupted: state.interrupter != nil,
                          interruptedBy: state.interrupter?.state.client, producingSound: state.producingSound,
                          ducking: active && prefs.options.contains(.duckOthers) && state.producingSound,
-                         ducked: state.ducked, duckLevelDB: state.duckLevelDB, resumeOthers: state.resumeOthers)
+                         ducked: state.ducked, duckLevelDB: state.duckLevelDB, resumeOthers: state.resumeOthers,
+                         streams: streams)
         }
     }
 

@@ -37,7 +37,7 @@ extension AudioSession {
             state.ports = nil
             state.processor = nil
             state.isActive = false
-            state.plan = RoutePlan(inputPorts: [], outputPorts: [], route: .empty)
+            state.plan = .none
             return (client, wasActive)
         }
         // The dead client's shared memory may be gone: use what was last seen.

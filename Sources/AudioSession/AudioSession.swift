@@ -38,6 +38,8 @@ public final class AudioSession: @unchecked Sendable {
         var outputPortNames: [String] = []
         var preferredInput: String?
         var outputOverride: PortOverride = .none
+        /// Output streams, used under multiRoute.
+        var streams: [AudioOutputStream] = []
     }
 
     struct Activation {
@@ -47,7 +49,7 @@ public final class AudioSession: @unchecked Sendable {
         var isActive = false
         var catalog = DeviceCatalog.empty
         var history = DeviceHistory(catalog: .empty)
-        var plan = RoutePlan(inputPorts: [], outputPorts: [], route: .empty)
+        var plan = RoutePlan.none
         var hasBeenActive = false
     }
 
@@ -139,7 +141,7 @@ public final class AudioSession: @unchecked Sendable {
         let previous = currentRoute
         try deactivateLocked(checkBusy: false)
         try activateLocked(postFirstCategoryChange: false)
-        hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: currentRoute))
+        hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: currentRoute, streams: []))
     }
 
     // MARK: Render

@@ -25,8 +25,11 @@ public struct InterruptionOptions: OptionSet, Sendable, Hashable, Codable {
 public enum AudioSessionEvent: Sendable, Equatable {
     /// Another session interrupted this one, or the interruption ended.
     case interruption(type: InterruptionType, options: InterruptionOptions, reason: InterruptionReason)
-    /// The session's audio now goes through other devices.
-    case routeChange(reason: RouteChangeReason, previousRoute: RouteDescription, currentRoute: RouteDescription)
+    /// The session's audio now goes through other devices. Under multiRoute,
+    /// `streams` names the output streams whose destination device went away
+    /// (`oldDeviceUnavailable`) or came back (`newDeviceAvailable`).
+    case routeChange(reason: RouteChangeReason, previousRoute: RouteDescription, currentRoute: RouteDescription,
+                     streams: [String])
     /// The JACK server went away (the reason JACK gave).
     case mediaServicesWereLost(reason: String)
     /// The session rebuilt itself on a returned JACK server; what changed.
@@ -59,6 +62,8 @@ public enum AudioSessionNotification {
     public static let routeChangeReasonKey = "AVAudioSessionRouteChangeReasonKey"
     public static let routeChangePreviousRouteKey = "AVAudioSessionRouteChangePreviousRouteKey"
     public static let silenceSecondaryAudioHintTypeKey = "AVAudioSessionSilenceSecondaryAudioHintTypeKey"
+    /// Not in AVAudioSession: the multiRoute streams a route change affected ([String]).
+    public static let routeChangeStreamsKey = "JackAudioSessionRouteChangeStreamsKey"
 }
 
 /// Hands a session's events to its AsyncStream and to NotificationCenter.
@@ -87,8 +92,9 @@ final class EventHub: @unchecked Sendable {
         case let .interruption(type, options, reason):
             return (N.interruption, [N.interruptionTypeKey: type.rawValue, N.interruptionOptionKey: options.rawValue,
                                      N.interruptionReasonKey: reason.rawValue])
-        case let .routeChange(reason, previousRoute, _):
-            return (N.routeChange, [N.routeChangeReasonKey: reason.rawValue, N.routeChangePreviousRouteKey: previousRoute])
+        case let .routeChange(reason, previousRoute, _, streams):
+            return (N.routeChange, [N.routeChangeReasonKey: reason.rawValue, N.routeChangePreviousRouteKey: previousRoute,
+                                    N.routeChangeStreamsKey: streams])
         case .mediaServicesWereLost:
             return (N.mediaServicesWereLost, [:])
         case let .mediaServicesWereReset(reset):

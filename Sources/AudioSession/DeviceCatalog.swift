@@ -28,26 +28,46 @@ struct DeviceCatalog: Equatable {
         (inputs + outputs).first { $0.channels.contains { $0.jackPort == port } }
     }
 
+    /// Groups ports into devices: by client, and within a client by the
+    /// JACK port-group metadata, else by the port-type metadata. A client
+    /// with one group is one device whose uid is the client name; a client
+    /// with several has one device per group, uid `client/group`.
     private static func devices(_ client: Client, ports: [String], fallback: AudioSessionPort) -> [PortDescription] {
-        var order: [String] = []
-        var grouped: [String: [String]] = [:]
+        struct Group {
+            var owner: String
+            var label: String
+            var type: AudioSessionPort?
+            var ports: [String] = []
+        }
+        var groups: [Group] = []
         for port in ports {
             let owner = String(port.prefix { $0 != ":" })
-            if grouped[owner] == nil { order.append(owner) }
-            grouped[owner, default: []].append(port)
+            let uuid = client.port(named: port)?.uuid
+            let group = uuid.flatMap { client.property(MetadataKey.portGroup, on: $0) }
+            let typeName = uuid.flatMap { client.property(AudioSessionPort.metadataKey, on: $0) }
+            let label = group ?? typeName ?? ""
+            if let index = groups.firstIndex(where: { $0.owner == owner && $0.label == label }) {
+                groups[index].ports.append(port)
+            } else {
+                groups.append(Group(owner: owner, label: label, type: typeName.flatMap(AudioSessionPort.init(rawValue:)),
+                                    ports: [port]))
+            }
         }
-        return order.map { owner in
-            let ports = grouped[owner]!
-            let first = client.port(named: ports[0])
-            let typeName = first.flatMap { client.property(AudioSessionPort.metadataKey, on: $0.uuid) }
-            let type = typeName.flatMap(AudioSessionPort.init(rawValue:)) ?? fallback
-            let clientUUID = client.uuid(ofClient: owner)
-            let pretty = clientUUID.flatMap { client.property(MetadataKey.prettyName, on: $0) }
-            let name = (pretty?.isEmpty == false ? pretty! : owner)
-            let channels = ports.enumerated().map { index, port in
+        var prettyNames: [String: String] = [:]
+        return groups.map { group in
+            let split = groups.count { $0.owner == group.owner } > 1
+            let clientName = prettyNames[group.owner] ?? {
+                let pretty = client.uuid(ofClient: group.owner).flatMap { client.property(MetadataKey.prettyName, on: $0) }
+                let name = pretty?.isEmpty == false ? pretty! : group.owner
+                prettyNames[group.owner] = name
+                return name
+            }()
+            let name = split ? "\(clientName) \(group.label.isEmpty ? "ports" : group.label)" : clientName
+            let channels = group.ports.enumerated().map { index, port in
                 ChannelDescription(channelName: "\(name) \(index + 1)", channelNumber: index + 1, jackPort: port)
             }
-            return PortDescription(portName: name, portType: type, uid: owner, channels: channels)
+            return PortDescription(portName: name, portType: group.type ?? fallback,
+                                   uid: split ? "\(group.owner)/\(group.label)" : group.owner, channels: channels)
         }
     }
 }

@@ -2,10 +2,15 @@
 struct RoutePlan: Equatable {
     /// Ports feeding the session's inputs, channel order.
     var inputPorts: [String]
-    /// Ports the session's outputs feed, channel order.
-    var outputPorts: [String]
-    /// The devices those ports belong to.
+    /// Ports the session's outputs feed, channel order; nil where a
+    /// stream's destination device is not on the server.
+    var outputPorts: [String?]
+    /// The devices those ports belong to (under multiRoute: every output device).
     var route: RouteDescription
+    /// Under multiRoute, the streams whose destination is not on the server.
+    var streamsWithoutDestination: [String] = []
+
+    static let none = RoutePlan(inputPorts: [], outputPorts: [], route: .empty)
 }
 
 /// The order in which devices appeared, for "last in wins": the server's own
@@ -45,16 +50,26 @@ enum RoutePlanner {
         var explicitOutputs: [String]
         var inputChannels: Int
         var outputChannels: Int
+        /// Used only under multiRoute.
+        var streams: [AudioOutputStream]
     }
 
     static func plan(_ request: Request, catalog: DeviceCatalog, history: DeviceHistory) -> RoutePlan {
         var inputDevice: PortDescription?
-        var outputDevice: PortDescription?
         if request.category.hasInput && request.explicitInputs.isEmpty {
             inputDevice = request.preferredInput.flatMap(catalog.input)
                 ?? history.inputs.reversed().lazy.compactMap(catalog.input).first
                 ?? catalog.inputs.first
         }
+        let inputPorts = request.category.hasInput
+            ? Array((request.explicitInputs.isEmpty ? inputDevice?.channels.map(\.jackPort) ?? [] : request.explicitInputs)
+                .prefix(request.inputChannels))
+            : []
+        let inputs = devices(for: inputPorts, catalog, fallback: .lineIn)
+        if request.category == .multiRoute {
+            return multiroutePlan(request, inputPorts: inputPorts, inputs: inputs, catalog: catalog, history: history)
+        }
+        var outputDevice: PortDescription?
         if request.category.hasOutput && request.explicitOutputs.isEmpty {
             if request.outputOverride == .speaker {
                 outputDevice = catalog.outputs.first { $0.portType == .builtInSpeaker }
@@ -64,23 +79,53 @@ enum RoutePlanner {
                     ?? catalog.outputs.first
             }
         }
-        let inputPorts = request.category.hasInput
-            ? Array((request.explicitInputs.isEmpty ? inputDevice?.channels.map(\.jackPort) ?? [] : request.explicitInputs)
-                .prefix(request.inputChannels))
-            : []
         let outputPorts = request.category.hasOutput
             ? Array((request.explicitOutputs.isEmpty ? outputDevice?.channels.map(\.jackPort) ?? [] : request.explicitOutputs)
                 .prefix(request.outputChannels))
             : []
-        let route = RouteDescription(inputs: devices(for: inputPorts, catalog, fallback: .lineIn),
-                                     outputs: devices(for: outputPorts, catalog, fallback: .lineOut))
+        let route = RouteDescription(inputs: inputs, outputs: devices(for: outputPorts, catalog, fallback: .lineOut))
         return RoutePlan(inputPorts: inputPorts, outputPorts: outputPorts, route: route)
     }
 
+    /// multiRoute: the route lists every output device, and nothing follows
+    /// "last in wins". Each stream is bound to its own device's channels
+    /// (unconnected while that device is away); without streams the outputs
+    /// go to the server's first device, or the named ports.
+    static func multiroutePlan(_ request: Request, inputPorts: [String], inputs: [PortDescription],
+                               catalog: DeviceCatalog, history: DeviceHistory) -> RoutePlan {
+        let outputs = multirouteOutputs(catalog)
+        guard request.streams.isEmpty else {
+            var outputPorts: [String?] = []
+            var unplaced: [String] = []
+            for stream in request.streams {
+                let device = outputs.first { $0.uid == stream.destination }
+                if device == nil { unplaced.append(stream.name) }
+                outputPorts += stream.channels.map { channel in
+                    device.flatMap { channel <= $0.channels.count ? $0.channels[channel - 1].jackPort : nil }
+                }
+            }
+            return RoutePlan(inputPorts: inputPorts, outputPorts: outputPorts,
+                             route: RouteDescription(inputs: inputs, outputs: outputs), streamsWithoutDestination: unplaced)
+        }
+        let base = history.outputs.first.flatMap(catalog.output) ?? outputs.first
+        let ports = request.explicitOutputs.isEmpty ? base?.channels.map(\.jackPort) ?? [] : request.explicitOutputs
+        return RoutePlan(inputPorts: inputPorts, outputPorts: Array(ports.prefix(request.outputChannels)),
+                         route: RouteDescription(inputs: inputs, outputs: outputs))
+    }
+
+    /// The output devices multiRoute may use: all of them, except that the
+    /// built-in speaker (and receiver) only count when no USB, HDMI or line
+    /// output is there.
+    static func multirouteOutputs(_ catalog: DeviceCatalog) -> [PortDescription] {
+        let eligible: Set<AudioSessionPort> = [.usbAudio, .HDMI, .lineOut]
+        guard catalog.outputs.contains(where: { eligible.contains($0.portType) }) else { return catalog.outputs }
+        return catalog.outputs.filter { $0.portType != .builtInSpeaker && $0.portType != .builtInReceiver }
+    }
+
     /// The devices behind `ports`, in order of first use.
-    static func devices(for ports: [String], _ catalog: DeviceCatalog, fallback: AudioSessionPort) -> [PortDescription] {
+    static func devices(for ports: [String?], _ catalog: DeviceCatalog, fallback: AudioSessionPort) -> [PortDescription] {
         var result: [PortDescription] = []
-        for port in ports {
+        for case let port? in ports {
             let device = catalog.device(containing: port) ?? {
                 let owner = String(port.prefix { $0 != ":" })
                 return PortDescription(portName: owner, portType: fallback, uid: owner,

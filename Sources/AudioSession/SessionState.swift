@@ -45,10 +45,35 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var duckLevelDB: Double
     /// It deactivated with notifyOthersOnDeactivation: those it interrupted may resume.
     public var resumeOthers: Bool
+    /// Its multiRoute output streams while active (absent otherwise).
+    public var streams: [Stream]?
+
+    /// One multiRoute output stream as published.
+    public struct Stream: Codable, Sendable, Equatable {
+        /// The stream's name.
+        public var name: String
+        /// The uid of its destination device.
+        public var destination: String
+        /// The device channels it plays to, 1-based.
+        public var channels: [Int]
+        /// The session's own ports that carry it (full names).
+        public var ports: [String]
+        /// Whether the destination is on the server (false: the stream is silent until it returns).
+        public var connected: Bool
+
+        public init(name: String, destination: String, channels: [Int], ports: [String], connected: Bool) {
+            self.name = name
+            self.destination = destination
+            self.channels = channels
+            self.ports = ports
+            self.connected = connected
+        }
+    }
 
     public init(server: String, client: String, pid: Int32, category: Category, mode: Mode, options: [String],
                 active: Bool, priority: AudioSession.Priority, order: UInt64, interrupted: Bool, interruptedBy: String?,
-                producingSound: Bool, ducking: Bool, ducked: Bool, duckLevelDB: Double, resumeOthers: Bool) {
+                producingSound: Bool, ducking: Bool, ducked: Bool, duckLevelDB: Double, resumeOthers: Bool,
+                streams: [Stream]? = nil) {
         self.server = server
         self.client = client
         self.pid = pid
@@ -65,6 +90,7 @@ public struct SessionState: Codable, Sendable, Equatable {
         self.ducked = ducked
         self.duckLevelDB = duckLevelDB
         self.resumeOthers = resumeOthers
+        self.streams = streams
     }
 
     /// The options as a set (names that are not options are ignored).
@@ -117,6 +143,9 @@ public struct SessionState: Codable, Sendable, Equatable {
         }
         guard !state.client.isEmpty, state.client.utf8.count <= 256, state.options.count <= 16 else {
             return .failure(.outOfRange("client or options"))
+        }
+        guard (state.streams?.count ?? 0) <= 64, state.streams?.allSatisfy({ $0.channels.count <= 64 }) ?? true else {
+            return .failure(.outOfRange("streams"))
         }
         return .success(state)
     }

@@ -12,9 +12,10 @@ enum EventFormat {
             object["type"] = type.rawValue
             object["options"] = options.contains(.shouldResume) ? ["shouldResume"] : []
             object["reason"] = reason.rawValue
-        case let .routeChange(reason, previous, current):
+        case let .routeChange(reason, previous, current, streams):
             object["event"] = "routeChange"
             object["reason"] = reason.name
+            object["streams"] = streams
             object["previousRoute"] = route(previous)
             object["currentRoute"] = route(current)
         case let .mediaServicesWereLost(reason):
@@ -49,8 +50,9 @@ enum EventFormat {
         switch event {
         case let .interruption(type, options, reason):
             return "\(stamp) interruption \(type.rawValue) (\(reason.rawValue))\(options.contains(.shouldResume) ? ", should resume" : "")"
-        case let .routeChange(reason, previous, current):
+        case let .routeChange(reason, previous, current, streams):
             return "\(stamp) route change: \(reason.name): \(describe(previous)) → \(describe(current))"
+                + (streams.isEmpty ? "" : "; streams \(streams.joined(separator: ", "))")
         case let .mediaServicesWereLost(reason):
             return "\(stamp) media services lost: \(reason)"
         case let .mediaServicesWereReset(reset):

@@ -4,6 +4,8 @@ import Synchronization
 
 /// Collects a session's events from its AsyncStream for a test to inspect.
 final class EventRecorder: @unchecked Sendable {
+    typealias RouteChange = (reason: RouteChangeReason, previous: RouteDescription, current: RouteDescription,
+                             streams: [String])
     private final class Received: Sendable {
         let events = Mutex<[AudioSessionEvent]>([])
     }
@@ -23,14 +25,14 @@ final class EventRecorder: @unchecked Sendable {
     var events: [AudioSessionEvent] { received.events.withLock { $0 } }
 
     /// Route changes received so far, other than the categoryChange of the first activation.
-    var laterRouteChanges: [(reason: RouteChangeReason, previous: RouteDescription, current: RouteDescription)] {
+    var laterRouteChanges: [RouteChange] {
         Array(routeChanges.drop { $0.reason == .categoryChange && $0.previous == .empty })
     }
 
     /// Route changes received so far.
-    var routeChanges: [(reason: RouteChangeReason, previous: RouteDescription, current: RouteDescription)] {
+    var routeChanges: [RouteChange] {
         events.compactMap {
-            if case let .routeChange(reason, previous, current) = $0 { return (reason, previous, current) }
+            if case let .routeChange(reason, previous, current, streams) = $0 { return (reason, previous, current, streams) }
             return nil
         }
     }

@@ -1,0 +1,142 @@
+import JackKit
+
+/// One of a multiRoute session's distinct output streams: its own JACK ports,
+/// connected only to chosen channels of one output device (the DJ's cue mix
+/// to the headphones, the main mix to the room).
+public struct AudioOutputStream: Sendable, Equatable, Codable {
+    /// The stream's name; its ports are named after it.
+    public let name: String
+    /// The uid of the output device the stream plays to.
+    public let destination: String
+    /// The device's channels the stream plays to, 1-based, in the stream's channel order.
+    public let channels: [Int]
+    /// The short names of the stream's own JACK ports: `NAME` for one
+    /// channel, `NAME_L`/`NAME_R` for two, `NAME_1`… for more.
+    public let portNames: [String]
+    /// Where the stream's buffers are in the render cycle's `outputs`
+    /// (streams follow each other in the order they were made).
+    public internal(set) var outputIndices: Range<Int>
+
+    init(name: String, destination: String, channels: [Int], outputIndices: Range<Int>) {
+        self.name = name
+        self.destination = destination
+        self.channels = channels
+        portNames = Self.portNames(name, channels: channels.count)
+        self.outputIndices = outputIndices
+    }
+
+    static func portNames(_ name: String, channels: Int) -> [String] {
+        switch channels {
+        case 1: [name]
+        case 2: [name + "_L", name + "_R"]
+        default: (1...channels).map { "\(name)_\($0)" }
+        }
+    }
+
+    /// Checks a stream name: 1 to 32 letters, digits, `-`, `_` or `.`, and
+    /// not the session's own `in_N`/`out_N` port names.
+    static func checkName(_ name: String) throws(AudioSessionError) {
+        let allowed = name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+        guard (1...32).contains(name.count), allowed else {
+            throw AudioSessionError(.badParam, "stream name '\(name)' must be 1 to 32 letters, digits, '-', '_' or '.'")
+        }
+        for prefix in ["in_", "out_"] where name.hasPrefix(prefix) && name.dropFirst(prefix.count).allSatisfy(\.isNumber) {
+            throw AudioSessionError(.badParam, "stream name '\(name)' is taken by the session's own ports; choose another")
+        }
+    }
+}
+
+extension ProcessCycle {
+    /// The output buffers of one stream this cycle: `cycle.outputs(in:
+    /// stream.outputIndices)`, clamped to the outputs there are (empty for a
+    /// stream made after this activation). Capture the range, not the
+    /// stream, in the render block: the range is a plain value, the stream
+    /// holds reference-counted strings. No allocation.
+    @inlinable @inline(__always)
+    public func outputs(in streamIndices: Range<Int>) -> UnsafeBufferPointer<UnsafeMutablePointer<Float>> {
+        let indices = streamIndices.clamped(to: 0..<outputs.count)
+        return UnsafeBufferPointer(rebasing: outputs[indices])
+    }
+}
+
+extension AudioSession {
+    /// The output devices on the server. Under multiRoute these are the
+    /// destinations streams may play to: the built-in speaker only when no
+    /// USB, HDMI or line output is there (as on iOS). Opens the JACK client
+    /// if needed (empty when the server cannot be reached).
+    public var availableOutputs: [PortDescription] {
+        guard let client = try? openOrReuseClient() else { return [] }
+        let catalog = DeviceCatalog(client: client)
+        return category == .multiRoute ? RoutePlanner.multirouteOutputs(catalog) : catalog.outputs
+    }
+
+    /// The session's output streams, in the order of the render cycle's outputs.
+    public var outputStreams: [AudioOutputStream] { preferences.withLock { $0.streams } }
+
+    /// Makes an output stream named `name` playing to `channels` (1-based;
+    /// nil: all) of the output device `destination`. Needs category
+    /// multiRoute (`incompatibleCategory`); the device must be one of
+    /// `availableOutputs` and no other stream may use those channels
+    /// (`badParam`). Opens the JACK client if needed to see the devices.
+    /// Like the render block, streams take effect at the next activation.
+    @discardableResult
+    public func outputStream(named name: String, to destination: PortDescription, channels: [Int]? = nil)
+        throws(AudioSessionError) -> AudioOutputStream {
+        let category = category
+        guard category == .multiRoute else {
+            throw AudioSessionError(.incompatibleCategory, "output streams need category multiRoute, not \(category.rawValue)")
+        }
+        try AudioOutputStream.checkName(name)
+        let catalog = DeviceCatalog(client: try openOrReuseClient())
+        let outputs = RoutePlanner.multirouteOutputs(catalog)
+        guard let device = outputs.first(where: { $0.uid == destination.uid }) else {
+            throw AudioSessionError(.badParam, "'\(destination.uid)' is not one of the available outputs on server "
+                                        + "'\(serverName)' (" + outputs.map(\.uid).joined(separator: ", ") + ")")
+        }
+        let channels = channels ?? device.channels.map(\.channelNumber)
+        guard !channels.isEmpty, Set(channels).count == channels.count,
+              channels.allSatisfy({ (1...device.channels.count).contains($0) }) else {
+            throw AudioSessionError(.badParam, "stream '\(name)': channels \(channels) must be distinct numbers from 1 to "
+                                        + "\(device.channels.count), the channels of '\(device.uid)'")
+        }
+        return try preferences.withLock { prefs throws(AudioSessionError) -> AudioOutputStream in
+            if prefs.streams.contains(where: { $0.name == name }) {
+                throw AudioSessionError(.badParam, "there is already a stream named '\(name)'")
+            }
+            for other in prefs.streams where other.destination == device.uid {
+                if let shared = other.channels.first(where: channels.contains) {
+                    throw AudioSessionError(.badParam, "channel \(shared) of '\(device.uid)' already carries stream "
+                                                + "'\(other.name)'; a stream plays only to its own channels")
+                }
+            }
+            let start = prefs.streams.last?.outputIndices.upperBound ?? 0
+            let stream = AudioOutputStream(name: name, destination: device.uid, channels: channels,
+                                      outputIndices: start..<(start + channels.count))
+            prefs.streams.append(stream)
+            return stream
+        }
+    }
+
+    /// Removes the stream named `name` (`badParam` if there is none); the
+    /// streams after it move down in the render cycle's outputs. Takes effect
+    /// at the next activation.
+    public func removeOutputStream(named name: String) throws(AudioSessionError) {
+        try preferences.withLock { prefs throws(AudioSessionError) in
+            guard let index = prefs.streams.firstIndex(where: { $0.name == name }) else {
+                throw AudioSessionError(.badParam, "there is no stream named '\(name)' ("
+                                            + prefs.streams.map(\.name).joined(separator: ", ") + ")")
+            }
+            prefs.streams.remove(at: index)
+            var start = 0
+            for position in prefs.streams.indices {
+                let count = prefs.streams[position].channels.count
+                prefs.streams[position].outputIndices = start..<(start + count)
+                start += count
+            }
+        }
+    }
+
+    /// The streams whose destination device is not on the server now (they
+    /// are silent until it returns); empty while inactive.
+    public var streamsWithoutDestination: [String] { activation.withLock { $0.plan.streamsWithoutDestination } }
+}
