@@ -117,6 +117,27 @@ extension AudioSession {
         }
     }
 
+    /// Makes an output stream named `name` playing to these JACK ports,
+    /// which must all be channels of one output device (`badParam`
+    /// otherwise, naming the devices they belong to).
+    @discardableResult
+    public func outputStream(named name: String, toPorts ports: [String]) throws(AudioSessionError) -> AudioOutputStream {
+        let outputs = availableOutputs
+        let owners = ports.map { port in outputs.first { $0.channels.contains { $0.jackPort == port } } }
+        if let missing = zip(ports, owners).first(where: { $0.1 == nil })?.0 {
+            throw AudioSessionError(.badParam, "'\(missing)' is not a channel of any available output on server "
+                                        + "'\(serverName)' (" + outputs.map(\.uid).joined(separator: ", ") + ")")
+        }
+        let devices = owners.compactMap { $0 }
+        guard let device = devices.first, devices.allSatisfy({ $0.uid == device.uid }) else {
+            let owners = Set(devices.map(\.uid)).sorted().joined(separator: ", ")
+            throw AudioSessionError(.badParam, "a stream plays to one device, but "
+                                        + (ports.isEmpty ? "no ports were named" : "the ports belong to \(owners)"))
+        }
+        let channels = ports.compactMap { port in device.channels.first { $0.jackPort == port }?.channelNumber }
+        return try outputStream(named: name, to: device, channels: channels)
+    }
+
     /// Removes the stream named `name` (`badParam` if there is none); the
     /// streams after it move down in the render cycle's outputs. Takes effect
     /// at the next activation.

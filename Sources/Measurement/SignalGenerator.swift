@@ -34,8 +34,10 @@ public final class SignalGenerator: @unchecked Sendable {
     private var sweepPosition = 0
     private var noiseState: UInt64 = 0x9E37_79B9_7F4A_7C15
 
-    /// A generator at `levelDBFS` (peak) for a server at `sampleRate`.
-    public init(shape: Shape, levelDBFS: Double, sampleRate: Double) {
+    /// A generator at `levelDBFS` (peak) for a server at `sampleRate`; the
+    /// noise of generators with different `seed`s is unrelated.
+    public init(shape: Shape, levelDBFS: Double, sampleRate: Double, seed: UInt64 = 0) {
+        noiseState = 0x9E37_79B9_7F4A_7C15 ^ seed
         self.shape = shape
         amplitude = Float(pow(10, levelDBFS / 20))
         self.sampleRate = sampleRate
@@ -55,6 +57,15 @@ public final class SignalGenerator: @unchecked Sendable {
 
     deinit { sineTable.deallocate() }
 
+    /// The sine's frequency, Hz (the sweep's start, 20 Hz; 0 for noise).
+    public var frequencyHz: Double {
+        switch shape {
+        case let .sine(hz): hz
+        case .sweep: 20
+        case .noise: 0
+        }
+    }
+
     /// Whether it writes silence.
     public var isPaused: Bool { paused.load(ordering: .relaxed) }
 
@@ -67,14 +78,20 @@ public final class SignalGenerator: @unchecked Sendable {
     /// One cycle, on JACK's real-time thread.
     @_noAllocation @_noLocks
     public func process(_ cycle: ProcessCycle) {
-        let frames = cycle.frameCount
+        render(into: cycle.outputs, frames: cycle.frameCount)
+    }
+
+    /// Writes the next `frames` samples into every buffer of `outputs` (one
+    /// output stream's buffers, say). Real-time thread only.
+    @_noAllocation @_noLocks
+    public func render(into outputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, frames: Int) {
         let silent = paused.load(ordering: .relaxed)
         var frame = 0
         while frame < frames {
             let value = silent ? 0 : amplitude * next()
             var channel = 0
-            while channel < cycle.outputs.count {
-                cycle.outputs[channel][frame] = value
+            while channel < outputs.count {
+                outputs[channel][frame] = value
                 channel += 1
             }
             frame += 1

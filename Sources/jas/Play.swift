@@ -13,7 +13,14 @@ struct Play: AsyncParsableCommand {
         discussion: """
             Prints the session's events (--json: one object per line). On interruption began the player \
             pauses; on ended with shouldResume it reactivates and plays again; on ended without it stays \
-            paused, as the seeds ask of playback apps. With --for it stops after that many seconds.
+            paused, as the seeds ask of playback apps. When the output device is unplugged it pauses too \
+            (SIGUSR1 resumes). With --for it stops after that many seconds.
+
+            --route NAME=DEST (repeatable) plays under multiRoute: one stream per route, each to its own \
+            destination, each with its own signal (sine: --frequency times the route's number; noise: \
+            its own seed). DEST is a device uid (`headphones`), a device and its channels \
+            (`headphones:1` or `hdmi:1,2`), or JACK ports of one device (`system:playback_3,system:playback_4`). \
+            A stream whose device goes away is silent until it returns; nothing moves to another device.
             """
     )
 
@@ -46,6 +53,10 @@ struct Play: AsyncParsableCommand {
     @Option(name: .customLong("port"), help: "Output port to play into (repeatable; default: the route).")
     var ports: [String] = []
 
+    @Option(name: .customLong("route"), help: ArgumentHelp("A multiRoute stream NAME=DEST (repeatable; see below).",
+                                                           valueName: "NAME=DEST"))
+    var routes: [String] = []
+
     @Option(name: .customLong("for"), help: "Stop after this many seconds (default: until Ctrl-C).")
     var seconds: Double?
 
@@ -67,10 +78,17 @@ struct Play: AsyncParsableCommand {
                                   + "file reading, not there yet)")
         }
         guard frequency > 0, level <= 0 else { throw ValidationError("--frequency must be > 0 Hz and --level ≤ 0 dBFS") }
+        let parsed = try routes.map(StreamRoute.init(parsing:))
+        guard Set(parsed.map(\.name)).count == parsed.count else { throw ValidationError("each --route needs its own NAME") }
+        guard routes.isEmpty || ports.isEmpty else { throw ValidationError("give either --route or --port, not both") }
+        if !routes.isEmpty, !["playback", Category.multiRoute.rawValue].contains(session.category) {
+            throw ValidationError("--route plays under category multiRoute, not \(session.category)")
+        }
     }
 
     func run() async throws {
         var (category, mode, options) = try session.resolved()
+        if !routes.isEmpty { category = .multiRoute }
         if mix { options.insert(.mixWithOthers) }
         if duck { options.insert(.duckOthers) }
         let audioSession = AudioSession(clientName: name, serverName: server)
@@ -80,23 +98,33 @@ struct Play: AsyncParsableCommand {
             try? audioSession.setActive(false, options: deactivation)
             audioSession.close()
         }
-        let generator: SignalGenerator
+        let player: StreamSignals
         do {
             let rate = try Client(name: "\(name)-probe", serverName: audioSession.serverName).sampleRate
-            let shape: SignalGenerator.Shape = switch signal {
-            case "noise": .noise
-            case "sweep": .sweep(seconds: 10)
-            default: .sine(frequency: frequency)
+            func generator(_ number: Int) -> SignalGenerator {
+                let shape: SignalGenerator.Shape = switch signal {
+                case "noise": .noise
+                case "sweep": .sweep(seconds: 10)
+                default: .sine(frequency: frequency * Double(number))
+                }
+                return SignalGenerator(shape: shape, levelDBFS: level, sampleRate: Double(rate), seed: UInt64(number))
             }
-            generator = SignalGenerator(shape: shape, levelDBFS: level, sampleRate: Double(rate))
             try audioSession.setCategory(category, mode: mode, options: options)
+            if routes.isEmpty {
+                player = StreamSignals(allOutputs: generator(1))
+            } else {
+                let streams = try routes.map { text in
+                    try StreamRoute(parsing: text).makeStream(in: audioSession)
+                }
+                player = StreamSignals(streams.enumerated().map { (generator($0.offset + 1), $0.element) })
+            }
             try audioSession.setDuckLevel(duckLevel)
             try audioSession.setDuckReleaseHold(duckHold)
             if !ports.isEmpty {
                 audioSession.setPreferredOutputPortNames(ports)
                 try audioSession.setPreferredOutputNumberOfChannels(ports.count)
             }
-            audioSession.setRenderBlock(generator.renderBlock)
+            audioSession.setRenderBlock(player.renderBlock)
             // For race tests: several players activate at one instant of the wall clock.
             if let startAt { usleep(UInt32(max(0, startAt - Date().timeIntervalSince1970) * 1_000_000)) }
             try audioSession.setActive(true)
@@ -107,6 +135,16 @@ struct Play: AsyncParsableCommand {
         if !json {
             print("playing \(signal) at \(level) dBFS in '\(name)' on '\(audioSession.serverName)': \(category.rawValue), "
                   + "\(mode.rawValue)" + (options.isEmpty ? "" : ", " + options.names.joined(separator: ", ")))
+            for (stream, generator) in zip(audioSession.outputStreams, player.generators) {
+                let ports = stream.portNames.map { "\(name):\($0)" }.joined(separator: ", ")
+                print("  stream \(stream.name) → \(stream.destination) channels \(stream.channels.map(String.init).joined(separator: ","))"
+                      + " (\(ports))" + (signal == "sine" ? String(format: ", %.0f Hz", generator.frequencyHz) : ""))
+            }
+        }
+        Signals.onUser1 {
+            player.setPaused(false)
+            if !json { print("  resumed") }
+            fflush(nil)
         }
         if let seconds {
             Task.detached {
@@ -120,13 +158,13 @@ struct Play: AsyncParsableCommand {
             print(json ? EventFormat.json(event) : EventFormat.text(event))
             switch event {
             case .interruption(type: .began, _, _):
-                generator.setPaused(true)
+                player.setPaused(true)
                 if !json { print("  paused") }
             case let .interruption(type: .ended, options, _):
                 if options.contains(.shouldResume) {
                     do {
                         try audioSession.setActive(true)
-                        generator.setPaused(false)
+                        player.setPaused(false)
                         if !json { print("  resumed") }
                     } catch {
                         Output.diagnostic("jas play: could not resume: \(error)")
@@ -134,10 +172,58 @@ struct Play: AsyncParsableCommand {
                 } else if !json {
                     print("  interruption ended without shouldResume: staying paused")
                 }
+            case .routeChange(reason: .oldDeviceUnavailable, _, _, _) where category != .multiRoute:
+                // The seeds: a player pauses when its device is unplugged, and stays active.
+                player.setPaused(true)
+                if !json { print("  paused: the output device went away (SIGUSR1 resumes)") }
             default:
                 break
             }
             fflush(nil)
+        }
+    }
+}
+
+/// One `--route NAME=DEST` of `jas play`.
+struct StreamRoute {
+    let name: String
+    /// A device uid, with channel numbers or not, or JACK port names.
+    enum Destination {
+        case device(String, channels: [Int]?)
+        case ports([String])
+    }
+    let destination: Destination
+
+    init(parsing text: String) throws {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw ValidationError("--route '\(text)' must be NAME=DEST, e.g. cue=headphones or tv=hdmi:1,2")
+        }
+        name = parts[0]
+        let target = parts[1]
+        if let colon = target.lastIndex(of: ":") {
+            let numbers = target[target.index(after: colon)...].split(separator: ",").map { Int($0) }
+            if !numbers.isEmpty, numbers.allSatisfy({ $0 != nil }) {
+                destination = .device(String(target[..<colon]), channels: numbers.compactMap { $0 })
+                return
+            }
+            destination = .ports(target.split(separator: ",").map(String.init))
+        } else {
+            destination = .device(target, channels: nil)
+        }
+    }
+
+    /// Makes the stream in `session` (multiRoute).
+    func makeStream(in session: AudioSession) throws(AudioSessionError) -> AudioOutputStream {
+        switch destination {
+        case let .ports(ports):
+            return try session.outputStream(named: name, toPorts: ports)
+        case let .device(uid, channels):
+            guard let device = session.availableOutputs.first(where: { $0.uid == uid }) else {
+                throw AudioSessionError(.badParam, "--route \(name): no output device '\(uid)' on server '\(session.serverName)' "
+                                            + "(there are " + session.availableOutputs.map(\.uid).joined(separator: ", ") + ")")
+            }
+            return try session.outputStream(named: name, to: device, channels: channels)
         }
     }
 }

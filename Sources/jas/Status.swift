@@ -6,7 +6,8 @@ import JackKit
 /// `jas status`: what the server runs and every port on it.
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show a JACK server's sample rate, period and every port with its connections and latency."
+        abstract: "Show a JACK server's sample rate, period and every port with its connections and latency.",
+        discussion: "Also lists the multiRoute output streams that sessions on the server publish, with their destinations."
     )
 
     @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
@@ -64,6 +65,12 @@ struct Status: ParsableCommand {
             print("  latency     in \(state.inputLatencyFrames ?? 0) frames, out \(state.outputLatencyFrames ?? 0) frames")
             print("  record      \(state.recordPermission)")
         }
+        if !report.streams.isEmpty { print("multiRoute streams:") }
+        for stream in report.streams {
+            print("  \(stream.session): \(stream.name) → \(stream.destination) channels "
+                  + stream.channels.map(String.init).joined(separator: ",") + " via " + stream.ports.joined(separator: ", ")
+                  + (stream.connected ? "" : "  (destination gone: silent until it returns)"))
+        }
     }
 }
 
@@ -85,6 +92,17 @@ struct ServerStatus: Encodable {
     let periodFrames: Int
     let ports: [PortStatus]
     var session: SessionStatus?
+    /// The multiRoute streams the sessions on the server publish.
+    let streams: [StreamStatus]
+
+    struct StreamStatus: Encodable {
+        let session: String
+        let name: String
+        let destination: String
+        let channels: [Int]
+        let ports: [String]
+        let connected: Bool
+    }
 
     init(_ client: Client) {
         server = client.serverName
@@ -98,6 +116,13 @@ struct ServerStatus: Encodable {
                               physical: port.flags.contains(.physical), terminal: port.flags.contains(.terminal),
                               connections: port.connections, captureLatency: [capture.min, capture.max],
                               playbackLatency: [playback.min, playback.max])
+        }
+        let sessions = SessionDirectory.sessions(using: client, server: client.serverName) ?? []
+        streams = sessions.flatMap { session in
+            (session.state.streams ?? []).map {
+                StreamStatus(session: session.state.client, name: $0.name, destination: $0.destination,
+                             channels: $0.channels, ports: $0.ports, connected: $0.connected)
+            }
         }
     }
 }
