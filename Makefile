@@ -47,9 +47,9 @@ test: deps
 
 rtsan: deps
 	$(SWIFT) build --build-tests --scratch-path .build-rtsan $(RTSAN_LINK)
-	# 1. The measurement loopback, the latency probe and the recorder run with the sanitizer watching the callback.
+	# 1. The measurement loopback, the latency probe, the multiRoute player and the recorder run with the sanitizer watching the callback.
 	$(SWIFT) test --skip-build --scratch-path .build-rtsan \
-	  --filter 'LoopbackBitExactTests.testTenSecondsBitExactAtPeriod64|RealtimeSafetyTests.testLatencyProbeAllocatesNothingWhileMeasuring|RecordRealtimeTests'
+	  --filter 'LoopbackBitExactTests.testTenSecondsBitExactAtPeriod64|RealtimeSafetyTests.testLatencyProbeAllocatesNothingWhileMeasuring|RealtimeSafetyTests.testMultiroutePlayerAllocatesNothing|RecordRealtimeTests'
 	# 2. The canary: a callback that allocates must be stopped by the sanitizer.
 	mkdir -p $(RTSAN_PIDS)
 	if JAS_SERVER_PID_DIR=$(RTSAN_PIDS) $(SWIFT) test --skip-build --scratch-path .build-rtsan \

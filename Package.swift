@@ -87,7 +87,7 @@ let package = Package(
             name: "CReference",
             path: "Benchmarks/CReference",
             exclude: ["main.c"],
-            sources: ["passthrough.c", "capture.c"],
+            sources: ["passthrough.c", "capture.c", "multiroute.c"],
             linkerSettings: [.linkedLibrary("jack")]
         ),
         // What the benchmarks share: percentiles, a C reference on a thread.

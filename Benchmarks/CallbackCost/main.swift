@@ -7,7 +7,11 @@
 // together gives them the same cache and scheduling weather, which on a small
 // shared machine varies more from run to run than the clients differ.
 //
-// usage: callback-bench [--c-reference PATH] [--period N] [--cycles N] [--rounds N] [--channels 2,32]
+// A second table times a multiRoute session with STREAMS stereo streams, each
+// to its own device (the loopback's ports split into pairs by port-group
+// metadata), next to a C client doing the same copies in the same cycles.
+//
+// usage: callback-bench [--c-reference PATH] [--period N] [--cycles N] [--rounds N] [--channels 2,32] [--streams 8]
 import AudioSession
 import BenchmarkSupport
 import CReference
@@ -22,6 +26,7 @@ struct Options {
     var cycles = 4000
     var rounds = 3
     var channelCounts = [2, 32]
+    var streams = 8
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
@@ -33,6 +38,7 @@ struct Options {
             case "--cycles": cycles = Int(value) ?? cycles
             case "--rounds": rounds = Int(value) ?? rounds
             case "--channels": channelCounts = value.split(separator: ",").compactMap { Int($0) }
+            case "--streams": streams = Int(value) ?? streams
             default: fatalError("callback-bench: unknown option \(flag)")
             }
         }
@@ -79,7 +85,8 @@ func startSwiftSession(server: String, channels: Int, recorder: CycleCostRecorde
 
 LibraryMessages.silence()
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-let server = try LoopbackServer(name: "jas-bench-\(getpid())", loopbackChannels: options.channelCounts.max()!,
+let server = try LoopbackServer(name: "jas-bench-\(getpid())",
+                                loopbackChannels: max(options.channelCounts.max()!, 2 * options.streams),
                                 period: options.period)
 defer { server.stop() }
 print("server \(server.name): 48000 Hz, period \(options.period) frames; \(options.rounds) rounds of "
@@ -109,4 +116,111 @@ for channels in options.channelCounts {
     let c = Percentiles(cSamples), inProcess = Percentiles(inProcessSamples), swift = Percentiles(swiftSamples)
     print(String(format: "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |", channels, c.median, c.p99,
                  inProcess.median, swift.median, swift.p99, swift.median / c.median, swift.p99 / c.p99))
+}
+
+/// The multiRoute render work: output channel p of the streams gets the next
+/// period of track p, or with no tracks a copy of input p % 2. The streams'
+/// output ranges sit in plain memory.
+final class StreamCopier: @unchecked Sendable {
+    let ranges: UnsafeMutableBufferPointer<Range<Int>>
+    let tracks: UnsafePointer<Float>?
+    let trackFrames: Int
+    var position = 0
+
+    init(_ streams: [AudioOutputStream], tracks: UnsafePointer<Float>?, trackFrames: Int) {
+        ranges = .allocate(capacity: streams.count)
+        _ = ranges.initialize(from: streams.map(\.outputIndices))
+        self.tracks = tracks
+        self.trackFrames = trackFrames
+    }
+
+    deinit { ranges.deallocate() }
+
+    func process(_ cycle: RenderCycle) {
+        let frames = cycle.frameCount
+        if position + frames > trackFrames { position = 0 }
+        for range in ranges {
+            for (offset, output) in cycle.outputs(in: range).enumerated() {
+                let channel = range.lowerBound + offset
+                let source = tracks.map { $0 + channel * trackFrames + position } ?? UnsafePointer(cycle.inputs[channel % 2])
+                output.update(from: source, count: frames)
+            }
+        }
+        position += frames
+    }
+}
+
+/// A multiRoute session with `streams` stereo streams, stream s to the
+/// loopback pair `pair<s>` (made a device of its own by port-group metadata).
+func startMultirouteSession(server: String, streams: Int, copier: (([AudioOutputStream]) -> StreamCopier),
+                            recorder: CycleCostRecorder) throws -> (AudioSession, StreamCopier) {
+    let session = AudioSession(clientName: "swift-multiroute", serverName: server, recordConsent: .givenByCaller)
+    try session.setCategory(.multiRoute)
+    _ = session.availableOutputs   // opens the client
+    guard let client = session.client else { fatalError("cannot open a client on \(server)") }
+    for port in 1...(2 * streams) {
+        guard let handle = client.port(named: "loopback:playback_\(port)") else { fatalError("no loopback:playback_\(port)") }
+        try client.setProperty(MetadataKey.portGroup, value: "pair\((port + 1) / 2)", on: handle.uuid)
+    }
+    let made = try (1...streams).map { stream in
+        guard let device = session.availableOutputs.first(where: { $0.uid == "loopback/pair\(stream)" }) else {
+            fatalError("no device loopback/pair\(stream): \(session.availableOutputs.map(\.uid))")
+        }
+        return try session.outputStream(named: "s\(stream)", to: device)
+    }
+    session.setPreferredInputPortNames(["loopback:capture_1", "loopback:capture_2"])
+    try session.setPreferredInputNumberOfChannels(2)
+    let work = copier(made)
+    session.setRenderBlock { work.process($0) }
+    session.setCycleCostRecorder(recorder)
+    try session.setActive(true)
+    return (session, work)
+}
+
+// Tracks: one second of noise at about -20 dBFS per output channel; the C
+// client gets its own copy, so neither finds the other's reads in the cache.
+let trackFrames = 48000
+let trackChannels = 2 * options.streams
+func makeTracks() -> UnsafeMutableBufferPointer<Float> {
+    let tracks = UnsafeMutableBufferPointer<Float>.allocate(capacity: trackChannels * trackFrames)
+    var noise: UInt64 = 0x2545_F491_4F6C_DD1D
+    for index in tracks.indices {
+        noise = noise &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        tracks[index] = 0.1 * Float(Int32(truncatingIfNeeded: noise >> 32)) / Float(Int32.max)
+    }
+    return tracks
+}
+let swiftTracks = makeTracks(), cTracksStorage = makeTracks()
+
+print("")
+print("multiRoute: \(options.streams) streams × 2 channels to \(options.streams) devices (loopback pairs split by port-group "
+      + "metadata); each stream plays its own track, or copies the (silent) inputs: the worst case of the level watch")
+print("| streams | source | C median (ns) | C p99 (ns) | Swift median (ns) | Swift p99 (ns) | median ratio Swift/C | p99 ratio Swift/C |")
+print("|---:|---|---:|---:|---:|---:|---:|---:|")
+for source in ["tracks", "silent inputs"] {
+    let trackPointer = source == "tracks" ? UnsafePointer(swiftTracks.baseAddress!) : nil
+    var cSamples: [UInt64] = [], swiftSamples: [UInt64] = []
+    for _ in 0..<options.rounds {
+        let warmUp = 300
+        let recorder = CycleCostRecorder(capacity: options.cycles + 2 * warmUp)
+        nonisolated(unsafe) let cTracks = source == "tracks" ? UnsafePointer(cTracksStorage.baseAddress!) : nil
+        // The C client first, so that, where JACK orders the two, the Swift session does not run first.
+        let reference = InProcessReference(cycles: options.cycles + 4 * warmUp) { durations in
+            cref_multiroute_run(server.name, Int32(options.streams), cTracks, Int32(trackFrames),
+                                Int32(options.cycles + 4 * warmUp), durations)
+        }
+        usleep(200_000)
+        let (session, copier) = try startMultirouteSession(server: server.name, streams: options.streams, copier: {
+            StreamCopier($0, tracks: trackPointer, trackFrames: trackFrames)
+        }, recorder: recorder)
+        while !recorder.isFull { usleep(10_000) }
+        cSamples += reference.finish().dropFirst(2 * warmUp)
+        try session.setActive(false)
+        session.close()
+        withExtendedLifetime(copier) {}
+        swiftSamples += recorder.samples.dropFirst(2 * warmUp)
+    }
+    let c = Percentiles(cSamples), swift = Percentiles(swiftSamples)
+    print(String(format: "| %d | %@ | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |", options.streams, source, c.median, c.p99,
+                 swift.median, swift.p99, swift.median / c.median, swift.p99 / c.p99))
 }

@@ -54,8 +54,12 @@ extension ProcessCycle {
     /// holds reference-counted strings. No allocation.
     @inlinable @inline(__always)
     public func outputs(in streamIndices: Range<Int>) -> UnsafeBufferPointer<UnsafeMutablePointer<Float>> {
-        let indices = streamIndices.clamped(to: 0..<outputs.count)
-        return UnsafeBufferPointer(rebasing: outputs[indices])
+        // Plain integers and pointers: a Slice or a generic Range method
+        // would instantiate type metadata (which allocates) on first use in a debug build.
+        let lower = Swift.min(Swift.max(streamIndices.lowerBound, 0), outputs.count)
+        let upper = Swift.min(Swift.max(streamIndices.upperBound, lower), outputs.count)
+        guard let base = outputs.baseAddress, upper > lower else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: base + lower, count: upper - lower)
     }
 }
 

@@ -68,17 +68,35 @@ public final class OutputStage: @unchecked Sendable {
             currentGain = gain
         }
         guard watching.load(ordering: .relaxed) else { return }
-        var peak: Float = 0
+        if isAudible(outputs, frames: frames) { lastAudible.store(cycle, ordering: .releasing) }
+    }
+
+    /// Whether any sample is above the threshold. Eight samples at a time,
+    /// on the bit patterns: with the sign bit cleared, a larger magnitude has
+    /// a larger pattern, so one integer comparison per lane tells (plain SSE2).
+    /// The scan stops at the first audible channel.
+    @_noAllocation @_noLocks
+    func isAudible(_ outputs: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frames: Int) -> Bool {
+        let threshold = Int32(bitPattern: Self.audibleThreshold.bitPattern)
+        let limit = SIMD8<Int32>(repeating: threshold)
+        let magnitude = SIMD8<Int32>(repeating: 0x7FFF_FFFF)
         var channel = 0
         while channel < outputs.count {
-            let buffer = outputs[channel]
+            let samples = UnsafeRawPointer(outputs[channel])
+            var above = SIMDMask<SIMD8<Int32>>(repeating: false)
             var frame = 0
+            while frame + 8 <= frames {
+                let bits = samples.loadUnaligned(fromByteOffset: frame * MemoryLayout<Float>.stride, as: SIMD8<Int32>.self)
+                above .|= (bits & magnitude) .> limit
+                frame += 8
+            }
+            if any(above) { return true }
             while frame < frames {
-                peak = max(peak, abs(buffer[frame]))
+                if abs(outputs[channel][frame]) > Self.audibleThreshold { return true }
                 frame += 1
             }
             channel += 1
         }
-        if peak > Self.audibleThreshold { lastAudible.store(cycle, ordering: .releasing) }
+        return false
     }
 }

@@ -10,8 +10,20 @@ public struct ProcessCycle {
     public let inputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>
     /// One buffer per output port, in registration order: what the port will send.
     public let outputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>
+    /// The client whose frame time this cycle reads (nil: `givenStartFrame`).
+    @usableFromInline let client: OpaquePointer?
+    @usableFromInline let givenStartFrame: UInt32
+
     /// JACK's frame time at the start of this cycle (`jack_last_frame_time`).
-    public let cycleStartFrame: UInt32
+    /// Read from the server when asked: it costs a few hundred nanoseconds of
+    /// cold shared memory, which a render block that does not need it is spared.
+    @inlinable
+    public var cycleStartFrame: UInt32 {
+        guard let client else { return givenStartFrame }
+        // A call into libjack, which the compiler cannot check (as with
+        // `fetchPortBuffers`); RealtimeSanitizer and the allocation counter do.
+        return _unsafePerformance { jack_last_frame_time(client) }
+    }
 
     /// A cycle over buffers the caller owns (off-line processing and tests).
     public init(frameCount: Int, inputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>,
@@ -19,7 +31,18 @@ public struct ProcessCycle {
         self.frameCount = frameCount
         self.inputs = inputs
         self.outputs = outputs
-        self.cycleStartFrame = cycleStartFrame
+        client = nil
+        givenStartFrame = cycleStartFrame
+    }
+
+    /// A cycle of `client`'s process callback.
+    init(frameCount: Int, inputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>,
+         outputs: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, client: OpaquePointer) {
+        self.frameCount = frameCount
+        self.inputs = inputs
+        self.outputs = outputs
+        self.client = client
+        givenStartFrame = 0
     }
 }
 
@@ -44,7 +67,10 @@ public final class RealtimeProcessor: @unchecked Sendable {
     /// Zeros, handed out in place of the inputs while `silencesInputs` is set.
     let silence: UnsafeMutablePointer<Float>
     let render: RenderBlock
+    /// Kept alive here; the cycle reaches it through `costRecorderHandle`
+    /// without retaining it.
     let costRecorder: CycleCostRecorder?
+    let costRecorderHandle: Unmanaged<CycleCostRecorder>?
     /// Cycles completed since activation (written only by the real-time thread).
     public let cyclesCompleted = Atomic<UInt64>(0)
     /// When set, the render block gets silence instead of the input port
@@ -79,6 +105,7 @@ public final class RealtimeProcessor: @unchecked Sendable {
         outputBuffers.initialize(repeating: silence)
         self.render = render
         self.costRecorder = costRecorder
+        costRecorderHandle = costRecorder.map { Unmanaged.passUnretained($0) }
     }
 
     deinit {
@@ -101,13 +128,14 @@ public final class RealtimeProcessor: @unchecked Sendable {
             frameCount: Int(frames),
             inputs: UnsafeBufferPointer(inputBuffers),
             outputs: UnsafeBufferPointer(outputBuffers),
-            cycleStartFrame: jack_last_frame_time(client)))
+            client: client))
         // One writer: a plain release store, no read-modify-write.
         let cycle = cyclesCompleted.load(ordering: .relaxed) &+ 1
         outputStage.apply(outputBuffers, frames: Int(frames), cycle: cycle)
         cyclesCompleted.store(cycle, ordering: .releasing)
-        if let costRecorder {
-            costRecorder.record(cjack_monotonic_nanoseconds() &- started)
+        if let costRecorderHandle {
+            let finished = cjack_monotonic_nanoseconds()
+            costRecorderHandle._withUnsafeGuaranteedRef { $0.record(finished &- started) }
         }
     }
 

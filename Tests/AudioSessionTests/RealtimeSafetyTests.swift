@@ -2,6 +2,7 @@ import AllocationCounter
 import AudioSession
 import Foundation
 import JackTestSupport
+import LoopbackHarness
 import Measurement
 import XCTest
 
@@ -28,6 +29,36 @@ final class RealtimeSafetyTests: JackTestCase {
         XCTAssertGreaterThanOrEqual(cyclesRun, 10_000)
         XCTAssertGreaterThan(allocation_counter_all_events(), 0, "the counter is installed and sees this process")
         XCTAssertEqual(realtimeEvents, 0, "heap allocations or frees inside the process callback")
+    }
+
+    func testMultiroutePlayerAllocatesNothing() throws {
+        let server = try startServer(period: 64)
+        let headphones = try SimulatedDevice(name: "headphones", serverName: server.name, type: .headphones)
+        defer { headphones.unplug() }
+        let session = AudioSession(clientName: "rt-multiroute", serverName: server.name, recordConsent: .givenByCaller)
+        defer { session.close() }
+        try session.setCategory(.multiRoute)
+        let outputs = session.availableOutputs
+        let streams = try [("main", "system"), ("cue", "headphones"), ("booth", "loopback")].map { name, uid in
+            try session.outputStream(named: name, to: XCTUnwrap(outputs.first { $0.uid == uid }))
+        }
+        let player = StreamSignals(streams.enumerated().map { index, stream in
+            (SignalGenerator(shape: index == 1 ? .noise : .sine(frequency: 440 * Double(index + 1)), levelDBFS: -20,
+                             sampleRate: 48000, seed: UInt64(index)), stream)
+        })
+        session.setRenderBlock(player.renderBlock)
+        allocation_counter_reset()
+        try session.setActive(true)
+        XCTAssertTrue(waitUntil(timeout: 30) { session.cyclesCompleted >= 3_000 })
+        // Its device comes and goes while it plays: the route work stays off the real-time thread.
+        headphones.unplug()
+        XCTAssertTrue(waitUntil { session.streamsWithoutDestination == ["cue"] })
+        let cycles = session.cyclesCompleted
+        XCTAssertTrue(waitUntil { session.cyclesCompleted >= cycles + 500 })
+        let realtimeEvents = allocation_counter_realtime_events()
+        try session.setActive(false)
+        XCTAssertGreaterThan(allocation_counter_all_events(), 0, "the counter is installed and sees this process")
+        XCTAssertEqual(realtimeEvents, 0, "heap allocations or frees inside the multiRoute player's callback")
     }
 
     func testLatencyProbeAllocatesNothingWhileMeasuring() throws {

@@ -87,8 +87,9 @@ final class LevelAccumulator: @unchecked Sendable {
             }
             storage[channel] += sum
             if peak > 0.001 {
-                if firstAudible[channel] < 0 { firstAudible[channel] = Int64(cycle.cycleStartFrame) }
-                lastAudible[channel] = Int64(cycle.cycleStartFrame)
+                let start = Int64(cycle.cycleStartFrame)
+                if firstAudible[channel] < 0 { firstAudible[channel] = start }
+                lastAudible[channel] = start
             }
         }
         frames.add(cycle.frameCount, ordering: .relaxed)

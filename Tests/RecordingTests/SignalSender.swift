@@ -142,10 +142,11 @@ final class SentSignal: @unchecked Sendable {
 
     func render(_ cycle: RenderCycle) {
         let onsetFrame = onset.load(ordering: .relaxed)
+        let start = cycle.cycleStartFrame
         for channel in 0..<cycle.outputs.count {
             let buffer = cycle.outputs[channel]
             for frame in 0..<cycle.frameCount {
-                buffer[frame] = sample(channel: channel, frame: cycle.cycleStartFrame &+ UInt32(frame), onset: onsetFrame)
+                buffer[frame] = sample(channel: channel, frame: start &+ UInt32(frame), onset: onsetFrame)
             }
         }
     }

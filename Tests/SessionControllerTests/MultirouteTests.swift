@@ -24,6 +24,7 @@ final class SeededStreams: @unchecked Sendable {
 
     @_noAllocation @_noLocks
     func process(_ cycle: ProcessCycle) {
+        let start = cycle.cycleStartFrame
         var stream = 0
         while stream < layout.count {
             let buffers = cycle.outputs(in: layout[stream].indices)
@@ -32,7 +33,7 @@ final class SeededStreams: @unchecked Sendable {
             while channel < buffers.count {
                 var frame = 0
                 while frame < cycle.frameCount {
-                    buffers[channel][frame] = signal.sample(channel: channel, frame: cycle.cycleStartFrame &+ UInt32(frame))
+                    buffers[channel][frame] = signal.sample(channel: channel, frame: start &+ UInt32(frame))
                     frame += 1
                 }
                 channel += 1

@@ -1,5 +1,6 @@
-// The C reference clients of `make bench`: a plain JACK passthrough, and a
-// capture client that interleaves into a ring as C recorders do.
+// The C reference clients of `make bench`: a plain JACK passthrough, a
+// capture client that interleaves into a ring as C recorders do, and a
+// multiroute client copying its inputs to several output pairs.
 #ifndef CREFERENCE_H
 #define CREFERENCE_H
 
@@ -13,5 +14,12 @@ int cref_passthrough_run(const char *server, int channels, int cycles, unsigned 
 /// that a reader thread empties, until `cycles` callbacks have been timed.
 int cref_capture_run(const char *server, const char *port_prefix, int channels, int cycles,
                      unsigned long long *durations);
+
+/// Runs a client with two inputs and `streams` stereo output pairs until
+/// `cycles` callbacks have been timed. Each cycle output channel p gets the
+/// next period of track p (`tracks`: 2 * `streams` channels of `track_frames`
+/// frames, one after the other), or with `tracks` NULL a copy of input p % 2.
+int cref_multiroute_run(const char *server, int streams, const float *tracks, int track_frames, int cycles,
+                        unsigned long long *durations);
 
 #endif
