@@ -5,7 +5,7 @@
 // empties the ring. cref_capture_run connects in_N to PORT_PREFIX N and
 // records CYCLES callback durations (nanoseconds).
 #include "CReference.h"
-#include "cycle_timer.h"
+#include "reference_client.h"
 #include <jack/jack.h>
 #include <jack/ringbuffer.h>
 #include <pthread.h>
@@ -59,8 +59,7 @@ int cref_capture_run(const char *server, const char *port_prefix, int channel_co
     ring = jack_ringbuffer_create((size_t)48000 * 4 * channels * sizeof(float));
     // Touch every page now, as the Swift ring does, so the callback never faults one in.
     memset(ring->buf, 0, ring->size);
-    jack_status_t status;
-    jack_client_t *client = jack_client_open("c-capture", JackNoStartServer | JackServerName, &status, server);
+    jack_client_t *client = reference_client_open("c-capture", server);
     if (!client) return 1;
     char name[160];
     for (int c = 0; c < channels; c++) {
@@ -79,10 +78,7 @@ int cref_capture_run(const char *server, const char *port_prefix, int channel_co
         snprintf(name, sizeof name, "%s%d", port_prefix, c + 1);
         jack_connect(client, name, jack_port_name(inputs[c]));
     }
-    atomic_store(&timer.recorded, 0);
-    while (!cycle_timer_full(&timer)) usleep(10000);
-    jack_deactivate(client);
-    jack_client_close(client);
+    reference_client_time_and_close(client, &timer);
     atomic_store(&running, 0);
     pthread_join(reader, NULL);
     jack_ringbuffer_free(ring);

@@ -8,7 +8,7 @@
 // Connects in_1/in_2 to loopback:capture_1/2 and pair s to
 // loopback:playback_(2s+1)/(2s+2).
 #include "CReference.h"
-#include "cycle_timer.h"
+#include "reference_client.h"
 #include <jack/jack.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,12 +50,8 @@ int cref_multiroute_run(const char *server, int stream_count, const float *track
         return 2;
     }
     timer.durations = out;
-    jack_status_t status;
-    jack_client_t *client = jack_client_open("c-multiroute", JackNoStartServer | JackServerName, &status, server);
-    if (!client) {
-        fprintf(stderr, "c-multiroute: cannot open a client on server '%s' (status 0x%x)\n", server, status);
-        return 1;
-    }
+    jack_client_t *client = reference_client_open("c-multiroute", server);
+    if (!client) return 1;
     char name[64];
     for (int c = 0; c < 2; c++) {
         snprintf(name, sizeof name, "in_%d", c + 1);
@@ -80,9 +76,6 @@ int cref_multiroute_run(const char *server, int stream_count, const float *track
         snprintf(other, sizeof other, "loopback:playback_%d", p + 1);
         jack_connect(client, jack_port_name(outputs[p]), other);
     }
-    atomic_store(&timer.recorded, 0);
-    while (!cycle_timer_full(&timer)) usleep(10000);
-    jack_deactivate(client);
-    jack_client_close(client);
+    reference_client_time_and_close(client, &timer);
     return 0;
 }

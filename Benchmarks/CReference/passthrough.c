@@ -7,7 +7,7 @@
 // It is linked into the Swift benchmark (same process) and, with main.c,
 // built as the standalone binary c-passthrough.
 #include "CReference.h"
-#include "cycle_timer.h"
+#include "reference_client.h"
 #include <jack/jack.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -43,12 +43,8 @@ int cref_passthrough_run(const char *server, int channel_count, int cycles, unsi
         return 2;
     }
     timer.durations = out;
-    jack_status_t status;
-    jack_client_t *client = jack_client_open("c-reference", JackNoStartServer | JackServerName, &status, server);
-    if (!client) {
-        fprintf(stderr, "c-passthrough: cannot open a client on server '%s' (status 0x%x)\n", server, status);
-        return 1;
-    }
+    jack_client_t *client = reference_client_open("c-reference", server);
+    if (!client) return 1;
     char name[64];
     for (int c = 0; c < channels; c++) {
         snprintf(name, sizeof name, "in_%d", c + 1);
@@ -69,10 +65,6 @@ int cref_passthrough_run(const char *server, int channel_count, int cycles, unsi
         snprintf(other, sizeof other, "loopback:playback_%d", c + 1);
         jack_connect(client, jack_port_name(outputs[c]), other);
     }
-    // Discard the cycles around activation and connection.
-    atomic_store(&timer.recorded, 0);
-    while (!cycle_timer_full(&timer)) usleep(10000);
-    jack_deactivate(client);
-    jack_client_close(client);
+    reference_client_time_and_close(client, &timer);
     return 0;
 }

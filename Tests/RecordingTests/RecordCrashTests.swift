@@ -45,13 +45,18 @@ final class RecordCrashTests: JackTestCase {
             } else {
                 // 24-bit: the signal within one step of 2^-23 (libsndfile rounds), never silent.
                 var worst: Float = 0
+                var firstWrong: (frame: Int, channel: Int, got: Float, sent: Float)?
                 for frame in 0..<frames {
                     for channel in 0..<2 {
                         let sent = sender.sample(channel: channel, frame: first &+ UInt32(frame))
-                        worst = max(worst, abs(samples[frame * 2 + channel] - sent))
+                        let error = abs(samples[frame * 2 + channel] - sent)
+                        if error > 1.0 / Float(1 << 22) && firstWrong == nil {
+                            firstWrong = (frame, channel, samples[frame * 2 + channel], sent)
+                        }
+                        worst = max(worst, error)
                     }
                 }
-                XCTAssertLessThanOrEqual(worst, 1.0 / Float(1 << 22), "\(ext) 24-bit")
+                XCTAssertLessThanOrEqual(worst, 1.0 / Float(1 << 22), "\(ext) 24-bit; first wrong: \(String(describing: firstWrong))")
             }
             print("\(ext) \(bits): killed after \(String(format: "%.2f", killedAfter)) s, file holds "
                   + "\(String(format: "%.2f", Double(frames) / 48000)) s")
