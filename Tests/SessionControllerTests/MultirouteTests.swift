@@ -193,6 +193,36 @@ final class MultirouteTests: JackTestCase {
         XCTAssertTrue(waitUntil { probe.levels(over: 0.1).allSatisfy { $0 > -20 } }, "\(probe.levels(over: 0.1))")
     }
 
+    func testOneDeviceAloneAndUSBWithHeadphones() throws {
+        let server = try startServer(loopbackChannels: 0)
+        let session = AudioSession(clientName: "dj", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.multiRoute)
+        // Only the server's own device: the category works with that one.
+        let main = try session.outputStream(named: "main", to: device("system", of: session))
+        try session.setActive(true)
+        XCTAssertEqual(session.currentRoute.outputs.map(\.uid), ["system"])
+        XCTAssertEqual(session.client?.port(named: "dj:main_L")?.connections, ["system:playback_1"])
+
+        // USB and headphones, one of the seeds' combinations, next to it.
+        let usb = try SimulatedDevice(name: "usb", serverName: server.name, type: .usbAudio, channels: 4)
+        defer { usb.unplug() }
+        let headphones = try SimulatedDevice(name: "headphones", serverName: server.name, type: .headphones)
+        defer { headphones.unplug() }
+        XCTAssertTrue(waitUntil { session.currentRoute.outputs.count == 3 }, "\(session.currentRoute.outputs.map(\.uid))")
+        try session.setActive(false)
+        try session.outputStream(named: "deck", to: device("usb", of: session), channels: [3, 4])
+        try session.outputStream(named: "cue", to: device("headphones", of: session))
+        try session.setActive(true)
+        let client = try XCTUnwrap(session.client)
+        XCTAssertEqual(client.port(named: "dj:main_L")?.connections, ["system:playback_1"])
+        XCTAssertEqual(client.port(named: "dj:deck_L")?.connections, ["usb:playback_3"])
+        XCTAssertEqual(client.port(named: "dj:deck_R")?.connections, ["usb:playback_4"])
+        XCTAssertEqual(client.port(named: "dj:cue_R")?.connections, ["headphones:playback_2"])
+        XCTAssertEqual(client.port(named: "usb:playback_1")?.connections, [])
+        XCTAssertEqual(session.outputStreams.map(\.outputIndices), [main.outputIndices, 2..<4, 4..<6])
+    }
+
     func testStreamRules() throws {
         let server = try startServer()
         let devices = try plugThreeDevices(server)
