@@ -23,6 +23,9 @@ public struct LoopbackCheck: Sendable {
     public var maximumAttempts = 3
     /// The JACK client name.
     public var clientName = "jas-selftest"
+    /// Called with the session's media-services events (the server went away
+    /// mid-run, the session rebuilt itself), on another thread.
+    public var onMediaServicesEvent: (@Sendable (AudioSessionEvent) -> Void)?
 
     /// A check on `serverName` through these ports; by default the server's
     /// first two `-L` loopback pairs.
@@ -80,6 +83,18 @@ public struct LoopbackCheck: Sendable {
         // Capturing its own test signal is what the caller asked for.
         let session = AudioSession(clientName: clientName, serverName: serverName, recordConsent: .givenByCaller)
         defer { session.close() }
+        let watcher = onMediaServicesEvent.map { report in
+            let events = session.events
+            return Task {
+                for await event in events {
+                    switch event {
+                    case .mediaServicesWereLost, .mediaServicesWereReset: report(event)
+                    default: break
+                    }
+                }
+            }
+        }
+        defer { watcher?.cancel() }
         try session.setCategory(.playAndRecord, mode: .measurement)
         try session.setPreferredInputNumberOfChannels(inputPorts.count)
         try session.setPreferredOutputNumberOfChannels(outputPorts.count)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioSession
 import Foundation
+import JackKit
 import LoopbackHarness
 import Measurement
 
@@ -14,6 +15,9 @@ struct Selftest: ParsableCommand {
             check and stops that server again. With --server, uses the running server and its loopback: \
             ports, or the ports given with --out and --in (a loopback cable on real hardware).
             Exit status 0 only when the path was bit-exact and the delay was the expected one.
+            With --loop (and --server) it checks again and again until Ctrl-C, one line per round; when \
+            the server goes away it says so, waits for it (never starting one) and goes on when it is \
+            back; the exit status is 0 when every round that ran on a present server passed.
             """
     )
 
@@ -32,7 +36,10 @@ struct Selftest: ParsableCommand {
     @Option(name: .customLong("in"), help: "Port the signal comes back on (repeat per channel).")
     var inputPorts: [String] = []
 
-    @Flag(help: "Print one JSON object instead of text.")
+    @Flag(help: "Check again and again until Ctrl-C, through server restarts (needs --server).")
+    var loop = false
+
+    @Flag(help: "Print one JSON object instead of text (with --loop: one per round and per event).")
     var json = false
 
     func validate() throws {
@@ -43,6 +50,9 @@ struct Selftest: ParsableCommand {
         }
         if server == nil && !outputPorts.isEmpty {
             throw ValidationError("--out/--in name ports of a running server: add --server NAME")
+        }
+        if loop && server == nil {
+            throw ValidationError("--loop checks a running server through its restarts: add --server NAME")
         }
     }
 
@@ -56,6 +66,10 @@ struct Selftest: ParsableCommand {
         }
         check.duration = duration
         if server != nil { check.preferredPeriodFrames = period }
+        if loop {
+            try runLoop(check)
+            return
+        }
         if !json { print("sending \(duration) s of a seeded signal on \(check.outputPorts.count) channels…") }
         let result: LoopbackCheck.Result
         do {
@@ -70,6 +84,76 @@ struct Selftest: ParsableCommand {
             printHuman(result, spawned: choice.isPrivate)
         }
         if !result.passed { throw ExitCode.failure }
+    }
+
+    /// `--loop`: rounds until Ctrl-C. A round that cannot start because the
+    /// server is gone waits for it with backoff (50 ms doubling to 1 s); a
+    /// server lost in the middle of a round is the session's own
+    /// media-services reset, and the round is run again.
+    private func runLoop(_ configuration: LoopbackCheck) throws {
+        let tally = RoundTally()
+        // Ctrl-C may land in the middle of a round, with the round's JACK
+        // client open: exit() would run libjack's global destructors under it
+        // (seen to hang), so the process leaves at once, as a killed client
+        // does; jackd drops the client.
+        Signals.onInterrupt {
+            fflush(nil)
+            _exit(tally.failures == 0 ? 0 : 1)
+        }
+        var check = configuration
+        let json = json
+        check.onMediaServicesEvent = { event in
+            if json {
+                print(EventFormat.json(event))
+            } else {
+                Output.diagnostic("jas selftest: " + EventFormat.text(event))
+            }
+            fflush(nil)
+        }
+        if !json { print("checking '\(check.serverName)' every round of \(duration) s until Ctrl-C…") }
+        while true {
+            do {
+                let result = try check.run()
+                let round = tally.record(passed: result.passed)
+                if json {
+                    Output.jsonLine(SelftestRound(round: round, report: SelftestReport(result, serverSpawned: false)))
+                } else {
+                    let delay = result.measuredRoundtripFrames.map { "\($0)" } ?? "none"
+                    print("round \(round): \(result.passed ? "PASS" : "FAIL") bit-exact \(result.bitExact ? "yes" : "NO"), "
+                          + "delay \(delay) of \(result.expectedRoundtripFrames) frames, \(result.xruns) xruns, "
+                          + "\(result.attempts) run(s)")
+                }
+            } catch let error as AudioSessionError where error.code == .mediaServicesFailed {
+                let lostAt = Date()
+                if json {
+                    print(Output.jsonText(["event": "serverUnreachable", "server": check.serverName, "reason": "\(error)",
+                                           "time": lostAt.timeIntervalSince1970]))
+                } else {
+                    Output.diagnostic("jas selftest: server '\(check.serverName)' is not there (\(error)); waiting for it")
+                }
+                fflush(nil)
+                waitForServer(check.serverName)
+                let downtime = Date().timeIntervalSince(lostAt)
+                if json {
+                    print(Output.jsonText(["event": "serverBack", "server": check.serverName, "downtimeSeconds": downtime,
+                                           "time": Date().timeIntervalSince1970]))
+                } else {
+                    Output.diagnostic("jas selftest: server '\(check.serverName)' is back after "
+                                      + String(format: "%.2f", downtime) + " s; checking again")
+                }
+                fflush(nil)
+            }
+            fflush(nil)
+        }
+    }
+
+    /// Polls until a client can be opened on `serverName`.
+    private func waitForServer(_ serverName: String) {
+        var pause = 0.05
+        while (try? Client(name: "jas-selftest-probe", serverName: serverName))?.close() == nil {
+            usleep(UInt32(pause * 1_000_000))
+            pause = min(1, pause * 2)
+        }
     }
 
     private func printHuman(_ result: LoopbackCheck.Result, spawned: Bool) {
@@ -109,5 +193,38 @@ struct SelftestReport: Encodable {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(serverSpawned, forKey: .serverSpawned)
         try container.encode(result.passed, forKey: .passed)
+    }
+}
+
+/// The rounds of `jas selftest --loop` so far (the Ctrl-C handler reads it).
+final class RoundTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var rounds = 0
+    private var failed = 0
+
+    /// Counts a round; returns its number.
+    func record(passed: Bool) -> Int {
+        lock.withLock {
+            rounds += 1
+            if !passed { failed += 1 }
+            return rounds
+        }
+    }
+
+    var failures: Int { lock.withLock { failed } }
+}
+
+/// One line of `jas selftest --loop --json`: the round's number and report.
+struct SelftestRound: Encodable {
+    let round: Int
+    let report: SelftestReport
+
+    private enum Keys: String, CodingKey { case round, event }
+
+    func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(round, forKey: .round)
+        try container.encode("round", forKey: .event)
     }
 }

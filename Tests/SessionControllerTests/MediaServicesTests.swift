@@ -112,6 +112,45 @@ final class MediaServicesTests: JackTestCase {
     /// one run in two, somewhere in the hundred restarts, libjack's
     /// jack_client_close on the dead client deadlocks against the next
     /// jack_client_open in the same process (jack2 #395), and the test hangs.
+    func testSelftestLoopGoesOnThroughAServerRestart() throws {
+        let server = try startServer(period: 256)
+        let output = Pipe()
+        let selftest = Process()
+        selftest.executableURL = URL(fileURLWithPath: jas)
+        selftest.arguments = ["selftest", "--server", server.name, "--loop", "--duration", "0.5", "--json"]
+        selftest.standardOutput = output
+        selftest.standardError = FileHandle.nullDevice
+        try selftest.run()
+        defer { if selftest.isRunning { selftest.terminate() } }
+        let lines = LineCollector(output)
+        func rounds() -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == "round" } }
+        XCTAssertTrue(waitUntil(timeout: 20) { rounds().count >= 2 }, "\(lines.objects)")
+
+        server.stop()
+        usleep(1_000_000)
+        _ = try startServer(name: server.name, period: 256)
+        let lostKinds: Set = ["mediaServicesWereLost", "serverUnreachable"]
+        let backKinds: Set = ["mediaServicesWereReset", "serverBack"]
+        func index(of kinds: Set<String>) -> Int? {
+            lines.objects.firstIndex { kinds.contains($0["event"] as? String ?? "") }
+        }
+        XCTAssertTrue(waitUntil(timeout: 30) {
+            guard let back = index(of: backKinds) else { return false }
+            return lines.objects[back...].filter { $0["event"] as? String == "round" }.count >= 2
+        }, "\(lines.objects)")
+        let lost = try XCTUnwrap(index(of: lostKinds), "the loss is said")
+        let back = try XCTUnwrap(index(of: backKinds), "the return is said")
+        XCTAssertLessThan(lost, back)
+        XCTAssertEqual(rounds().filter { $0["passed"] as? Bool != true }.count, 0, "\(rounds())")
+        XCTAssertEqual(rounds().map { $0["round"] as? Int }, Array(1...rounds().count).map { Optional($0) })
+
+        kill(selftest.processIdentifier, SIGINT)
+        XCTAssertTrue(waitUntil(timeout: 10) { !selftest.isRunning }, "Ctrl-C ends the loop, also in mid-round")
+        if selftest.isRunning { kill(selftest.processIdentifier, SIGKILL) }
+        selftest.waitUntilExit()
+        XCTAssertEqual(selftest.terminationStatus, 0, "every round passed")
+    }
+
     func testHundredRestartsLeakNothing() throws {
         try XCTSkipUnless(ProcessInfo.processInfo.environment["JAS_STRESS"] == "1", "stress test: make stress")
         var server = try startServer(period: 256)
