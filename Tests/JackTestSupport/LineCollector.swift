@@ -5,17 +5,22 @@ public final class LineCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
     private var parsed: [[String: Any]] = []
+    private var ended = false
 
     /// Starts reading `pipe`.
     public init(_ pipe: Pipe) {
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.append(handle.availableData)
+            let data = handle.availableData
+            // Empty: the writer closed its end (the process ended).
+            if data.isEmpty { handle.readabilityHandler = nil }
+            self?.append(data)
         }
     }
 
     private func append(_ data: Data) {
         lock.lock()
         defer { lock.unlock() }
+        if data.isEmpty { ended = true }
         buffer.append(data)
         while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
             let line = buffer[buffer.startIndex..<newline]
@@ -29,6 +34,24 @@ public final class LineCollector: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return parsed
+    }
+
+    /// Whether the pipe reached its end: every line the writer wrote is in `objects`.
+    public var isAtEnd: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return ended
+    }
+
+    /// Waits until the pipe reached its end (false after `timeout` seconds).
+    @discardableResult
+    public func waitForEnd(timeout: Double = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !isAtEnd {
+            if Date() > deadline { return false }
+            usleep(10_000)
+        }
+        return true
     }
 
     /// Collects a pipe's plain text as it arrives (a process's stderr).

@@ -44,7 +44,7 @@ final class LiveMeterTests: JackTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { !lines.objects.isEmpty }, "no reading from jas meter")
         player.play()
         meter.waitUntilExit()
-        usleep(100_000)
+        XCTAssertTrue(lines.waitForEnd(), "the meter's output ends")
         XCTAssertEqual(meter.terminationStatus, 0)
         XCTAssertTrue(player.finished, "the whole file was played")
         let readings = lines.objects.filter { $0["event"] as? String == "reading" }
@@ -79,7 +79,7 @@ final class LiveMeterTests: JackTestCase {
         let (meter, lines) = try startMeter(jas, ["--server", server.name, "--ports", "buffer-player:out_*",
                                                   "--interval", "100ms", "--for", "5"])
         meter.waitUntilExit()
-        usleep(100_000)
+        XCTAssertTrue(lines.waitForEnd(), "the meter's output ends")
         let summary = try XCTUnwrap(lines.objects.last { $0["event"] as? String == "summary" })
         for (key, expected) in [("integrated_lufs", fromFile.integratedLUFS), ("max_momentary_lufs", fromFile.maxMomentaryLUFS),
                                 ("max_short_term_lufs", fromFile.maxShortTermLUFS), ("true_peak_dbtp", fromFile.truePeakDBTP),
@@ -96,7 +96,7 @@ final class LiveMeterTests: JackTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { lines.objects.count >= 2 })
         meter.interrupt()
         meter.waitUntilExit()
-        usleep(100_000)
+        XCTAssertTrue(lines.waitForEnd(), "the meter's output ends")
         XCTAssertEqual(meter.terminationStatus, 0)
         let summary = try XCTUnwrap(lines.objects.last)
         XCTAssertEqual(summary["event"] as? String, "summary")

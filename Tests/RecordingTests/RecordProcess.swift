@@ -34,7 +34,7 @@ final class RecordProcess: @unchecked Sendable {
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        usleep(50_000)
+        lines.waitForEnd()
         return event("summary")
     }
 }

@@ -105,7 +105,9 @@ final class MultirouteTests: JackTestCase {
         ]
         let capture = try PortCapture(serverName: server.name, sources: destinations.map(\.port), period: 128,
                                       cycles: 750)
-        usleep(200_000)
+        // From a few cycles on, every device carries its stream (one period through each).
+        let cycles = session.cyclesCompleted
+        XCTAssertTrue(waitUntil { session.cyclesCompleted > cycles + 8 })
         capture.arm()
         XCTAssertTrue(capture.waitUntilFull())
         for (channel, destination) in destinations.enumerated() {
