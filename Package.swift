@@ -132,6 +132,18 @@ let package = Package(
             dependencies: ["CJack"],
             path: "Tests/AllocationCounter"
         ),
+        // Test support: jack2 #395 made deterministic (a shm_open that sleeps
+        // inside libjack's notification handling), and the helper that closes
+        // a client right then, as libjack's callers do or through JackKit.
+        .target(
+            name: "CloseRaceHook",
+            path: "Tests/CloseRaceHook"
+        ),
+        .executableTarget(
+            name: "close-race",
+            dependencies: ["CloseRaceHook", "JackKit", "CJack"],
+            path: "Tests/CloseRace"
+        ),
         // Test support: private jackd servers per test, logs on failure.
         .target(
             name: "JackTestSupport",

@@ -152,18 +152,28 @@ extension AudioSession {
 
     func openOrReuseClient() throws(AudioSessionError) -> Client {
         if let client = openClient, !client.isClosed { return client }
-        let client: Client
+        let client = try makeClient()
+        install(client)
+        return client
+    }
+
+    /// Opens a JACK client for the session with its handlers, without making it the session's.
+    func makeClient() throws(AudioSessionError) -> Client {
         do {
-            client = try Client(name: clientName, serverName: serverName)
+            let client = try Client(name: clientName, serverName: serverName)
             try client.setEventHandler { [weak self] event in self?.handle(event) }
             try client.setLatencyHandler { [weak self] mode in self?.reportLatency(mode) }
+            return client
         } catch {
             throw AudioSessionError(.mediaServicesFailed, "cannot reach the media server: \(error.description)")
         }
+    }
+
+    /// Makes `client` the session's.
+    func install(_ client: Client) {
         lastPeriod.store(client.bufferSize, ordering: .relaxed)
         lastSampleRate.store(client.sampleRate, ordering: .relaxed)
         activation.withLock { $0.client = client }
-        return client
     }
 
     /// Connects the session's ports to the plan's ports, channel by channel,

@@ -44,21 +44,30 @@ extension AudioSession {
         let before = (Double(lastSampleRate.load(ordering: .relaxed)), lastPeriod.load(ordering: .relaxed))
         transition.unlock()
         guard let client else { return }
-        // jack_client_close can hang after repeated restarts (jack2 #395): never wait on it for long.
-        let closed = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            client.close()
-            closed.signal()
-        }
         hub.post(.mediaServicesWereLost(reason: reason))
         let generation = reconnectGeneration.add(1, ordering: .relaxed).newValue
         Thread.detachNewThread { [weak self] in
-            // libjack's open and close share locks: opening while the dead
-            // client is still closing has deadlocked here, so wait for the
-            // close (up to 5 s) before the first attempt.
-            _ = closed.wait(timeout: .now() + 5)
+            // JackKit closes the dead client once libjack's notification
+            // thread for it has exited (jack2 #395), within a bound; the
+            // reconnect's first open waits for that close on the same lane.
+            if case let .wedged(why) = client.close() {
+                self?.reportLibraryWedged(why)
+                return
+            }
             self?.reconnect(generation: generation, wasActive: wasActive, lostAt: lostAt, before: before)
         }
+    }
+
+    /// Why libjack is stuck in this process (nil: it is not). Once it is, no
+    /// session in the process can reach a server again: restart the program.
+    public var libraryWedgedReason: String? { ClientLifecycle.shared.wedgedReason }
+
+    /// Says once that libjack is wedged: a second `mediaServicesWereLost`
+    /// whose reason starts with "libjack is wedged", and no more reconnecting.
+    func reportLibraryWedged(_ why: String) {
+        guard !wedgeReported.exchange(true, ordering: .relaxed) else { return }
+        reconnectGeneration.add(1, ordering: .relaxed)
+        hub.post(.mediaServicesWereLost(reason: "libjack is wedged: " + why))
     }
 
     /// Retries opening a client on the same server with backoff (50 ms
@@ -83,10 +92,24 @@ extension AudioSession {
     }
 
     private func tryReset(wasActive: Bool, lostAt: Date, before: (Double, Int)) -> MediaServicesReset? {
+        guard openClient == nil else { return nil }
+        // Opened outside the session lock: an open can block in libjack, and
+        // the arbitration timer and the app's calls need the lock meanwhile.
+        let fresh: Client
+        do {
+            fresh = try makeClient()
+        } catch {
+            if let why = libraryWedgedReason { reportLibraryWedged(why) }
+            return nil
+        }
         transition.lock()
         defer { transition.unlock() }
-        guard openClient == nil else { return nil }
-        guard let client = try? openOrReuseClient() else { return nil }
+        guard openClient == nil else {
+            Thread.detachNewThread { fresh.close() }
+            return nil
+        }
+        install(fresh)
+        let client = fresh
         // jackd forgot all metadata: publish afresh (activation does it too).
         forgetPublishedState()
         let reactivate = wasActive && resetPolicy == .automatic

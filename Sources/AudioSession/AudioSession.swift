@@ -69,6 +69,8 @@ public final class AudioSession: @unchecked Sendable {
     let lastSampleRate = Atomic<Int>(0)
     /// Bumped by each loss and by close: a reconnect loop of an older generation stops.
     let reconnectGeneration = Atomic<Int>(0)
+    /// Set once the session has said that libjack is wedged.
+    let wedgeReported = Atomic<Bool>(false)
     private let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))
     /// This session's part in the arbitration between processes.
     let arbitration = Mutex(ArbitrationState())
@@ -220,7 +222,6 @@ public final class AudioSession: @unchecked Sendable {
     public func close() {
         reconnectGeneration.add(1, ordering: .relaxed)
         transition.lock()
-        defer { transition.unlock() }
         stopArbitrationTimer()
         lingerAfterDeactivation()
         let client = activation.withLock { state -> Client? in
@@ -229,6 +230,8 @@ public final class AudioSession: @unchecked Sendable {
             return client
         }
         forgetPublishedState()
+        transition.unlock()
+        // Outside the session lock: a close waits for libjack's notification thread.
         client?.close()
     }
 }

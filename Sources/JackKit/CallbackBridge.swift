@@ -1,4 +1,5 @@
 import CJack
+import Dispatch
 import Synchronization
 
 /// The Swift side of libjack's non-real-time callbacks. Kept alive with
@@ -12,14 +13,36 @@ final class CallbackBridge: @unchecked Sendable {
     var client: OpaquePointer?
     /// Makes the two shutdown callbacks one event.
     let shutdownDelivered = Atomic<Bool>(false)
+    /// Set when the server said it went away, whether or not a handler heard it.
+    private let serverGone = Atomic<Bool>(false)
+    /// Set when the client starts closing: from then on no callback does any
+    /// work (libjack may cancel its thread in the middle of one).
+    private let gated = Atomic<Bool>(false)
+
+    var isGated: Bool { gated.load(ordering: .acquiring) }
+
+    /// Whether the server told this client it went away.
+    var serverWentAway: Bool { serverGone.load(ordering: .acquiring) }
+
+    /// Stops every later callback from reaching the handlers.
+    func gate() { gated.store(true, ordering: .releasing) }
 
     func deliver(_ event: ClientEvent) {
+        guard !isGated else { return }
         eventHandler?(event)
     }
 
     func deliverShutdown(status: UInt32, reason: String) {
-        guard !shutdownDelivered.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        deliver(.shutdown(status: status, reason: reason))
+        serverGone.store(true, ordering: .releasing)
+        guard !isGated, !shutdownDelivered.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        eventHandler?(.shutdown(status: status, reason: reason))
+    }
+
+    /// After JackKit closed the client because its server went away: the
+    /// handler hears of the loss if its shutdown callback never got to say it.
+    func deliverPendingShutdown() {
+        guard let handler = eventHandler, !shutdownDelivered.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        DispatchQueue.global().async { handler(.shutdown(status: JackServerError.rawValue, reason: "JACK server went away")) }
     }
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -54,6 +77,7 @@ final class CallbackBridge: @unchecked Sendable {
         }, opaque), "sample rate")
         try check(jack_set_port_registration_callback(client, { id, registered, arg in
             let bridge = CallbackBridge.from(arg)
+            guard !bridge.isGated else { return }
             var name = ""
             if let client = bridge.client, let port = jack_port_by_id(client, id) {
                 name = String(cString: jack_port_name(port))
@@ -62,7 +86,7 @@ final class CallbackBridge: @unchecked Sendable {
         }, opaque), "port registration")
         try check(jack_set_port_connect_callback(client, { a, b, connected, arg in
             let bridge = CallbackBridge.from(arg)
-            guard let client = bridge.client else { return }
+            guard !bridge.isGated, let client = bridge.client else { return }
             let source = jack_port_by_id(client, a).map { String(cString: jack_port_name($0)) } ?? ""
             let destination = jack_port_by_id(client, b).map { String(cString: jack_port_name($0)) } ?? ""
             bridge.deliver(.portConnection(source: source, destination: destination, connected: connected != 0))
@@ -86,7 +110,9 @@ final class CallbackBridge: @unchecked Sendable {
     /// with an empty latency callback breaks JACK's latency propagation.
     func installLatencyCallback(on client: OpaquePointer) throws(JackError) {
         let code = jack_set_latency_callback(client, { mode, arg in
-            CallbackBridge.from(arg).latencyHandler?(LatencyMode(mode))
+            let bridge = CallbackBridge.from(arg)
+            guard !bridge.isGated else { return }
+            bridge.latencyHandler?(LatencyMode(mode))
         }, opaque)
         if code != 0 { throw .callbackRegistrationFailed(callback: "latency", code: code) }
     }

@@ -15,9 +15,49 @@ public final class Client: @unchecked Sendable {
     /// The name the server gave the client (may differ from the one asked for).
     public let name: String
     let bridge: CallbackBridge
-    let bridgeRetain: Unmanaged<CallbackBridge>
-    private let processorRetain = Mutex<Unmanaged<RealtimeProcessor>?>(nil)
+    private let resources: Resources
     private let closed = Atomic<Bool>(false)
+
+    /// What a close must release, held apart from the client so that a close
+    /// still running on the lifecycle lane never reaches a deinitialised client.
+    private final class Resources: @unchecked Sendable {
+        let handle: OpaquePointer
+        let bridge: CallbackBridge
+        let bridgeRetain: Unmanaged<CallbackBridge>
+        let processorRetain = Mutex<Unmanaged<RealtimeProcessor>?>(nil)
+        let notificationThread: NotificationThread?
+        let label: String
+
+        init(handle: OpaquePointer, bridge: CallbackBridge, notificationThread: NotificationThread?, label: String) {
+            self.handle = handle
+            self.bridge = bridge
+            bridgeRetain = Unmanaged.passRetained(bridge)
+            self.notificationThread = notificationThread
+            self.label = label
+        }
+
+        /// On the lifecycle lane: deactivates, waits for the notification
+        /// thread to be quiet, closes. A thread that never goes quiet wedges
+        /// the library: the client is then left open for ever (closing it would hang).
+        func close() -> ClientCloseOutcome {
+            jack_deactivate(handle)
+            if let thread = notificationThread,
+               !thread.waitUntilQuiet(untilGone: bridge.serverWentAway, within: ClientLifecycle.quietBound) {
+                let reason = "the notification thread of \(label) was still handling a server notification after "
+                    + "\(Int(ClientLifecycle.quietBound)) s, so it cannot be closed without hanging libjack (jack2 issue "
+                    + "#395); no JACK client can be opened in this process any more: restart the program"
+                ClientLifecycle.shared.declareWedged(reason)
+                return .wedged(reason: reason)
+            }
+            jack_client_close(handle)
+            bridgeRetain.release()
+            processorRetain.withLock { retained in
+                retained?.release()
+                retained = nil
+            }
+            return .closed
+        }
+    }
 
     /// The server name libjack uses when none is given: `$JACK_DEFAULT_SERVER` or "default".
     public static var defaultServerName: String {
@@ -26,38 +66,78 @@ public final class Client: @unchecked Sendable {
     }
 
     /// Opens a client named `name` on the server `serverName` (nil: the default
-    /// server). Never starts a server: a missing one is `JackError.serverNotRunning`.
+    /// server). Never starts a server: a missing one is `JackError.serverNotRunning`;
+    /// `JackError.libraryWedged` once libjack is stuck in this process.
     public init(name: String, serverName: String? = nil) throws(JackError) {
         let server = serverName ?? Client.defaultServerName
-        var status = jack_status_t(rawValue: 0)
-        let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
-        guard let handle = cjack_client_open(name, options, &status, server) else {
-            if status.rawValue & JackServerFailed.rawValue != 0 {
-                throw .serverNotRunning(server: server, status: status.rawValue)
+        let lifecycle = ClientLifecycle.shared
+        struct Opened: @unchecked Sendable {
+            let handle: OpaquePointer?
+            let status: UInt32
+            let notificationTid: Int32
+        }
+        let opened = try lifecycle.perform("opening JACK client '\(name)' on server '\(server)'",
+                                           within: ClientLifecycle.openBound) {
+            lifecycle.retireClientsOfLostServer()
+            var status = jack_status_t(rawValue: 0)
+            var tid: Int32 = 0
+            let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
+            let handle = cjack_client_open_watched(name, options, &status, server, &tid)
+            return Opened(handle: handle, status: status.rawValue, notificationTid: tid)
+        }
+        guard let handle = opened.handle else {
+            if opened.status & JackServerFailed.rawValue != 0 {
+                throw .serverNotRunning(server: server, status: opened.status)
             }
-            throw .clientOpenFailed(client: name, server: server, status: status.rawValue)
+            throw .clientOpenFailed(client: name, server: server, status: opened.status)
         }
         self.handle = handle
         self.serverName = server
         self.name = String(cString: jack_get_client_name(handle))
         bridge = CallbackBridge()
         bridge.client = handle
-        bridgeRetain = Unmanaged.passRetained(bridge)
+        resources = Resources(handle: handle, bridge: bridge,
+                              notificationThread: opened.notificationTid > 0 ? NotificationThread(tid: opened.notificationTid) : nil,
+                              label: "JACK client '\(self.name)' on server '\(server)'")
+        lifecycle.register(self)
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        ClientLifecycle.shared.unregister(self)
+    }
 
-    /// Closes the client (idempotent). Releases the callback contexts only
-    /// after libjack has stopped calling them.
-    public func close() {
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        jack_client_close(handle)
-        bridgeRetain.release()
-        processorRetain.withLock { retained in
-            retained?.release()
-            retained = nil
+    /// Closes the client (idempotent): deactivates it, waits until libjack's
+    /// notification thread for it is quiet, and closes it on the lifecycle
+    /// lane. No callback reaches the handlers once this is called. Releases the
+    /// callback contexts only after libjack has stopped calling them.
+    /// `.wedged` when libjack could not close it safely within
+    /// `ClientLifecycle.closeBound` seconds: the process can open no client any more.
+    @discardableResult
+    public func close() -> ClientCloseOutcome {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return .alreadyClosed }
+        bridge.gate()
+        let resources = resources
+        do {
+            return try ClientLifecycle.shared.perform("closing \(resources.label)", within: ClientLifecycle.closeBound) {
+                resources.close()
+            }
+        } catch {
+            return .wedged(reason: error.description)
         }
     }
+
+    /// On the lifecycle lane: closes a client whose server went away before
+    /// the next open, and tells its handler if it has not heard of the loss yet.
+    func closeOnLane(becauseServerWentAway: Bool) {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        bridge.gate()
+        _ = resources.close()
+        bridge.deliverPendingShutdown()
+    }
+
+    /// Whether the server told this client it went away (its shutdown callback ran).
+    public var serverWentAway: Bool { bridge.serverWentAway }
 
     /// Whether `close()` has been called.
     public var isClosed: Bool { closed.load(ordering: .acquiring) }
@@ -94,7 +174,7 @@ public final class Client: @unchecked Sendable {
             retained.release()
             throw .callbackRegistrationFailed(callback: "process", code: code)
         }
-        processorRetain.withLock { old in
+        resources.processorRetain.withLock { old in
             old?.release()
             old = retained
         }

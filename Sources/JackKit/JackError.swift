@@ -25,6 +25,9 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
     case propertyFailed(key: String, subject: String, code: Int32)
     /// A callback could not be installed.
     case callbackRegistrationFailed(callback: String, code: Int32)
+    /// libjack is stuck in this process (a close that never returned): no
+    /// client can be opened or closed in it any more.
+    case libraryWedged(reason: String)
 
     public var description: String {
         switch self {
@@ -52,6 +55,8 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
             return "JACK metadata call for key '\(key)' on subject \(subject) failed (error \(code))"
         case let .callbackRegistrationFailed(callback, code):
             return "JACK refused to install the \(callback) callback (error \(code)); callbacks must be set before activation"
+        case let .libraryWedged(reason):
+            return reason
         }
     }
 

@@ -1,0 +1,109 @@
+import CJack
+import Dispatch
+import Synchronization
+
+/// Every `jack_client_open` and `jack_client_close` of the process, one at a
+/// time on one lane, each within a bound.
+///
+/// libjack is process-global: opens and closes share one mutex, and a close
+/// that libjack cannot finish (jack2 #395: a notification thread cancelled
+/// while it held another mutex) blocks every later open for ever. So JackKit
+/// serialises them itself, closes a client only once its notification thread
+/// is quiet (`NotificationThread`), closes the clients of a server that went
+/// away before the next open (libjack's open would close them itself, without
+/// that care), and when a call still does not return within its bound, calls
+/// the library wedged: every later open and close fails at once with
+/// `JackError.libraryWedged` instead of hanging. The process must then be
+/// restarted; `wedgedReason` says why.
+public final class ClientLifecycle: Sendable {
+    /// The one lane of this process.
+    public static let shared = ClientLifecycle()
+
+    /// How long an open may take before the library is called wedged, seconds.
+    public static let openBound = 15.0
+    /// How long a close may take, the wait for its notification thread included, seconds.
+    public static let closeBound = 10.0
+    /// How long a close waits for the client's notification thread to exit or go quiet, seconds.
+    public static let quietBound = 4.0
+
+    private let queue = DispatchQueue(label: "jackkit.client-lifecycle")
+    private let onLane = DispatchSpecificKey<Bool>()
+    private let wedge = Mutex<String?>(nil)
+    private let clients = Mutex<[ObjectIdentifier: WeakClient]>([:])
+
+    private struct WeakClient: @unchecked Sendable {
+        weak var client: Client?
+    }
+
+    private init() {
+        queue.setSpecific(key: onLane, value: true)
+    }
+
+    /// Why libjack is wedged in this process (nil: it is not).
+    public var wedgedReason: String? { wedge.withLock { $0 } }
+
+    /// Runs `body` on the lane and waits for it at most `bound` seconds. When
+    /// it does not return by then, the library is wedged from now on.
+    func perform<T: Sendable>(_ what: String, within bound: Double,
+                              _ body: @escaping @Sendable () -> T) throws(JackError) -> T {
+        if let reason = wedgedReason { throw .libraryWedged(reason: reason) }
+        if DispatchQueue.getSpecific(key: onLane) == true { return Self.withoutBrokenPipeSignal(body) }
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        queue.async { [self] in
+            if wedgedReason == nil { result.withLock { $0 = Self.withoutBrokenPipeSignal(body) } }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + bound) == .timedOut {
+            let reason = "\(what) did not return within \(Int(bound)) s; libjack is wedged in this process "
+                + "(jack2 issue #395) and no JACK client can be opened or closed in it any more: restart the program"
+            wedge.withLock { if $0 == nil { $0 = reason } }
+        }
+        guard let value = result.withLock({ $0 }) else { throw .libraryWedged(reason: wedgedReason ?? what) }
+        return value
+    }
+
+    /// Runs `body` with SIGPIPE blocked on this thread, and takes back one it
+    /// raised: libjack writes to a server's socket that may be gone (a close
+    /// before the shutdown notification was read), and the default action of
+    /// that signal would end the process.
+    private static func withoutBrokenPipeSignal<T>(_ body: () -> T) -> T {
+        var pipeOnly = sigset_t()
+        sigemptyset(&pipeOnly)
+        sigaddset(&pipeOnly, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeOnly, &previous)
+        defer {
+            var pending = sigset_t()
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 {
+                var now = timespec()
+                _ = sigtimedwait(&pipeOnly, nil, &now)
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        return body()
+    }
+
+    /// Calls the library wedged (a close found a notification thread that never went quiet).
+    func declareWedged(_ reason: String) {
+        wedge.withLock { if $0 == nil { $0 = reason } }
+    }
+
+    func register(_ client: Client) {
+        clients.withLock { $0[ObjectIdentifier(client)] = WeakClient(client: client) }
+    }
+
+    func unregister(_ client: Client) {
+        clients.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(client)) }
+    }
+
+    /// On the lane, before an open: once a server went away, libjack's next
+    /// open closes every client of the process itself, without waiting for
+    /// their notification threads. Close them first, the careful way.
+    func retireClientsOfLostServer() {
+        let open = clients.withLock { $0.values.compactMap(\.client) }
+        guard open.contains(where: \.serverWentAway) else { return }
+        for client in open { client.closeOnLane(becauseServerWentAway: true) }
+    }
+}

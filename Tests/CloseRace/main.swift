@@ -1,0 +1,69 @@
+// close-race: the jack2 #395 close/open deadlock, made deterministic.
+//
+//   close-race SERVER raw|safe live|stopped HOLD_MS
+//
+// Opens and activates a client "victim", arms the shm_open hook, prints
+// "armed", and waits until the victim's notification thread sleeps in the
+// hook (another client must arrive on the server: the test opens one). It
+// prints "inside"; with "stopped" it then waits for a line on stdin (the test
+// stops the server first). Then it closes the victim: "raw" as libjack's
+// callers do (jack_client_close at once), "safe" through JackKit. It prints
+// the outcome and opens another client to show whether libjack still answers.
+// Exit status: 0 closed, 75 libjack wedged (reported, not hung), 2 usage.
+import CJack
+import CloseRaceHook
+import Dispatch
+import Glibc
+import JackKit
+
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, ["raw", "safe"].contains(arguments[2]), ["live", "stopped"].contains(arguments[3]),
+      let hold = Int32(arguments[4]) else {
+    say("usage: close-race SERVER raw|safe live|stopped HOLD_MS")
+    exit(2)
+}
+let (server, safe, stopped) = (arguments[1], arguments[2] == "safe", arguments[3] == "stopped")
+LibraryMessages.silence()
+// The raw close writes to a stopped server's socket: let it reach the deadlock, not die of SIGPIPE.
+signal(SIGPIPE, SIG_IGN)
+
+let victim: Client
+do {
+    victim = try Client(name: "victim", serverName: server)
+    try victim.setEventHandler { event in
+        if case .shutdown = event { say("shutdown") }
+    }
+    try victim.activate()
+} catch {
+    say("cannot open the victim: \(error)")
+    exit(2)
+}
+close_race_arm(hold)
+say("armed")
+while close_race_state() == 0 { usleep(1000) }
+say("inside")
+if stopped { _ = readLine() }
+
+if safe {
+    switch victim.close() {
+    case .closed, .alreadyClosed: say("closed")
+    case let .wedged(reason): say("wedged: \(reason)")
+    }
+} else {
+    jack_client_close(victim.handle)
+    say("closed")
+}
+do {
+    let after = try Client(name: "after", serverName: server)
+    after.close()
+    say("reopened")
+} catch {
+    say("reopen failed: \(error)")
+}
+// libjack's global destructors would wait for a wedged client: leave at once.
+_exit(ClientLifecycle.shared.wedgedReason == nil ? 0 : 75)
