@@ -51,7 +51,19 @@ final class CallbackBridge: @unchecked Sendable {
         Unmanaged<CallbackBridge>.fromOpaque(arg!).takeUnretainedValue()
     }
 
-    /// Installs every notification callback on `client`. Must be called before activation.
+    /// Installs the two shutdown callbacks (every client has them: JackKit
+    /// must know which clients' server went away). Must be called before activation.
+    func installShutdownCallbacks(on client: OpaquePointer) {
+        jack_on_info_shutdown(client, { status, reason, arg in
+            CallbackBridge.from(arg).deliverShutdown(
+                status: status.rawValue, reason: reason.map { String(cString: $0) } ?? "")
+        }, opaque)
+        jack_on_shutdown(client, { arg in
+            CallbackBridge.from(arg).deliverShutdown(status: JackServerError.rawValue, reason: "JACK server shut down")
+        }, opaque)
+    }
+
+    /// Installs every other notification callback on `client`. Must be called before activation.
     func install(on client: OpaquePointer) throws(JackError) {
         func check(_ code: Int32, _ name: String) throws(JackError) {
             if code != 0 { throw .callbackRegistrationFailed(callback: name, code: code) }
@@ -60,13 +72,6 @@ final class CallbackBridge: @unchecked Sendable {
             CallbackBridge.from(arg).deliver(.xrun)
             return 0
         }, opaque), "xrun")
-        jack_on_info_shutdown(client, { status, reason, arg in
-            CallbackBridge.from(arg).deliverShutdown(
-                status: status.rawValue, reason: reason.map { String(cString: $0) } ?? "")
-        }, opaque)
-        jack_on_shutdown(client, { arg in
-            CallbackBridge.from(arg).deliverShutdown(status: JackServerError.rawValue, reason: "JACK server shut down")
-        }, opaque)
         try check(jack_set_buffer_size_callback(client, { frames, arg in
             CallbackBridge.from(arg).deliver(.bufferSizeChanged(frames: Int(frames)))
             return 0

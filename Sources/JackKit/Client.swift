@@ -96,16 +96,14 @@ public final class Client: @unchecked Sendable {
         self.name = String(cString: jack_get_client_name(handle))
         bridge = CallbackBridge()
         bridge.client = handle
+        bridge.installShutdownCallbacks(on: handle)
         resources = Resources(handle: handle, bridge: bridge,
                               notificationThread: opened.notificationTid > 0 ? NotificationThread(tid: opened.notificationTid) : nil,
                               label: "JACK client '\(self.name)' on server '\(server)'")
         lifecycle.register(self)
     }
 
-    deinit {
-        close()
-        ClientLifecycle.shared.unregister(self)
-    }
+    deinit { close() }
 
     /// Closes the client (idempotent): deactivates it, waits until libjack's
     /// notification thread for it is quiet, and closes it on the lifecycle
@@ -118,6 +116,7 @@ public final class Client: @unchecked Sendable {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return .alreadyClosed }
         bridge.gate()
         let resources = resources
+        defer { ClientLifecycle.shared.unregister(self) }
         do {
             return try ClientLifecycle.shared.perform("closing \(resources.label)", within: ClientLifecycle.closeBound) {
                 resources.close()
@@ -133,7 +132,22 @@ public final class Client: @unchecked Sendable {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         bridge.gate()
         _ = resources.close()
+        ClientLifecycle.shared.unregister(self)
         bridge.deliverPendingShutdown()
+    }
+
+    /// Waits until the server tells this client it went away (true), or its
+    /// notification thread waits for the next notification, or `seconds` pass.
+    func hearsOfLoss(within seconds: Double) -> Bool {
+        let deadline = cjack_monotonic_nanoseconds() + UInt64(seconds * 1e9)
+        while !serverWentAway {
+            if let thread = resources.notificationThread, cjack_thread_state(thread.tid) == CJACK_THREAD_IN_READ {
+                return false
+            }
+            if cjack_monotonic_nanoseconds() >= deadline { return false }
+            usleep(1000)
+        }
+        return true
     }
 
     /// Whether the server told this client it went away (its shutdown callback ran).
@@ -185,14 +199,14 @@ public final class Client: @unchecked Sendable {
     /// Starts processing: from now on the process callback runs every period.
     public func activate() throws(JackError) {
         try ensureOpen()
-        let code = jack_activate(handle)
+        let code = withoutBrokenPipeSignal { jack_activate(handle) }
         if code != 0 { throw .activationFailed(client: name, code: code) }
     }
 
     /// Stops processing; the server drops this client's connections.
     public func deactivate() throws(JackError) {
         try ensureOpen()
-        let code = jack_deactivate(handle)
+        let code = withoutBrokenPipeSignal { jack_deactivate(handle) }
         if code != 0 { throw .activationFailed(client: name, code: code) }
     }
 
@@ -208,7 +222,7 @@ public final class Client: @unchecked Sendable {
     /// decides; read `bufferSize` afterwards.
     public func requestBufferSize(_ frames: Int) throws(JackError) {
         try ensureOpen()
-        let code = jack_set_buffer_size(handle, jack_nframes_t(clamping: frames))
+        let code = withoutBrokenPipeSignal { jack_set_buffer_size(handle, jack_nframes_t(clamping: frames)) }
         if code != 0 { throw .bufferSizeRefused(frames: frames, server: serverName, code: code) }
     }
 
@@ -240,7 +254,7 @@ public final class Client: @unchecked Sendable {
     /// Registers a port of this client; `shortName` is the part after the colon.
     public func registerPort(_ shortName: String, type: PortType = .audio, flags: PortFlags) throws(JackError) -> Port {
         try ensureOpen()
-        guard let port = jack_port_register(handle, shortName, type.rawValue, UInt(flags.rawValue), 0) else {
+        guard let port = withoutBrokenPipeSignal({ jack_port_register(handle, shortName, type.rawValue, UInt(flags.rawValue), 0) }) else {
             throw .portRegistrationFailed(port: "\(name):\(shortName)", client: name)
         }
         return Port(port)
@@ -249,7 +263,7 @@ public final class Client: @unchecked Sendable {
     /// Removes one of this client's ports.
     public func unregisterPort(_ port: Port) throws(JackError) {
         try ensureOpen()
-        let code = jack_port_unregister(handle, port.handle)
+        let code = withoutBrokenPipeSignal { jack_port_unregister(handle, port.handle) }
         if code != 0 { throw .portRegistrationFailed(port: port.name, client: name) }
     }
 
@@ -271,7 +285,7 @@ public final class Client: @unchecked Sendable {
     /// (full names). Already connected counts as success.
     public func connect(_ source: String, to destination: String) throws(JackError) {
         try ensureOpen()
-        let code = jack_connect(handle, source, destination)
+        let code = withoutBrokenPipeSignal { jack_connect(handle, source, destination) }
         if code != 0 && code != EEXIST {
             if port(named: source) == nil { throw .portNotFound(port: source, server: serverName) }
             if port(named: destination) == nil { throw .portNotFound(port: destination, server: serverName) }
@@ -282,13 +296,13 @@ public final class Client: @unchecked Sendable {
     /// Disconnects `source` from `destination` (full names).
     public func disconnect(_ source: String, from destination: String) throws(JackError) {
         try ensureOpen()
-        let code = jack_disconnect(handle, source, destination)
+        let code = withoutBrokenPipeSignal { jack_disconnect(handle, source, destination) }
         if code != 0 { throw .disconnectionFailed(source: source, destination: destination, code: code) }
     }
 
     /// Asks the server to recompute every port's total latency now.
     public func recomputeLatencies() {
         guard !isClosed else { return }
-        jack_recompute_total_latencies(handle)
+        withoutBrokenPipeSignal { _ = jack_recompute_total_latencies(handle) }
     }
 }

@@ -47,11 +47,11 @@ public final class ClientLifecycle: Sendable {
     func perform<T: Sendable>(_ what: String, within bound: Double,
                               _ body: @escaping @Sendable () -> T) throws(JackError) -> T {
         if let reason = wedgedReason { throw .libraryWedged(reason: reason) }
-        if DispatchQueue.getSpecific(key: onLane) == true { return Self.withoutBrokenPipeSignal(body) }
+        if DispatchQueue.getSpecific(key: onLane) == true { return withoutBrokenPipeSignal(body) }
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         queue.async { [self] in
-            if wedgedReason == nil { result.withLock { $0 = Self.withoutBrokenPipeSignal(body) } }
+            if wedgedReason == nil { result.withLock { $0 = withoutBrokenPipeSignal(body) } }
             done.signal()
         }
         if done.wait(timeout: .now() + bound) == .timedOut {
@@ -61,28 +61,6 @@ public final class ClientLifecycle: Sendable {
         }
         guard let value = result.withLock({ $0 }) else { throw .libraryWedged(reason: wedgedReason ?? what) }
         return value
-    }
-
-    /// Runs `body` with SIGPIPE blocked on this thread, and takes back one it
-    /// raised: libjack writes to a server's socket that may be gone (a close
-    /// before the shutdown notification was read), and the default action of
-    /// that signal would end the process.
-    private static func withoutBrokenPipeSignal<T>(_ body: () -> T) -> T {
-        var pipeOnly = sigset_t()
-        sigemptyset(&pipeOnly)
-        sigaddset(&pipeOnly, SIGPIPE)
-        var previous = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &pipeOnly, &previous)
-        defer {
-            var pending = sigset_t()
-            sigpending(&pending)
-            if sigismember(&pending, SIGPIPE) == 1 {
-                var now = timespec()
-                _ = sigtimedwait(&pipeOnly, nil, &now)
-            }
-            pthread_sigmask(SIG_SETMASK, &previous, nil)
-        }
-        return body()
     }
 
     /// Calls the library wedged (a close found a notification thread that never went quiet).
@@ -99,11 +77,18 @@ public final class ClientLifecycle: Sendable {
     }
 
     /// On the lane, before an open: once a server went away, libjack's next
-    /// open closes every client of the process itself, without waiting for
-    /// their notification threads. Close them first, the careful way.
+    /// open closes the clients that were on it itself, without waiting for
+    /// their notification threads. Close them first, the careful way: those
+    /// that heard of the loss, and those of the same server that hear of it
+    /// within half a second (a client whose thread waits in read() is alive).
     func retireClientsOfLostServer() {
-        let open = clients.withLock { $0.values.compactMap(\.client) }
-        guard open.contains(where: \.serverWentAway) else { return }
-        for client in open { client.closeOnLane(becauseServerWentAway: true) }
+        let open = clients.withLock { $0.values.compactMap(\.client) }.filter { !$0.isClosed }
+        let lostServers = Set(open.filter(\.serverWentAway).map(\.serverName))
+        guard !lostServers.isEmpty else { return }
+        for client in open where lostServers.contains(client.serverName) {
+            if client.serverWentAway || client.hearsOfLoss(within: 0.5) {
+                client.closeOnLane(becauseServerWentAway: true)
+            }
+        }
     }
 }
