@@ -95,6 +95,9 @@ struct Meter: AsyncParsableCommand {
         Signals.onInterrupt(exitStatus: 0) {
             if let summary = meter.stop() { display.finish(summary) }
         }
+        WedgeWatch.start(command: "meter") {
+            if let summary = meter.stop() { display.finish(summary) }
+        }
         do {
             try meter.start { display.show($0) }
         } catch {
@@ -113,7 +116,9 @@ struct Meter: AsyncParsableCommand {
         }
         if let seconds {
             try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            WedgeWatch.claimEnding()
             if let summary = meter.stop() { display.finish(summary) }
+            WedgeWatch.leaveIfWedged(command: "meter")
             return
         }
         while true { try? await Task.sleep(nanoseconds: 1_000_000_000) }

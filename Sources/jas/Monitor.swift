@@ -34,6 +34,7 @@ struct Monitor: AsyncParsableCommand {
             try? audioSession.setActive(false)
             audioSession.close()
         }
+        WedgeWatch.start(command: "monitor")
         for await event in audioSession.events {
             print(json ? EventFormat.json(event) : EventFormat.text(event))
             fflush(nil)

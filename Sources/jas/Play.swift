@@ -98,6 +98,7 @@ struct Play: AsyncParsableCommand {
             try? audioSession.setActive(false, options: deactivation)
             audioSession.close()
         }
+        WedgeWatch.start(command: "play")
         let player: StreamSignals
         do {
             let rate = try Client(name: "\(name)-probe", serverName: audioSession.serverName).sampleRate
@@ -149,8 +150,10 @@ struct Play: AsyncParsableCommand {
         if let seconds {
             Task.detached {
                 try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                WedgeWatch.claimEnding()
                 try? audioSession.setActive(false, options: deactivation)
                 audioSession.close()
+                WedgeWatch.leaveIfWedged(command: "play")
                 Foundation.exit(0)
             }
         }

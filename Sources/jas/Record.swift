@@ -102,6 +102,10 @@ struct Record: AsyncParsableCommand {
             recorder.stop()
             display.finish(recorder.summary)
         }
+        WedgeWatch.start(command: "record") {
+            recorder.stop()
+            display.finish(recorder.summary)
+        }
         do {
             try recorder.prepare()
         } catch {
@@ -127,9 +131,11 @@ struct Record: AsyncParsableCommand {
             tick += 1
             display.progress(recorder.progress(), tick: tick)
         }
+        WedgeWatch.claimEnding()
         recorder.stop()
         let summary = recorder.summary
         display.finish(summary)
+        WedgeWatch.leaveIfWedged(command: "record")
         if summary.problem != nil { throw ExitCode.failure }
     }
 }

@@ -100,6 +100,7 @@ struct Selftest: ParsableCommand {
             fflush(nil)
             _exit(tally.failures == 0 ? 0 : 1)
         }
+        WedgeWatch.start(command: "selftest")
         var check = configuration
         let json = json
         check.onMediaServicesEvent = { event in

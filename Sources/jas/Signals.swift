@@ -11,7 +11,9 @@ enum Signals {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
+                WedgeWatch.claimEnding()
                 cleanup()
+                WedgeWatch.leaveIfWedged(command: CommandLine.arguments.dropFirst().first ?? "jas")
                 exit(exitStatus ?? 128 + signalNumber)
             }
             source.resume()

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -30,4 +31,11 @@ int shm_open(const char *name, int oflag, mode_t mode) {
         }
     }
     return real_shm_open(name, oflag, mode);
+}
+
+// Preloaded into another program (LD_PRELOAD, built by the tests), the hook
+// arms itself from CLOSE_RACE_HOLD_MS when the program starts.
+__attribute__((constructor)) static void arm_from_environment(void) {
+    const char *milliseconds = getenv("CLOSE_RACE_HOLD_MS");
+    if (milliseconds != NULL) close_race_arm(atoi(milliseconds));
 }

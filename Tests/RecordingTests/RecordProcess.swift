@@ -8,9 +8,10 @@ final class RecordProcess: @unchecked Sendable {
     private let lines: LineCollector
     private let errors = LineCollector.Text()
 
-    init(jas: String, arguments: [String]) throws {
+    init(jas: String, arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: jas)
         process.arguments = ["record", "--json"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

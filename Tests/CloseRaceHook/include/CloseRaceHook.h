@@ -3,7 +3,8 @@
 // client arriving, holding libjack's synchronisation mutex; this file defines
 // shm_open for the executable it is linked into (it wins over libc's for
 // libjack), and once armed, the next such call on a thread named
-// "jack-notify" sleeps there first.
+// "jack-notify" sleeps there first. Preloaded into another program
+// (LD_PRELOAD), it arms itself from CLOSE_RACE_HOLD_MS.
 #ifndef CLOSE_RACE_HOOK_H
 #define CLOSE_RACE_HOOK_H
 
