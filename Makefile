@@ -17,7 +17,7 @@ RTSAN_LINK = -Xlinker --whole-archive -Xlinker $(RTSAN_RUNTIME) -Xlinker --no-wh
 RTSAN_PIDS := .build-rtsan/servers
 export JACK_NO_AUDIO_RESERVATION := 1
 
-.PHONY: deps build run test rtsan bench stress clean
+.PHONY: deps build run test rtsan bench soak clean
 
 deps:
 	@missing=""; \
@@ -82,10 +82,6 @@ bench: deps
 	$(SWIFT) build -c release --product meter-bench
 	timeout 600 .build/release/meter-bench
 
-# 100 server restarts in a row (see the note in MediaServicesTests: it can hang).
-stress: deps
-	$(SWIFT) build --build-tests
-	JAS_STRESS=1 timeout 600 $(SWIFT) test --skip-build --filter MediaServicesTests.testHundredRestartsLeakNothing
 
 clean:
 	rm -rf .build .build-rtsan Benchmarks/bin

@@ -107,6 +107,12 @@ let package = Package(
             dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "CJack"],
             path: "Benchmarks/RecoveryTime"
         ),
+        // jas monitor, record and meter through a thousand jackd restarts (make soak).
+        .executableTarget(
+            name: "restart-soak",
+            dependencies: ["JackKit", "LoopbackHarness", "CJack"],
+            path: "Benchmarks/RestartSoak"
+        ),
         // jas record next to jack_capture and a C capture client (make bench).
         .executableTarget(
             name: "record-bench",
