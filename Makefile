@@ -1,8 +1,10 @@
 # JackAudioSession: every step installs what it needs itself (idempotent).
 #   make run    install, build, run `jas selftest` on a private jackd
-#   make test   install, build, run the whole suite (includes `make rtsan`)
+#   make test   install, build (debug and release), run the whole suite, `make rtsan` and `make bench-smoke`
 #   make rtsan  the loopback test with RealtimeSanitizer inside the callback
-#   make bench  callback cost against a C reference client (not part of test)
+#   make bench  every benchmark against its reference (not part of test; make test runs each briefly)
+#   make install [PREFIX=/usr/local] [DESTDIR=]   the release jas, man page, completions; make uninstall
+#   make soak   jas monitor, record and meter through 1000 jackd restarts (not part of test)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -17,7 +19,7 @@ RTSAN_LINK = -Xlinker --whole-archive -Xlinker $(RTSAN_RUNTIME) -Xlinker --no-wh
 RTSAN_PIDS := .build-rtsan/servers
 export JACK_NO_AUDIO_RESERVATION := 1
 
-.PHONY: deps build run test rtsan bench soak clean
+.PHONY: deps build release install uninstall install-check run test rtsan bench bench-tools bench-smoke soak clean
 
 deps:
 	@missing=""; \
@@ -44,6 +46,8 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) rtsan
+	$(MAKE) bench-smoke
+	$(MAKE) install-check
 
 rtsan: deps
 	$(SWIFT) build --build-tests --scratch-path .build-rtsan $(RTSAN_LINK)
@@ -63,25 +67,66 @@ rtsan: deps
 	for file in $(RTSAN_PIDS)/*.pid; do [ -e "$$file" ] && kill "$$(cat "$$file")" 2>/dev/null; rm -f "$$file"; done; \
 	exit $$status
 
-bench: deps
+release: deps
+	$(SWIFT) build -c release
+
+# The release jas, its man page (swift-argument-parser's generate-manual plugin)
+# and bash, zsh and fish completions, where distributions put them.
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALLED := $(DESTDIR)$(PREFIX)/bin/jas $(DESTDIR)$(PREFIX)/share/man/man1/jas.1 \
+  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/jas $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_jas \
+  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/jas.fish
+install: release
+	$(SWIFT) package --disable-sandbox generate-manual --configuration release
+	install -Dm755 .build/release/jas $(DESTDIR)$(PREFIX)/bin/jas
+	install -Dm644 .build/plugins/GenerateManual/outputs/jas/jas.1 $(DESTDIR)$(PREFIX)/share/man/man1/jas.1
+	for shell in bash zsh fish; do .build/release/jas --generate-completion-script $$shell > .build/jas-completion.$$shell; done
+	install -Dm644 .build/jas-completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/jas
+	install -Dm644 .build/jas-completion.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_jas
+	install -Dm644 .build/jas-completion.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/jas.fish
+
+uninstall:
+	rm -f $(INSTALLED)
+
+# make install into a scratch folder: every file is there and names every subcommand (part of make test).
+install-check:
+	scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
+	$(MAKE) --no-print-directory install DESTDIR=$$scratch PREFIX=/usr > $$scratch.log 2>&1 || { cat $$scratch.log; exit 1; }; \
+	$$scratch/usr/bin/jas --version | grep -q '^jas .* libjack ' || { echo "install-check: jas --version"; exit 1; }; \
+	for command in $$($$scratch/usr/bin/jas --help | sed -n '/^SUBCOMMANDS:/,/^$$/p' | awk '/^  [a-z]/ { print $$1 }'); do \
+	  for file in $(subst $(DESTDIR)$(PREFIX),$$scratch/usr,$(filter-out %/bin/jas,$(INSTALLED))); do \
+	    grep -q -- "$$command" "$$file" || { echo "install-check: $$file does not mention '$$command'"; exit 1; }; \
+	  done; \
+	done; \
+	echo "install-check: jas, its man page and bash/zsh/fish completions install and name every subcommand"
+
+# What the benchmarks compare with: jack_delay, jack_capture, ffmpeg, and the C reference client.
+bench-tools: deps
+	$(MAKE) deps APT_PACKAGES="jack-delay jack-capture ffmpeg" PIP_PACKAGES=
 	mkdir -p Benchmarks/bin
 	cc -O2 -Wall -IBenchmarks/CReference/include -o Benchmarks/bin/c-passthrough \
 	  Benchmarks/CReference/main.c Benchmarks/CReference/passthrough.c -ljack
-	$(SWIFT) build -c release --product callback-bench
-	$(SWIFT) build -c release --product jas
+
+bench: release bench-tools
 	.build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough
-	$(SWIFT) build -c release --product recovery-bench
 	timeout 600 .build/release/recovery-bench
-	$(MAKE) deps APT_PACKAGES=jack-delay PIP_PACKAGES=
-	$(SWIFT) build -c release --product latency-bench
 	timeout 600 .build/release/latency-bench
-	$(MAKE) deps APT_PACKAGES=jack-capture PIP_PACKAGES=
-	$(SWIFT) build -c release --product record-bench
 	timeout 600 .build/release/record-bench
-	$(MAKE) deps APT_PACKAGES=ffmpeg PIP_PACKAGES=
-	$(SWIFT) build -c release --product meter-bench
 	timeout 600 .build/release/meter-bench
 
+# Every benchmark binary of the release build, briefly, so that none can rot (part of make test).
+bench-smoke: release bench-tools
+	timeout 300 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --cycles 300 --rounds 1
+	timeout 300 .build/release/recovery-bench --restarts 3
+	timeout 300 .build/release/latency-bench --readings 2
+	timeout 300 .build/release/record-bench --seconds 2 --channels 8
+	timeout 300 .build/release/meter-bench --seconds 2 --cycles 300
+	timeout 300 .build/release/restart-soak --restarts 5
+
+# jas monitor, record and meter through 1000 jackd restarts (about 20 minutes; not part of make test).
+soak: release bench-tools
+	timeout 3600 .build/release/restart-soak --restarts 1000
 
 clean:
 	rm -rf .build .build-rtsan Benchmarks/bin

@@ -223,9 +223,9 @@ for command in commands {
     let delays = (backDelays[command.name] ?? []).sorted()
     guard !delays.isEmpty else { continue }
     let growthText = growth[command.name].map { "threads \($0.threads >= 0 ? "+" : "")\($0.threads), fds \($0.descriptors >= 0 ? "+" : "")\($0.descriptors), RSS \($0.residentKiB >= 0 ? "+" : "")\($0.residentKiB) KiB" } ?? "n/a"
-    print(String(format: "  jas %-8@ back after the server: median %.3f s, p99 %.3f s, max %.3f s; since restart 10: %@",
+    print(String(format: "  jas %-8@ back after the server: median %.3f s, p99 %.3f s, max %.3f s; since restart %d: %@",
                  command.name as NSString, delays[delays.count / 2], delays[min(delays.count - 1, delays.count * 99 / 100)],
-                 delays.last!, growthText as NSString))
+                 delays.last!, min(10, restarts), growthText as NSString))
 }
 print(String(format: "  take: %.2f s written over %.2f s of wall time (%+.2f s)", takeSeconds, wall, takeSeconds - wall))
 if let anchorSurvived {

@@ -17,12 +17,16 @@ public struct ProcessCycle {
     /// JACK's frame time at the start of this cycle (`jack_last_frame_time`).
     /// Read from the server when asked: it costs a few hundred nanoseconds of
     /// cold shared memory, which a render block that does not need it is spared.
-    @inlinable
+    /// Not inlinable: inlined into another module's real-time kernel, the
+    /// libjack call would be one the compiler cannot check there, and release
+    /// builds reject it; as a checked function of its own it can be called.
     public var cycleStartFrame: UInt32 {
-        guard let client else { return givenStartFrame }
-        // A call into libjack, which the compiler cannot check (as with
-        // `fetchPortBuffers`); RealtimeSanitizer and the allocation counter do.
-        return _unsafePerformance { jack_last_frame_time(client) }
+        @_noAllocation @_noLocks get {
+            guard let client else { return givenStartFrame }
+            // A call into libjack, which the compiler cannot check (as with
+            // `fetchPortBuffers`); RealtimeSanitizer and the allocation counter do.
+            return _unsafePerformance { jack_last_frame_time(client) }
+        }
     }
 
     /// A cycle over buffers the caller owns (off-line processing and tests).

@@ -7,8 +7,12 @@ struct JAS: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jas",
         abstract: "Audio sessions on a JACK server: self-test, latency, status, events, players, recording, meters, interruptions, devices, permissions.",
+        version: "jas \(JAS.packageVersion) (JackAudioSession), libjack \(LibraryVersion.text)",
         subcommands: [Selftest.self, Latency.self, Status.self, Monitor.self, Play.self, Record.self, Meter.self, Interrupt.self, Sessions.self, Device.self, Permission.self]
     )
+
+    /// The package's version.
+    static let packageVersion = "0.13.0"
 
     static func main() async {
         // jas reports JACK failures itself, naming the server or port.

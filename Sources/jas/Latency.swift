@@ -30,7 +30,8 @@ struct Latency: ParsableCommand {
     @Option(name: .customLong("in"), help: "Port the test signal comes back on.")
     var inputPort: String = "loopback:capture_1"
 
-    @Option(help: "Period in frames: the private server's -p, or a request to a running server.")
+    @Option(help: ArgumentHelp("Period in frames: the private server's -p (default 256), or a request to a running server.",
+                               discussion: "Without it a running server keeps its period; with it every client on that server gets the new one."))
     var period: Int?
 
     @Option(help: "Stop after this many valid readings (default: run until interrupted; 10 with --calibrate).")
@@ -67,7 +68,8 @@ struct Latency: ParsableCommand {
         defer { meter.stop() }
         if !json {
             print("measuring \(outputPort) → \(inputPort) on '\(serverName)': \(Int(meter.session.sampleRate)) Hz, "
-                  + "period \(meter.session.ioBufferFrames) frames")
+                  + "period \(meter.session.ioBufferFrames) frames"
+                  + PeriodNote.text(spawned: choice.isPrivate, requested: server != nil ? period : nil))
         }
         let wanted = count ?? (calibrate ? 10 : nil)
         let valid = measure(meter, wanted: wanted)

@@ -24,8 +24,9 @@ struct Selftest: ParsableCommand {
     @Option(help: "Use this running JACK server instead of starting a private one.")
     var server: String?
 
-    @Option(help: "Period in frames: the private server's -p, or a request to a running server.")
-    var period: Int = 256
+    @Option(help: ArgumentHelp("Period in frames: the private server's -p (default 256), or a request to a running server.",
+                               discussion: "Without it a running server keeps its period; with it every client on that server gets the new one."))
+    var period: Int?
 
     @Option(help: "Seconds of signal to send.")
     var duration: Double = 5
@@ -43,7 +44,9 @@ struct Selftest: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard (16...8192).contains(period) else { throw ValidationError("--period must be 16…8192 frames, got \(period)") }
+        if let period, !(16...8192).contains(period) {
+            throw ValidationError("--period must be 16…8192 frames, got \(period)")
+        }
         guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be 0…3600 seconds") }
         guard outputPorts.count == inputPorts.count else {
             throw ValidationError("give as many --out as --in ports (got \(outputPorts.count) and \(inputPorts.count))")
@@ -57,7 +60,7 @@ struct Selftest: ParsableCommand {
     }
 
     func run() throws {
-        let choice = try ServerChoice(server: server, command: "selftest", period: period, quiet: json)
+        let choice = try ServerChoice(server: server, command: "selftest", period: period ?? 256, quiet: json)
         let serverName = choice.name
         var check = LoopbackCheck(serverName: serverName)
         if !outputPorts.isEmpty {
@@ -65,7 +68,9 @@ struct Selftest: ParsableCommand {
             check.inputPorts = inputPorts
         }
         check.duration = duration
-        if server != nil { check.preferredPeriodFrames = period }
+        // A running server keeps its period unless --period asks for another.
+        let requested = server != nil ? period : nil
+        check.preferredPeriodFrames = requested
         if loop {
             try runLoop(check)
             return
@@ -79,9 +84,9 @@ struct Selftest: ParsableCommand {
             throw ExitCode(2)
         }
         if json {
-            Output.jsonLine(SelftestReport(result, serverSpawned: choice.isPrivate))
+            Output.jsonLine(SelftestReport(result, serverSpawned: choice.isPrivate, periodRequested: requested))
         } else {
-            printHuman(result, spawned: choice.isPrivate)
+            printHuman(result, spawned: choice.isPrivate, periodRequested: requested)
         }
         if !result.passed { throw ExitCode.failure }
     }
@@ -157,10 +162,11 @@ struct Selftest: ParsableCommand {
         }
     }
 
-    private func printHuman(_ result: LoopbackCheck.Result, spawned: Bool) {
+    private func printHuman(_ result: LoopbackCheck.Result, spawned: Bool, periodRequested: Int?) {
         let rate = result.sampleRate
         let origin = spawned ? "private server" : "server"
-        print("\(origin) '\(result.serverName)': \(rate) Hz, period \(result.periodFrames) frames (\(Output.milliseconds(result.periodFrames, rate: rate)))")
+        print("\(origin) '\(result.serverName)': \(rate) Hz, period \(result.periodFrames) frames (\(Output.milliseconds(result.periodFrames, rate: rate)))"
+              + PeriodNote.text(spawned: spawned, requested: periodRequested))
         for (output, input) in zip(result.outputPorts, result.inputPorts) {
             print("  path        session out → \(output) … \(input) → session in")
         }
@@ -181,19 +187,23 @@ struct Selftest: ParsableCommand {
 struct SelftestReport: Encodable {
     let result: LoopbackCheck.Result
     let serverSpawned: Bool
+    /// The period asked of a running server with --period (nil: it kept its own).
+    let periodRequested: Int?
 
-    init(_ result: LoopbackCheck.Result, serverSpawned: Bool) {
+    init(_ result: LoopbackCheck.Result, serverSpawned: Bool, periodRequested: Int? = nil) {
         self.result = result
         self.serverSpawned = serverSpawned
+        self.periodRequested = periodRequested
     }
 
-    private enum Keys: String, CodingKey { case serverSpawned, passed }
+    private enum Keys: String, CodingKey { case serverSpawned, passed, periodRequested }
 
     func encode(to encoder: any Encoder) throws {
         try result.encode(to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(serverSpawned, forKey: .serverSpawned)
         try container.encode(result.passed, forKey: .passed)
+        try container.encode(periodRequested, forKey: .periodRequested)
     }
 }
 
