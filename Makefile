@@ -19,7 +19,7 @@ RTSAN_LINK = -Xlinker --whole-archive -Xlinker $(RTSAN_RUNTIME) -Xlinker --no-wh
 RTSAN_PIDS := .build-rtsan/servers
 export JACK_NO_AUDIO_RESERVATION := 1
 
-.PHONY: deps build release install uninstall install-check run test rtsan bench bench-tools bench-smoke soak clean
+.PHONY: deps build release install uninstall install-check example-check run test rtsan bench bench-tools bench-smoke soak clean
 
 deps:
 	@missing=""; \
@@ -48,6 +48,7 @@ test: deps
 	$(MAKE) rtsan
 	$(MAKE) bench-smoke
 	$(MAKE) install-check
+	$(MAKE) example-check
 
 rtsan: deps
 	$(SWIFT) build --build-tests --scratch-path .build-rtsan $(RTSAN_LINK)
@@ -88,6 +89,10 @@ install: release
 
 uninstall:
 	rm -f $(INSTALLED)
+
+# The README's Package.swift: a package that depends on this one by path builds (part of make test).
+example-check: deps
+	cd Examples/DependentPackage && $(SWIFT) build
 
 # make install into a scratch folder: every file is there and names every subcommand (part of make test).
 install-check:

@@ -1,0 +1,23 @@
+// swift-tools-version:6.0
+// How another Swift package depends on JackAudioSession (the README shows
+// this file; `make test` builds it). Elsewhere the dependency is
+// `.package(url: "<this repository>", from: "0.13.0")`; here it is the
+// checkout two folders up.
+import PackageDescription
+
+let package = Package(
+    name: "LevelWatch",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "JackAudioSession", path: "../.."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "level-watch",
+            dependencies: [
+                .product(name: "AudioSession", package: "JackAudioSession"),
+                .product(name: "Metering", package: "JackAudioSession"),
+            ]
+        ),
+    ]
+)
