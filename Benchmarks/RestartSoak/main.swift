@@ -144,18 +144,7 @@ if let capture = ["/usr/bin/jack_capture", "/usr/local/bin/jack_capture"].first(
 }
 
 // Another client coming and going every 100 ms.
-let churning = Atomic<Bool>(true)
-Thread.detachNewThread {
-    while churning.load(ordering: .relaxed) {
-        let lsp = Process()
-        lsp.executableURL = URL(fileURLWithPath: "/usr/bin/jack_lsp")
-        lsp.arguments = ["-s", name]
-        lsp.standardOutput = FileHandle.nullDevice
-        lsp.standardError = FileHandle.nullDevice
-        if (try? lsp.run()) != nil { lsp.waitUntilExit() }
-        usleep(100_000)
-    }
-}
+let churn = ClientChurn(server: name)
 
 /// Down times from a seeded generator, so that two runs restart alike.
 struct DownTimes {
@@ -199,7 +188,7 @@ for round in 1...restarts {
     if round % 100 == 0 { print("restart-soak: \(round) restarts, \(failures.count) failures"); fflush(nil) }
     if failures.count > 10 { break }
 }
-churning.store(false, ordering: .relaxed)
+churn.stop()
 usleep(300_000)
 var growth: [String: (threads: Int, descriptors: Int, residentKiB: Int)] = [:]
 for command in commands where command.process.isRunning {

@@ -34,6 +34,7 @@ final class CallbackBridge: @unchecked Sendable {
 
     func deliverShutdown(status: UInt32, reason: String) {
         serverGone.store(true, ordering: .releasing)
+        ClientLifecycle.shared.noteShutdown()
         guard !isGated, !shutdownDelivered.exchange(true, ordering: .acquiringAndReleasing) else { return }
         eventHandler?(.shutdown(status: status, reason: reason))
     }

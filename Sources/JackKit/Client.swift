@@ -17,6 +17,8 @@ public final class Client: @unchecked Sendable {
     let bridge: CallbackBridge
     private let resources: Resources
     private let closed = Atomic<Bool>(false)
+    /// Calls inside libjack on this client right now: a close waits for them.
+    private let callsInFlight = Atomic<Int>(0)
 
     /// What a close must release, held apart from the client so that a close
     /// still running on the lifecycle lane never reaches a deinitialised client.
@@ -78,11 +80,12 @@ public final class Client: @unchecked Sendable {
         }
         let opened = try lifecycle.perform("opening JACK client '\(name)' on server '\(server)'",
                                            within: ClientLifecycle.openBound) {
-            lifecycle.retireClientsOfLostServer()
+            lifecycle.retireClientsBeforeOpen()
             var status = jack_status_t(rawValue: 0)
             var tid: Int32 = 0
             let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
             let handle = cjack_client_open_watched(name, options, &status, server, &tid)
+            if handle != nil { lifecycle.noteOpened() }
             return Opened(handle: handle, status: status.rawValue, notificationTid: tid)
         }
         guard let handle = opened.handle else {
@@ -113,10 +116,11 @@ public final class Client: @unchecked Sendable {
     /// `ClientLifecycle.closeBound` seconds: the process can open no client any more.
     @discardableResult
     public func close() -> ClientCloseOutcome {
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return .alreadyClosed }
+        guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return .alreadyClosed }
         bridge.gate()
         let resources = resources
         defer { ClientLifecycle.shared.unregister(self) }
+        guard waitForCallsInFlight() else { return wedgedByCallInFlight() }
         do {
             return try ClientLifecycle.shared.perform("closing \(resources.label)", within: ClientLifecycle.closeBound) {
                 resources.close()
@@ -126,28 +130,29 @@ public final class Client: @unchecked Sendable {
         }
     }
 
-    /// On the lifecycle lane: closes a client whose server went away before
-    /// the next open, and tells its handler if it has not heard of the loss yet.
-    func closeOnLane(becauseServerWentAway: Bool) {
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    /// On the lifecycle lane, before an open that libjack would start by
+    /// closing every client (a server went away since the last open): closes
+    /// this one the careful way, and tells its handler of the loss if it has
+    /// not heard of it.
+    func closeOnLane() {
+        guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return }
         bridge.gate()
-        _ = resources.close()
         ClientLifecycle.shared.unregister(self)
+        if waitForCallsInFlight() {
+            _ = resources.close()
+        } else {
+            _ = wedgedByCallInFlight()
+        }
         bridge.deliverPendingShutdown()
     }
 
-    /// Waits until the server tells this client it went away (true), or its
-    /// notification thread waits for the next notification, or `seconds` pass.
-    func hearsOfLoss(within seconds: Double) -> Bool {
-        let deadline = cjack_monotonic_nanoseconds() + UInt64(seconds * 1e9)
-        while !serverWentAway {
-            if let thread = resources.notificationThread, cjack_thread_state(thread.tid) == CJACK_THREAD_IN_READ {
-                return false
-            }
-            if cjack_monotonic_nanoseconds() >= deadline { return false }
-            usleep(1000)
-        }
-        return true
+    /// A call on this client that never returned: closing now would free what it uses.
+    private func wedgedByCallInFlight() -> ClientCloseOutcome {
+        let reason = "a libjack call on JACK client '\(name)' on server '\(serverName)' did not return within "
+            + "\(Int(ClientLifecycle.quietBound)) s, so the client cannot be closed; no JACK client can be opened in "
+            + "this process any more: restart the program"
+        ClientLifecycle.shared.declareWedged(reason)
+        return .wedged(reason: reason)
     }
 
     /// Whether the server told this client it went away (its shutdown callback ran).
@@ -160,22 +165,51 @@ public final class Client: @unchecked Sendable {
         if isClosed { throw .clientClosed(client: name) }
     }
 
+    /// Runs `body` with the libjack handle while the client is open; nil once
+    /// it is closed. A close (by the owner, or by JackKit when the server went
+    /// away) waits until no such call is running, so no thread reaches a
+    /// freed client.
+    func whileOpen<T>(_ body: (OpaquePointer) throws(JackError) -> T) throws(JackError) -> T? {
+        callsInFlight.add(1, ordering: .sequentiallyConsistent)
+        defer { callsInFlight.subtract(1, ordering: .sequentiallyConsistent) }
+        guard !closed.load(ordering: .sequentiallyConsistent) else { return nil }
+        return try body(handle)
+    }
+
+    /// `whileOpen` for calls that fail with `JackError.clientClosed` once it is closed.
+    func withOpenHandle<T>(_ body: (OpaquePointer) throws(JackError) -> T) throws(JackError) -> T {
+        guard let value = try whileOpen(body) else { throw .clientClosed(client: name) }
+        return value
+    }
+
+    /// After `closed` is set: waits (bounded) until no call is inside libjack on this client.
+    private func waitForCallsInFlight() -> Bool {
+        let deadline = cjack_monotonic_nanoseconds() + UInt64(ClientLifecycle.quietBound * 1e9)
+        while callsInFlight.load(ordering: .sequentiallyConsistent) > 0 {
+            if cjack_monotonic_nanoseconds() >= deadline { return false }
+            usleep(500)
+        }
+        return true
+    }
+
     // MARK: Callbacks
 
     /// Delivers every server notification to `handler` on libjack's
     /// notification thread. Call once, before `activate()`.
     public func setEventHandler(_ handler: @escaping @Sendable (ClientEvent) -> Void) throws(JackError) {
-        try ensureOpen()
-        bridge.eventHandler = handler
-        try bridge.install(on: handle)
+        try withOpenHandle { handle throws(JackError) in
+            bridge.eventHandler = handler
+            try bridge.install(on: handle)
+        }
     }
 
     /// Calls `handler` whenever JACK recomputes latencies; the handler sets this
     /// client's port ranges with `Port.setLatencyRange`. Call before `activate()`.
     public func setLatencyHandler(_ handler: @escaping @Sendable (LatencyMode) -> Void) throws(JackError) {
-        try ensureOpen()
-        bridge.latencyHandler = handler
-        try bridge.installLatencyCallback(on: handle)
+        try withOpenHandle { handle throws(JackError) in
+            bridge.latencyHandler = handler
+            try bridge.installLatencyCallback(on: handle)
+        }
     }
 
     /// Makes `processor` this client's real-time process callback. Call once, before `activate()`.
@@ -183,7 +217,7 @@ public final class Client: @unchecked Sendable {
         try ensureOpen()
         processor.touchBeforeActivation()
         let retained = Unmanaged.passRetained(processor)
-        let code = jack_set_process_callback(handle, processTrampoline, retained.toOpaque())
+        let code = try whileOpen { jack_set_process_callback($0, processTrampoline, retained.toOpaque()) } ?? -1
         if code != 0 {
             retained.release()
             throw .callbackRegistrationFailed(callback: "process", code: code)
@@ -198,36 +232,35 @@ public final class Client: @unchecked Sendable {
 
     /// Starts processing: from now on the process callback runs every period.
     public func activate() throws(JackError) {
-        try ensureOpen()
-        let code = withoutBrokenPipeSignal { jack_activate(handle) }
+        let code = try withOpenHandle { handle in withoutBrokenPipeSignal { jack_activate(handle) } }
         if code != 0 { throw .activationFailed(client: name, code: code) }
     }
 
     /// Stops processing; the server drops this client's connections.
     public func deactivate() throws(JackError) {
-        try ensureOpen()
-        let code = withoutBrokenPipeSignal { jack_deactivate(handle) }
+        let code = try withOpenHandle { handle in withoutBrokenPipeSignal { jack_deactivate(handle) } }
         if code != 0 { throw .activationFailed(client: name, code: code) }
     }
 
     // MARK: Server properties
 
     /// The server's sample rate, Hz.
-    public var sampleRate: Int { Int(jack_get_sample_rate(handle)) }
+    public var sampleRate: Int { (try? whileOpen { Int(jack_get_sample_rate($0)) }) ?? 0 }
 
     /// The server's current period, frames.
-    public var bufferSize: Int { Int(jack_get_buffer_size(handle)) }
+    public var bufferSize: Int { (try? whileOpen { Int(jack_get_buffer_size($0)) }) ?? 0 }
 
     /// Asks the server to run every client at `frames` per period. The server
     /// decides; read `bufferSize` afterwards.
     public func requestBufferSize(_ frames: Int) throws(JackError) {
-        try ensureOpen()
-        let code = withoutBrokenPipeSignal { jack_set_buffer_size(handle, jack_nframes_t(clamping: frames)) }
+        let code = try withOpenHandle { handle in
+            withoutBrokenPipeSignal { jack_set_buffer_size(handle, jack_nframes_t(clamping: frames)) }
+        }
         if code != 0 { throw .bufferSizeRefused(frames: frames, server: serverName, code: code) }
     }
 
     /// The server's frame clock now (`jack_frame_time`).
-    public var frameTime: UInt32 { jack_frame_time(handle) }
+    public var frameTime: UInt32 { (try? whileOpen { jack_frame_time($0) }) ?? 0 }
 
     /// The machine's monotonic clock (CLOCK_MONOTONIC, the clock jack_get_time
     /// reads on Linux), microseconds: the same in every process. Read directly
@@ -236,14 +269,14 @@ public final class Client: @unchecked Sendable {
     public static var microsecondTime: UInt64 { cjack_monotonic_nanoseconds() / 1000 }
 
     /// How late the last xrun's cycle was, microseconds (`jack_get_xrun_delayed_usecs`).
-    public var xrunDelayMicroseconds: Double { Double(jack_get_xrun_delayed_usecs(handle)) }
+    public var xrunDelayMicroseconds: Double { (try? whileOpen { Double(jack_get_xrun_delayed_usecs($0)) }) ?? 0 }
 
     /// The server's DSP load, percent.
-    public var cpuLoad: Double { Double(jack_cpu_load(handle)) }
+    public var cpuLoad: Double { (try? whileOpen { Double(jack_cpu_load($0)) }) ?? 0 }
 
     /// This client's UUID as JACK prints it (the metadata subject).
     public var uuid: UInt64 {
-        guard let text = jack_client_get_uuid(handle) else { return 0 }
+        guard let text = (try? whileOpen { jack_client_get_uuid($0) }) ?? nil else { return 0 }
         defer { jack_free(text) }
         var uuid: jack_uuid_t = 0
         return jack_uuid_parse(text, &uuid) == 0 ? uuid : 0
@@ -253,8 +286,10 @@ public final class Client: @unchecked Sendable {
 
     /// Registers a port of this client; `shortName` is the part after the colon.
     public func registerPort(_ shortName: String, type: PortType = .audio, flags: PortFlags) throws(JackError) -> Port {
-        try ensureOpen()
-        guard let port = withoutBrokenPipeSignal({ jack_port_register(handle, shortName, type.rawValue, UInt(flags.rawValue), 0) }) else {
+        let registered = try withOpenHandle { handle in
+            withoutBrokenPipeSignal { jack_port_register(handle, shortName, type.rawValue, UInt(flags.rawValue), 0) }
+        }
+        guard let port = registered else {
             throw .portRegistrationFailed(port: "\(name):\(shortName)", client: name)
         }
         return Port(port)
@@ -262,21 +297,22 @@ public final class Client: @unchecked Sendable {
 
     /// Removes one of this client's ports.
     public func unregisterPort(_ port: Port) throws(JackError) {
-        try ensureOpen()
-        let code = withoutBrokenPipeSignal { jack_port_unregister(handle, port.handle) }
+        let code = try withOpenHandle { handle in withoutBrokenPipeSignal { jack_port_unregister(handle, port.handle) } }
         if code != 0 { throw .portRegistrationFailed(port: port.name, client: name) }
     }
 
     /// The port with this full name, if the server has one.
     public func port(named fullName: String) -> Port? {
-        guard !isClosed, let port = jack_port_by_name(handle, fullName) else { return nil }
+        guard let port = (try? whileOpen { jack_port_by_name($0, fullName) }) ?? nil else { return nil }
         return Port(port)
     }
 
     /// Full names of the ports whose name matches `pattern` (a regular
     /// expression; nil: all), of the given type, having all of `flags`.
     public func portNames(matching pattern: String? = nil, type: PortType? = .audio, flags: PortFlags = []) -> [String] {
-        guard !isClosed, let list = jack_get_ports(handle, pattern, type?.rawValue, UInt(flags.rawValue)) else { return [] }
+        guard let list = (try? whileOpen { jack_get_ports($0, pattern, type?.rawValue, UInt(flags.rawValue)) }) ?? nil else {
+            return []
+        }
         defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
         return stringList(list)
     }
@@ -284,8 +320,7 @@ public final class Client: @unchecked Sendable {
     /// Connects the output port `source` to the input port `destination`
     /// (full names). Already connected counts as success.
     public func connect(_ source: String, to destination: String) throws(JackError) {
-        try ensureOpen()
-        let code = withoutBrokenPipeSignal { jack_connect(handle, source, destination) }
+        let code = try withOpenHandle { handle in withoutBrokenPipeSignal { jack_connect(handle, source, destination) } }
         if code != 0 && code != EEXIST {
             if port(named: source) == nil { throw .portNotFound(port: source, server: serverName) }
             if port(named: destination) == nil { throw .portNotFound(port: destination, server: serverName) }
@@ -295,14 +330,12 @@ public final class Client: @unchecked Sendable {
 
     /// Disconnects `source` from `destination` (full names).
     public func disconnect(_ source: String, from destination: String) throws(JackError) {
-        try ensureOpen()
-        let code = withoutBrokenPipeSignal { jack_disconnect(handle, source, destination) }
+        let code = try withOpenHandle { handle in withoutBrokenPipeSignal { jack_disconnect(handle, source, destination) } }
         if code != 0 { throw .disconnectionFailed(source: source, destination: destination, code: code) }
     }
 
     /// Asks the server to recompute every port's total latency now.
     public func recomputeLatencies() {
-        guard !isClosed else { return }
-        withoutBrokenPipeSignal { _ = jack_recompute_total_latencies(handle) }
+        _ = try? whileOpen { handle in withoutBrokenPipeSignal { _ = jack_recompute_total_latencies(handle) } }
     }
 }

@@ -76,19 +76,25 @@ public final class ClientLifecycle: Sendable {
         clients.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(client)) }
     }
 
-    /// On the lane, before an open: once a server went away, libjack's next
-    /// open closes the clients that were on it itself, without waiting for
-    /// their notification threads. Close them first, the careful way: those
-    /// that heard of the loss, and those of the same server that hear of it
-    /// within half a second (a client whose thread waits in read() is alive).
-    func retireClientsOfLostServer() {
+    /// Set when any client's shutdown callback runs, cleared by a successful
+    /// open: libjack's own flag for "a server went away" (`fServerRunning`)
+    /// follows the same two events.
+    private let shutdownSinceLastOpen = Atomic<Bool>(false)
+
+    /// A client's server went away.
+    func noteShutdown() { shutdownSinceLastOpen.store(true, ordering: .sequentiallyConsistent) }
+
+    /// A client opened: libjack considers its server running again.
+    func noteOpened() { shutdownSinceLastOpen.store(false, ordering: .sequentiallyConsistent) }
+
+    /// On the lane, before an open. Once a client's server went away, libjack's
+    /// next open closes and frees every client of the process, whatever server
+    /// it is on, without waiting for their notification threads (and a client
+    /// that its owner still uses is then freed under it). JackKit closes them
+    /// first, the careful way, and each one's handler hears of the loss.
+    func retireClientsBeforeOpen() {
+        guard shutdownSinceLastOpen.load(ordering: .sequentiallyConsistent) else { return }
         let open = clients.withLock { $0.values.compactMap(\.client) }.filter { !$0.isClosed }
-        let lostServers = Set(open.filter(\.serverWentAway).map(\.serverName))
-        guard !lostServers.isEmpty else { return }
-        for client in open where lostServers.contains(client.serverName) {
-            if client.serverWentAway || client.hearsOfLoss(within: 0.5) {
-                client.closeOnLane(becauseServerWentAway: true)
-            }
-        }
+        for client in open { client.closeOnLane() }
     }
 }

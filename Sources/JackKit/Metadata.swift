@@ -25,8 +25,9 @@ public enum MetadataKey {
 extension Client {
     /// Sets a metadata property on `subject` (a client or port UUID).
     public func setProperty(_ key: String, value: String, type: String? = nil, on subject: UInt64) throws(JackError) {
-        try ensureOpen()
-        let code = withoutBrokenPipeSignal { metadataLock.withLock { _ in jack_set_property(handle, subject, key, value, type) } }
+        let code = try withOpenHandle { handle in
+            withoutBrokenPipeSignal { metadataLock.withLock { _ in jack_set_property(handle, subject, key, value, type) } }
+        }
         if code != 0 { throw .propertyFailed(key: key, subject: String(subject), code: code) }
     }
 
@@ -46,8 +47,9 @@ extension Client {
 
     /// Removes a metadata property from `subject`.
     public func removeProperty(_ key: String, on subject: UInt64) throws(JackError) {
-        try ensureOpen()
-        let code = withoutBrokenPipeSignal { metadataLock.withLock { _ in jack_remove_property(handle, subject, key) } }
+        let code = try withOpenHandle { handle in
+            withoutBrokenPipeSignal { metadataLock.withLock { _ in jack_remove_property(handle, subject, key) } }
+        }
         if code != 0 { throw .propertyFailed(key: key, subject: String(subject), code: code) }
     }
 }
@@ -56,7 +58,8 @@ extension Client {
     /// The UUID of the client named `clientName` (a metadata subject), or nil
     /// when no such client is on the server.
     public func uuid(ofClient clientName: String) -> UInt64? {
-        guard !isClosed, let text = withoutBrokenPipeSignal({ jack_get_uuid_for_client_name(handle, clientName) }) else {
+        let found = try? whileOpen { handle in withoutBrokenPipeSignal { jack_get_uuid_for_client_name(handle, clientName) } }
+        guard let text = found ?? nil else {
             return nil
         }
         defer { jack_free(text) }
@@ -101,7 +104,8 @@ extension Client {
         guard !isClosed else { return nil }
         var text = [CChar](repeating: 0, count: Int(JACK_UUID_STRING_SIZE))
         jack_uuid_unparse(uuid, &text)
-        guard let name = withoutBrokenPipeSignal({ jack_get_client_name_by_uuid(handle, text) }) else { return nil }
+        let found = try? whileOpen { handle in withoutBrokenPipeSignal { jack_get_client_name_by_uuid(handle, text) } }
+        guard let name = found ?? nil else { return nil }
         defer { jack_free(name) }
         return String(cString: name)
     }

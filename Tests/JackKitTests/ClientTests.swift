@@ -157,3 +157,32 @@ final class ClientTests: JackTestCase {
         }, "capture \(input.latencyRange(.capture)) playback \(output.latencyRange(.playback))")
     }
 }
+
+/// libjack's next open after any client's server went away closes and frees
+/// every client of the process, on whatever server (jack2 assumes one per
+/// process). JackKit closes them first, the careful way, and tells each owner:
+/// a client held on another, living server is closed, not freed under its owner.
+final class ClientRetirementTests: JackTestCase {
+    func testAnOpenAfterALossClosesEveryClientAndTellsItsOwner() throws {
+        let lost = try startServer()
+        let living = try startServer()
+        let onLost = try Client(name: "on-lost", serverName: lost.name)
+        let onLiving = try Client(name: "on-living", serverName: living.name)
+        let heard = Mutex<[String]>([])
+        try onLost.setEventHandler { if case .shutdown = $0 { heard.withLock { $0.append("on-lost") } } }
+        try onLiving.setEventHandler { if case .shutdown = $0 { heard.withLock { $0.append("on-living") } } }
+        lost.kill()
+        XCTAssertTrue(waitUntil { onLost.serverWentAway }, "the lost client's shutdown callback ran")
+        XCTAssertFalse(onLiving.serverWentAway)
+
+        let next = try Client(name: "next", serverName: living.name)
+        defer { next.close() }
+        XCTAssertTrue(onLost.isClosed)
+        XCTAssertTrue(onLiving.isClosed, "libjack would have freed it: JackKit closed it first")
+        XCTAssertTrue(waitUntil { heard.withLock { $0.contains("on-living") } }, "its owner hears of the loss")
+        XCTAssertEqual(onLiving.sampleRate, 0, "a closed client answers without touching libjack")
+        XCTAssertThrowsError(try onLiving.connect("system:capture_1", to: "system:playback_1"))
+        XCTAssertEqual(onLiving.close(), .alreadyClosed)
+        XCTAssertNil(ClientLifecycle.shared.wedgedReason)
+    }
+}

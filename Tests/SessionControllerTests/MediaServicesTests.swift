@@ -187,39 +187,6 @@ final class MediaServicesTests: JackTestCase {
     }
 }
 
-/// Other processes' clients coming and going on a server every 100 ms
-/// (`jack_lsp`), as qjackctl's or a patchbay's polling does.
-final class ClientChurn: @unchecked Sendable {
-    private let running = Atomic<Bool>(true)
-    private let count = Atomic<Int>(0)
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(server: String) {
-        Thread.detachNewThread { [self] in
-            while running.load(ordering: .relaxed) {
-                let lsp = Process()
-                lsp.executableURL = URL(fileURLWithPath: "/usr/bin/jack_lsp")
-                lsp.arguments = ["-s", server]
-                lsp.standardOutput = FileHandle.nullDevice
-                lsp.standardError = FileHandle.nullDevice
-                if (try? lsp.run()) != nil { lsp.waitUntilExit() }
-                count.add(1, ordering: .relaxed)
-                usleep(100_000)
-            }
-            finished.signal()
-        }
-    }
-
-    /// How many clients came and went so far.
-    var runs: Int { count.load(ordering: .relaxed) }
-
-    /// Stops churning and waits for the last client to end.
-    func stop() {
-        guard running.exchange(false, ordering: .relaxed) else { return }
-        finished.wait()
-    }
-}
-
 /// This process's threads, file descriptors, resident memory and CPU time.
 enum ProcessStats {
     static var threads: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0 }

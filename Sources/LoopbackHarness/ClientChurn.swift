@@ -1,0 +1,36 @@
+import Foundation
+import Synchronization
+
+/// Other processes' clients coming and going on a server every 100 ms
+/// (`jack_lsp`), as qjackctl's or a patchbay's polling does.
+public final class ClientChurn: @unchecked Sendable {
+    private let running = Atomic<Bool>(true)
+    private let count = Atomic<Int>(0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts churning on the server `server`.
+    public init(server: String) {
+        Thread.detachNewThread { [self] in
+            while running.load(ordering: .relaxed) {
+                let lsp = Process()
+                lsp.executableURL = URL(fileURLWithPath: LoopbackServer.findExecutable("jack_lsp") ?? "/usr/bin/jack_lsp")
+                lsp.arguments = ["-s", server]
+                lsp.standardOutput = FileHandle.nullDevice
+                lsp.standardError = FileHandle.nullDevice
+                if (try? lsp.run()) != nil { lsp.waitUntilExit() }
+                count.add(1, ordering: .relaxed)
+                usleep(100_000)
+            }
+            finished.signal()
+        }
+    }
+
+    /// How many clients came and went so far.
+    public var runs: Int { count.load(ordering: .relaxed) }
+
+    /// Stops churning and waits for the last client to end.
+    public func stop() {
+        guard running.exchange(false, ordering: .relaxed) else { return }
+        finished.wait()
+    }
+}
