@@ -76,6 +76,17 @@ public final class ClientLifecycle: Sendable {
         clients.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(client)) }
     }
 
+    /// Runs `body` on the lane when no client of this process is open (libjack
+    /// then has no shared state mapped, such as its metadata store), so that
+    /// no open or close runs meanwhile; false (and `body` not run) otherwise.
+    public func whileNoClientIsOpen(_ body: @escaping @Sendable () -> Void) -> Bool {
+        (try? perform("waiting for libjack to be idle", within: Self.openBound) { [self] in
+            guard clients.withLock({ $0.values.compactMap(\.client).allSatisfy(\.isClosed) }) else { return false }
+            body()
+            return true
+        }) ?? false
+    }
+
     /// Set when any client's shutdown callback runs, cleared by a successful
     /// open: libjack's own flag for "a server went away" (`fServerRunning`)
     /// follows the same two events.

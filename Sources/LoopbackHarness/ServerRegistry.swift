@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import JackKit
+import Synchronization
 
 /// jackd2's machine-wide table of running servers (`/dev/shm/jack-shm-registry`).
 ///
@@ -76,7 +78,13 @@ public enum ServerRegistry {
         guard !live else { return false }
         let path = "/dev/shm/jack_db-\(getuid())"
         guard FileManager.default.fileExists(atPath: path) else { return false }
-        return (try? FileManager.default.removeItem(atPath: path)) != nil
+        // Never under a libjack of this process that has the store open or is
+        // opening it (Berkeley DB died of SIGBUS when its files went mid-open).
+        let removed = Atomic<Bool>(false)
+        _ = ClientLifecycle.shared.whileNoClientIsOpen {
+            removed.store((try? FileManager.default.removeItem(atPath: path)) != nil, ordering: .relaxed)
+        }
+        return removed.load(ordering: .relaxed)
     }
 
     /// `jack-0:NAME:` → `NAME`.
