@@ -40,6 +40,15 @@ public final class RealtimeLoopbackRecorder: @unchecked Sendable {
     /// Starts sending and recording from the next cycle.
     public func arm() { armed.store(true, ordering: .releasing) }
 
+    /// Records the whole run again from the next cycle (for a run that an
+    /// xrun disturbed). Only once complete: the real-time side then no longer
+    /// touches the storage.
+    public func recordAgain() {
+        precondition(isComplete, "recordAgain() before the run was complete")
+        periodMismatch.store(false, ordering: .relaxed)
+        recordedCycles.store(0, ordering: .releasing)
+    }
+
     /// Cycles recorded so far.
     public var cyclesRecorded: Int { recordedCycles.load(ordering: .acquiring) }
 

@@ -51,10 +51,21 @@ final class MediaServicesTests: JackTestCase {
         XCTAssertTrue(session.isActive)
         XCTAssertEqual(session.inputPortNames, ["survivor:in_1", "survivor:in_2"], "same client and port names")
 
-        // Audio flows again, bit-exact, one period late.
+        // Audio flows again, bit-exact, one period late. A window in which an
+        // xrun skipped a cycle (graph changes after the reset cause them on the
+        // dummy backend) is recorded again, up to three times; the comparison
+        // itself never loosens.
         signal.arm()
-        XCTAssertTrue(waitUntil(timeout: 10) { signal.isComplete })
-        let analysis = LoopbackAnalysis.analyse(signal, maximumDelay: 2048)
+        var analysis = LoopbackAnalysis.analyse(signal, maximumDelay: 2048)
+        for attempt in 1...3 {
+            let xrunsBefore = session.xrunCount
+            if attempt > 1 { signal.recordAgain() }
+            XCTAssertTrue(waitUntil(timeout: 10) { signal.isComplete })
+            analysis = LoopbackAnalysis.analyse(signal, maximumDelay: 2048)
+            let disturbed = session.xrunCount > xrunsBefore || analysis.discontinuities > 0
+            if analysis.isBitExact || !disturbed { break }
+            print("window \(attempt) disturbed by an xrun (\(analysis)); recording it again")
+        }
         XCTAssertEqual(analysis.delayFrames, 256)
         XCTAssertEqual(analysis.mismatches, 0)
         XCTAssertTrue(analysis.isBitExact, "\(analysis)")
