@@ -18,6 +18,9 @@ final class LoopbackBitExactTests: JackTestCase {
         let server = try startServer(period: period)
         var check = LoopbackCheck(serverName: server.name)
         check.duration = 10
+        // At 64 frames on two cores (and under RealtimeSanitizer) xruns spoil
+        // many 10 s runs; a spoilt run is run again, the comparison unchanged.
+        check.maximumAttempts = period < 128 ? 6 : 3
         let result = try check.run()
         XCTAssertEqual(result.periodFrames, period)
         XCTAssertEqual(result.measuredRoundtripFrames, period, "the -L loopback delays by exactly one period")
