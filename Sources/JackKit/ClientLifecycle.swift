@@ -76,15 +76,10 @@ public final class ClientLifecycle: Sendable {
         clients.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(client)) }
     }
 
-    /// Runs `body` on the lane when no client of this process is open (libjack
-    /// then has no shared state mapped, such as its metadata store), so that
-    /// no open or close runs meanwhile; false (and `body` not run) otherwise.
-    public func whileNoClientIsOpen(_ body: @escaping @Sendable () -> Void) -> Bool {
-        (try? perform("waiting for libjack to be idle", within: Self.openBound) { [self] in
-            guard clients.withLock({ $0.values.compactMap(\.client).allSatisfy(\.isClosed) }) else { return false }
-            body()
-            return true
-        }) ?? false
+    /// Runs `body` on the lane: no open or close of this process runs
+    /// meanwhile (an open maps libjack's shared state, such as its metadata store).
+    public func betweenOpensAndCloses(_ body: @escaping @Sendable () -> Void) {
+        _ = try? perform("waiting for libjack's opens and closes", within: Self.openBound, body)
     }
 
     /// Set when any client's shutdown callback runs, cleared by a successful

@@ -78,10 +78,10 @@ public enum ServerRegistry {
         guard !live else { return false }
         let path = "/dev/shm/jack_db-\(getuid())"
         guard FileManager.default.fileExists(atPath: path) else { return false }
-        // Never under a libjack of this process that has the store open or is
-        // opening it (Berkeley DB died of SIGBUS when its files went mid-open).
+        // Never while a libjack open in this process is opening the store
+        // (Berkeley DB died of SIGBUS when its files went mid-open).
         let removed = Atomic<Bool>(false)
-        _ = ClientLifecycle.shared.whileNoClientIsOpen {
+        ClientLifecycle.shared.betweenOpensAndCloses {
             removed.store((try? FileManager.default.removeItem(atPath: path)) != nil, ordering: .relaxed)
         }
         return removed.load(ordering: .relaxed)
