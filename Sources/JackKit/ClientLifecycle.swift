@@ -82,6 +82,20 @@ public final class ClientLifecycle: Sendable {
         _ = try? perform("waiting for libjack's opens and closes", within: Self.openBound, body)
     }
 
+    /// After the server `serverName` stopped: waits (at most `seconds`) until
+    /// this process's clients of it have heard (their shutdown callback ran),
+    /// then closes them on the lane. A shutdown heard late would otherwise
+    /// mark the next open as one that closes every client of the process.
+    public func retireClients(ofStoppedServer serverName: String, within seconds: Double = 2) {
+        let deadline = cjack_monotonic_nanoseconds() + UInt64(seconds * 1e9)
+        let lost = clients.withLock { $0.values.compactMap(\.client) }.filter { !$0.isClosed && $0.serverName == serverName }
+        guard !lost.isEmpty else { return }
+        while !lost.allSatisfy(\.serverWentAway) && cjack_monotonic_nanoseconds() < deadline { usleep(1000) }
+        _ = try? perform("closing the clients of stopped server '\(serverName)'", within: Self.closeBound) {
+            for client in lost where client.serverWentAway { client.closeOnLane() }
+        }
+    }
+
     /// Set when any client's shutdown callback runs, cleared by a successful
     /// open: libjack's own flag for "a server went away" (`fServerRunning`)
     /// follows the same two events.

@@ -106,6 +106,7 @@ public final class LoopbackServer: @unchecked Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Self.terminate(pid)
         forget()
+        ClientLifecycle.shared.retireClients(ofStoppedServer: name)
     }
 
     private func forget() {
@@ -120,6 +121,7 @@ public final class LoopbackServer: @unchecked Sendable {
         var status: Int32 = 0
         _ = waitpid(pid, &status, 0)
         forget()
+        ClientLifecycle.shared.retireClients(ofStoppedServer: name)
         // A killed jackd cannot free its registry slot itself.
         ServerRegistry.reclaimDeadServers()
     }
