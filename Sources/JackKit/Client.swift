@@ -19,6 +19,10 @@ public final class Client: @unchecked Sendable {
     private let closed = Atomic<Bool>(false)
     /// Calls inside libjack on this client right now: a close waits for them.
     private let callsInFlight = Atomic<Int>(0)
+    /// libjack sends a client's requests over one socket with no lock of its
+    /// own: two threads' requests interleave, jackd reads garbage ("Unknown
+    /// request") and drops the client. JackKit sends one at a time per client.
+    private let requestLock = RequestLock()
 
     /// What a close must release, held apart from the client so that a close
     /// still running on the lifecycle lane never reaches a deinitialised client.
@@ -182,6 +186,19 @@ public final class Client: @unchecked Sendable {
         return value
     }
 
+    /// Sends one request to the server on this client: while it is open, one
+    /// at a time, with SIGPIPE blocked. `JackError.clientClosed` once closed.
+    func request<T>(_ body: (OpaquePointer) -> T) throws(JackError) -> T {
+        try withOpenHandle { handle in
+            requestLock.withLock { withoutBrokenPipeSignal { body(handle) } }
+        }
+    }
+
+    /// `request`, or nil once the client is closed.
+    func requestIfOpen<T>(_ body: (OpaquePointer) -> T) -> T? {
+        try? whileOpen { handle in requestLock.withLock { withoutBrokenPipeSignal { body(handle) } } }
+    }
+
     /// After `closed` is set: waits (bounded) until no call is inside libjack on this client.
     private func waitForCallsInFlight() -> Bool {
         let deadline = cjack_monotonic_nanoseconds() + UInt64(ClientLifecycle.quietBound * 1e9)
@@ -232,13 +249,13 @@ public final class Client: @unchecked Sendable {
 
     /// Starts processing: from now on the process callback runs every period.
     public func activate() throws(JackError) {
-        let code = try withOpenHandle { handle in withoutBrokenPipeSignal { jack_activate(handle) } }
+        let code = try request { jack_activate($0) }
         if code != 0 { throw .activationFailed(client: name, code: code) }
     }
 
     /// Stops processing; the server drops this client's connections.
     public func deactivate() throws(JackError) {
-        let code = try withOpenHandle { handle in withoutBrokenPipeSignal { jack_deactivate(handle) } }
+        let code = try request { jack_deactivate($0) }
         if code != 0 { throw .activationFailed(client: name, code: code) }
     }
 
@@ -253,9 +270,7 @@ public final class Client: @unchecked Sendable {
     /// Asks the server to run every client at `frames` per period. The server
     /// decides; read `bufferSize` afterwards.
     public func requestBufferSize(_ frames: Int) throws(JackError) {
-        let code = try withOpenHandle { handle in
-            withoutBrokenPipeSignal { jack_set_buffer_size(handle, jack_nframes_t(clamping: frames)) }
-        }
+        let code = try request { jack_set_buffer_size($0, jack_nframes_t(clamping: frames)) }
         if code != 0 { throw .bufferSizeRefused(frames: frames, server: serverName, code: code) }
     }
 
@@ -286,9 +301,7 @@ public final class Client: @unchecked Sendable {
 
     /// Registers a port of this client; `shortName` is the part after the colon.
     public func registerPort(_ shortName: String, type: PortType = .audio, flags: PortFlags) throws(JackError) -> Port {
-        let registered = try withOpenHandle { handle in
-            withoutBrokenPipeSignal { jack_port_register(handle, shortName, type.rawValue, UInt(flags.rawValue), 0) }
-        }
+        let registered = try request { jack_port_register($0, shortName, type.rawValue, UInt(flags.rawValue), 0) }
         guard let port = registered else {
             throw .portRegistrationFailed(port: "\(name):\(shortName)", client: name)
         }
@@ -297,7 +310,7 @@ public final class Client: @unchecked Sendable {
 
     /// Removes one of this client's ports.
     public func unregisterPort(_ port: Port) throws(JackError) {
-        let code = try withOpenHandle { handle in withoutBrokenPipeSignal { jack_port_unregister(handle, port.handle) } }
+        let code = try request { jack_port_unregister($0, port.handle) }
         if code != 0 { throw .portRegistrationFailed(port: port.name, client: name) }
     }
 
@@ -320,7 +333,7 @@ public final class Client: @unchecked Sendable {
     /// Connects the output port `source` to the input port `destination`
     /// (full names). Already connected counts as success.
     public func connect(_ source: String, to destination: String) throws(JackError) {
-        let code = try withOpenHandle { handle in withoutBrokenPipeSignal { jack_connect(handle, source, destination) } }
+        let code = try request { jack_connect($0, source, destination) }
         if code != 0 && code != EEXIST {
             if port(named: source) == nil { throw .portNotFound(port: source, server: serverName) }
             if port(named: destination) == nil { throw .portNotFound(port: destination, server: serverName) }
@@ -330,12 +343,12 @@ public final class Client: @unchecked Sendable {
 
     /// Disconnects `source` from `destination` (full names).
     public func disconnect(_ source: String, from destination: String) throws(JackError) {
-        let code = try withOpenHandle { handle in withoutBrokenPipeSignal { jack_disconnect(handle, source, destination) } }
+        let code = try request { jack_disconnect($0, source, destination) }
         if code != 0 { throw .disconnectionFailed(source: source, destination: destination, code: code) }
     }
 
     /// Asks the server to recompute every port's total latency now.
     public func recomputeLatencies() {
-        _ = try? whileOpen { handle in withoutBrokenPipeSignal { _ = jack_recompute_total_latencies(handle) } }
+        _ = requestIfOpen { jack_recompute_total_latencies($0) }
     }
 }

@@ -25,9 +25,7 @@ public enum MetadataKey {
 extension Client {
     /// Sets a metadata property on `subject` (a client or port UUID).
     public func setProperty(_ key: String, value: String, type: String? = nil, on subject: UInt64) throws(JackError) {
-        let code = try withOpenHandle { handle in
-            withoutBrokenPipeSignal { metadataLock.withLock { _ in jack_set_property(handle, subject, key, value, type) } }
-        }
+        let code = try request { handle in metadataLock.withLock { _ in jack_set_property(handle, subject, key, value, type) } }
         if code != 0 { throw .propertyFailed(key: key, subject: String(subject), code: code) }
     }
 
@@ -47,9 +45,7 @@ extension Client {
 
     /// Removes a metadata property from `subject`.
     public func removeProperty(_ key: String, on subject: UInt64) throws(JackError) {
-        let code = try withOpenHandle { handle in
-            withoutBrokenPipeSignal { metadataLock.withLock { _ in jack_remove_property(handle, subject, key) } }
-        }
+        let code = try request { handle in metadataLock.withLock { _ in jack_remove_property(handle, subject, key) } }
         if code != 0 { throw .propertyFailed(key: key, subject: String(subject), code: code) }
     }
 }
@@ -58,7 +54,7 @@ extension Client {
     /// The UUID of the client named `clientName` (a metadata subject), or nil
     /// when no such client is on the server.
     public func uuid(ofClient clientName: String) -> UInt64? {
-        let found = try? whileOpen { handle in withoutBrokenPipeSignal { jack_get_uuid_for_client_name(handle, clientName) } }
+        let found = requestIfOpen { jack_get_uuid_for_client_name($0, clientName) }
         guard let text = found ?? nil else {
             return nil
         }
@@ -104,7 +100,7 @@ extension Client {
         guard !isClosed else { return nil }
         var text = [CChar](repeating: 0, count: Int(JACK_UUID_STRING_SIZE))
         jack_uuid_unparse(uuid, &text)
-        let found = try? whileOpen { handle in withoutBrokenPipeSignal { jack_get_client_name_by_uuid(handle, text) } }
+        let found = requestIfOpen { jack_get_client_name_by_uuid($0, text) }
         guard let name = found ?? nil else { return nil }
         defer { jack_free(name) }
         return String(cString: name)
