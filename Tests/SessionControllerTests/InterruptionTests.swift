@@ -128,14 +128,18 @@ final class InterruptionTests: JackTestCase {
         ducker.setPreferredOutputPortNames(["loopback:playback_2"])
         ducker.setRenderBlock(talking.renderBlock)
         try ducker.setActive(true)
-        usleep(300_000)
+        // The player learns of the ducker by polling (100–500 ms): wait for the level, not a fixed time.
+        func settles(at level: Double, within seconds: Double) -> Bool {
+            waitUntil(timeout: seconds) { abs(probe.levels()[0] - level) < 0.5 }
+        }
+        XCTAssertTrue(settles(at: playing - 20, within: 2))
         XCTAssertEqual(probe.levels()[0], playing - 20, accuracy: 0.5)
         talking.on.store(false, ordering: .relaxed)
-        usleep(1_000_000)
+        XCTAssertTrue(settles(at: playing, within: 3), "silent for longer than the hold and still ducking")
         XCTAssertTrue(ducker.isActive)
         XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5, "silent for longer than the hold and still ducking")
         talking.on.store(true, ordering: .relaxed)
-        usleep(300_000)
+        XCTAssertTrue(settles(at: playing - 20, within: 2), "sound again and no ducking")
         XCTAssertEqual(probe.levels()[0], playing - 20, accuracy: 0.5, "sound again and no ducking")
     }
 
