@@ -121,7 +121,12 @@ final class LatencyMeterTests: JackTestCase {
         let server = try startServer(period: 256)
         // Nothing is ever sent to loopback:playback_2.
         let meter = try meter(server.name, in: "loopback:capture_2")
-        let all = readings(meter, valid: 1, limit: 2)
+        // Two readings that no xrun spoilt (one that an xrun spoilt says so, and is set aside).
+        var all: [LatencyReading] = []
+        for _ in 0..<10 where all.count < 2 {
+            guard let reading = meter.nextReading(timeout: 5) else { break }
+            if reading.problem != .xrun { all.append(reading) }
+        }
         XCTAssertEqual(all.count, 2)
         for reading in all {
             XCTAssertFalse(reading.valid)
