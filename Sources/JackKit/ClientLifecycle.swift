@@ -9,9 +9,10 @@ import Synchronization
 /// that libjack cannot finish (jack2 #395: a notification thread cancelled
 /// while it held another mutex) blocks every later open for ever. So JackKit
 /// serialises them itself, closes a client only once its notification thread
-/// is quiet (`NotificationThread`), closes the clients of a server that went
-/// away before the next open (libjack's open would close them itself, without
-/// that care), and when a call still does not return within its bound, calls
+/// is quiet (`NotificationThread`), and once any client's server went away,
+/// closes every client before the next open (libjack's open would close and
+/// free them all itself, without that care); when a call still does not
+/// return within its bound, it calls
 /// the library wedged: every later open and close fails at once with
 /// `JackError.libraryWedged` instead of hanging. The process must then be
 /// restarted; `wedgedReason` says why.
