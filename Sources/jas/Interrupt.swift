@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioSession
 import Foundation
+import JackKit
 
 /// `jas interrupt`: a session that interrupts the others for a while and
 /// then lets them resume — the "invoke an interruption" of the seeds.
@@ -46,6 +47,14 @@ struct Interrupt: AsyncParsableCommand {
                 try session.setCategory(.playback)
             }
             session.setPriority(priority)
+            if json {
+                // The instant the activation was asked for, on JACK's clock
+                // (shared by every process): how long the others take to
+                // yield is measured from here.
+                Output.jsonLine(InterruptReport(event: "activating", client: name, priority: priority.rawValue,
+                                                interrupted: [], time: Client.microsecondTime))
+                fflush(nil)
+            }
             try session.setActive(true)
         } catch {
             Output.diagnostic("jas interrupt: \(error)")
@@ -87,4 +96,6 @@ struct InterruptReport: Encodable {
     let client: String
     let priority: String
     let interrupted: [String]
+    /// JACK microseconds (the activating event only).
+    var time: UInt64?
 }
