@@ -49,9 +49,14 @@ final class LiveMeterTests: JackTestCase {
         XCTAssertTrue(player.finished, "the whole file was played")
         let readings = lines.objects.filter { $0["event"] as? String == "reading" }
         let summary = try XCTUnwrap(lines.objects.last { $0["event"] as? String == "summary" })
-        // A reading every 100 ms of audio for about 14 s.
-        XCTAssertEqual(Double(readings.count), 140, accuracy: 3)
+        // A reading every 100 ms of audio, for the 14 s of wall time less
+        // what the server fell behind (a -S server's cycles run late on a
+        // loaded machine: seen 13.4 s of audio), and at least the 12 s file.
         let times = readings.compactMap { $0["seconds"] as? Double }
+        XCTAssertEqual(times.count, readings.count)
+        XCTAssertEqual(Double(readings.count), (times.last ?? 0) / 0.1, accuracy: 1)
+        XCTAssertGreaterThanOrEqual(readings.count, 120)
+        XCTAssertLessThanOrEqual(readings.count, 143)
         XCTAssertTrue(zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - 0.1) < 1e-6 })
         let integrated = try XCTUnwrap(summary["integrated_lufs"] as? Double)
         XCTAssertEqual(integrated, try XCTUnwrap(fromFile.integratedLUFS), accuracy: 0.1)
