@@ -19,7 +19,7 @@ RTSAN_LINK = -Xlinker --whole-archive -Xlinker $(RTSAN_RUNTIME) -Xlinker --no-wh
 RTSAN_PIDS := .build-rtsan/servers
 export JACK_NO_AUDIO_RESERVATION := 1
 
-.PHONY: deps build release install uninstall install-check example-check run test rtsan bench bench-tools bench-smoke soak clean
+.PHONY: deps build release install uninstall install-check example-check run test rtsan bench bench-tools bench-smoke baseline-jas soak clean
 
 deps:
 	@missing=""; \
@@ -113,8 +113,18 @@ bench-tools: deps
 	cc -O2 -Wall -IBenchmarks/CReference/include -o Benchmarks/bin/c-passthrough \
 	  Benchmarks/CReference/main.c Benchmarks/CReference/passthrough.c -ljack
 
-bench: release bench-tools
+# The commit before the session registry (session state in JACK metadata, polled): the arbitration benchmark's reference.
+REGISTRY_BASELINE := 2f3a2f584dca6e63e0016b0864e70f96ffb07625
+
+# jas as it was at REGISTRY_BASELINE, built in a worktree of its own (.build-baseline/).
+baseline-jas:
+	if [ ! -d .build-baseline/src ]; then git worktree add --force --detach .build-baseline/src $(REGISTRY_BASELINE); fi
+	$(SWIFT) build -c release --package-path .build-baseline/src --product jas
+
+bench: release bench-tools baseline-jas
 	.build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough
+	timeout 900 .build/release/arbitration-bench --jas "metadata (before)=.build-baseline/src/.build/release/jas" \
+	  --jas "registry (now)=.build/release/jas"
 	timeout 600 .build/release/recovery-bench
 	timeout 600 .build/release/latency-bench
 	timeout 600 .build/release/record-bench
@@ -128,6 +138,7 @@ bench-smoke: release bench-tools
 	timeout 300 .build/release/record-bench --seconds 2 --channels 8
 	timeout 300 .build/release/meter-bench --seconds 2 --cycles 300
 	timeout 300 .build/release/restart-soak --restarts 5
+	timeout 300 .build/release/arbitration-bench --runs 2
 
 # jas monitor, record and meter through 1000 jackd restarts (about 20 minutes; not part of make test).
 soak: release bench-tools
@@ -135,3 +146,5 @@ soak: release bench-tools
 
 clean:
 	rm -rf .build .build-rtsan Benchmarks/bin
+	git worktree remove --force .build-baseline/src 2>/dev/null || true
+	rm -rf .build-baseline

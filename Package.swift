@@ -113,6 +113,12 @@ let package = Package(
             dependencies: ["JackKit", "LoopbackHarness", "CJack"],
             path: "Benchmarks/RestartSoak"
         ),
+        // How fast sessions of different processes yield to each other, before and after the registry (make bench).
+        .executableTarget(
+            name: "arbitration-bench",
+            dependencies: ["JackKit", "LoopbackHarness"],
+            path: "Benchmarks/ArbitrationLatency"
+        ),
         // jas record next to jack_capture and a C capture client (make bench).
         .executableTarget(
             name: "record-bench",
@@ -153,7 +159,7 @@ let package = Package(
         // Test support: private jackd servers per test, logs on failure.
         .target(
             name: "JackTestSupport",
-            dependencies: ["LoopbackHarness", "JackKit"],
+            dependencies: ["LoopbackHarness", "JackKit", "AudioSession"],
             path: "Tests/JackTestSupport"
         ),
         .testTarget(

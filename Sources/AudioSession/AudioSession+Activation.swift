@@ -249,8 +249,6 @@ extension AudioSession {
             scheduleRouteRefresh()
             // A session's client that went away may have been interrupting or ducking this one.
             if !registered { scheduleArbitration() }
-        case let .propertyChange(_, key, _) where key == SessionState.metadataKey || key.isEmpty:
-            scheduleArbitration()
         case let .shutdown(_, reason):
             worker.async { [weak self] in self?.mediaServicesLost(reason: reason.isEmpty ? "JACK server shut down" : reason) }
         default:

@@ -96,13 +96,13 @@ extension AudioSession {
         return publishedSessions(using: client) ?? []
     }
 
-    /// nil when the metadata could not be read.
+    /// nil when the registry could not be read.
     func publishedSessions(using client: Client) -> [PublishedSession]? {
-        SessionDirectory.sessions(using: client, server: serverName) { [self] subject, refusal in
-            let key = "\(subject):\(refusal)"
+        SessionDirectory.sessions(in: registryEntry.registry, using: client) { [self] file, refusal in
+            let key = "\(file):\(refusal)"
             guard arbitration.withLock({ $0.refusalsReported.insert(key).inserted }) else { return }
-            let name = client.clientName(ofUUID: subject) ?? "client \(subject)"
-            let line = "jackaudiosession: ignoring the session state published by '\(name)': \(refusal)\n"
+            let line = "jackaudiosession: ignoring the session state in \(registryEntry.registry.directory)/\(file): "
+                + "\(refusal)\n"
             FileHandle.standardError.write(Data(line.utf8))
         }
     }
@@ -174,12 +174,12 @@ extension AudioSession {
         arbitrate()
     }
 
-    /// jackd drops a client's metadata the moment it closes, and a session
-    /// that vanishes looks like one that crashed (whose interruptions end
-    /// with shouldResume). So a close right after a deactivation waits until
-    /// 0.3 s have passed since it, long enough for the other sessions to read
-    /// whether it deactivated with notifyOthersOnDeactivation (an interrupted
-    /// session, being deactivated itself, looks every 100 ms).
+    /// A closed session's file is withdrawn, and a session that vanishes
+    /// looks like one that crashed (whose interruptions end with
+    /// shouldResume). So a close right after a deactivation waits until 0.3 s
+    /// have passed since it, long enough for the other sessions to read
+    /// whether it deactivated with notifyOthersOnDeactivation (they are woken
+    /// by the registry at once, or poll every 100 ms without inotify).
     func lingerAfterDeactivation() {
         guard let deactivatedAt = arbitration.withLock({ $0.deactivatedAt }) else { return }
         let remaining = 0.3 - Date().timeIntervalSince(deactivatedAt)
@@ -188,9 +188,14 @@ extension AudioSession {
 
     // MARK: The arbitration itself
 
-    /// Runs `arbitrate` soon on the worker (from JACK's notification thread).
+    /// Runs `arbitrate` soon on the worker (from JACK's notification thread
+    /// or the registry watch); a burst of requests runs it once.
     func scheduleArbitration() {
-        worker.async { [weak self] in self?.arbitrate() }
+        guard !arbitrationScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        worker.async { [weak self] in
+            self?.arbitrationScheduled.store(false, ordering: .releasing)
+            self?.arbitrate()
+        }
     }
 
     /// Reads every published session and acts on what concerns this one:
@@ -298,18 +303,24 @@ extension AudioSession {
         }
     }
 
-    /// Writes the state to the server when it changed.
+    /// Writes the state to the registry when it changed. A registry that
+    /// cannot be written is said once (the next change tries again).
     func publishState(on client: Client) {
-        let value = currentState(clientName: client.name).encoded()
+        var state = currentState(clientName: client.name)
+        state.clientUUID = client.uuid
+        let value = state.encoded()
         let changed = arbitration.withLock { state -> Bool in
             defer { state.published = value }
             return state.published != value
         }
         guard changed else { return }
         do {
-            try client.setProperty(SessionState.metadataKey, value: value, type: "application/json", on: client.uuid)
+            try registryEntry.publish(value)
         } catch {
             arbitration.withLock { $0.published = nil }
+            guard !registryFailureReported.exchange(true, ordering: .relaxed) else { return }
+            let line = "jackaudiosession: \(error); other sessions on '\(serverName)' cannot see this one until it can\n"
+            FileHandle.standardError.write(Data(line.utf8))
         }
     }
 
@@ -318,13 +329,18 @@ extension AudioSession {
         arbitration.withLock { $0.published = nil }
     }
 
-    /// Every 100 ms while the client is open: whether the session still
-    /// produces sound (ducking ends after the hold), and a full arbitration
-    /// every 500 ms in case a notification was missed — every 100 ms while
-    /// interrupted, because JACK sends no notifications to a deactivated
-    /// client, and an interrupted session is one.
+    /// While the client is open: the registry watch wakes the session when
+    /// another session's state changes or its process dies, and a timer
+    /// checks every 100 ms whether this session still produces sound (ducking
+    /// ends after the hold). A full arbitration also runs every 2 s in case a
+    /// wake-up was missed, and every 100 ms when inotify is unavailable.
     func startArbitrationTimer() {
         guard arbitrationTimer == nil else { return }
+        let watch = RegistryWatch(registry: registryEntry.registry, ownFile: registryEntry.file, queue: worker) {
+            [weak self] in self?.scheduleArbitration()
+        }
+        registryWatch = watch
+        let polling = !watch.isWatching
         let timer = DispatchSource.makeTimerSource(queue: worker)
         var ticks = 0
         timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
@@ -335,8 +351,8 @@ extension AudioSession {
             self.transition.lock()
             self.updateProducingSound()
             self.transition.unlock()
-            let (producing, interrupted) = self.arbitration.withLock { ($0.producingSound, $0.interrupter != nil) }
-            if ticks % 5 == 0 || producing != before || interrupted { self.arbitrate() }
+            let producing = self.arbitration.withLock { $0.producingSound }
+            if polling || ticks % 20 == 0 || producing != before { self.arbitrate() }
         }
         timer.resume()
         arbitrationTimer = timer
@@ -345,5 +361,6 @@ extension AudioSession {
     func stopArbitrationTimer() {
         arbitrationTimer?.cancel()
         arbitrationTimer = nil
+        registryWatch = nil
     }
 }

@@ -110,7 +110,7 @@ extension AudioSession {
         }
         install(fresh)
         let client = fresh
-        // jackd forgot all metadata: publish afresh (activation does it too).
+        // A new client has a new UUID: publish afresh (activation does it too).
         forgetPublishedState()
         let reactivate = wasActive && resetPolicy == .automatic
         if reactivate {

@@ -76,6 +76,13 @@ public final class AudioSession: @unchecked Sendable {
     let arbitration = Mutex(ArbitrationState())
     /// Guarded by `transition`.
     nonisolated(unsafe) var arbitrationTimer: DispatchSourceTimer?
+    /// Guarded by `transition`.
+    nonisolated(unsafe) var registryWatch: RegistryWatch?
+    /// This session's file in its server's registry.
+    let registryEntry: RegistryEntry
+    let arbitrationScheduled = Atomic<Bool>(false)
+    /// Set once a registry that could not be written was reported.
+    let registryFailureReported = Atomic<Bool>(false)
     /// Bumped by every port or client registration; a refresh runs once it settles.
     let registrationGeneration = Atomic<Int>(0)
     let hub: EventHub
@@ -99,6 +106,7 @@ public final class AudioSession: @unchecked Sendable {
         self.applicationName = applicationName ?? clientName
         self.recordConsent = recordConsent
         self.latencyCalibration = latencyCalibration
+        registryEntry = RegistryEntry(registry: SessionRegistry(serverName: self.serverName))
         hub = EventHub(center: notificationCenter)
     }
 
@@ -230,6 +238,7 @@ public final class AudioSession: @unchecked Sendable {
             return client
         }
         forgetPublishedState()
+        registryEntry.withdraw()
         transition.unlock()
         // Outside the session lock: a close waits for libjack's notification thread.
         client?.close()

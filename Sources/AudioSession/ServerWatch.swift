@@ -34,21 +34,7 @@ final class ServerWatch {
             guard poll(&poller, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
             let count = read(descriptor, &buffer, buffer.count)
             guard count > 0 else { continue }
-            if names(in: buffer.prefix(count)).contains(socketName) { return true }
+            if InotifyEvents.names(in: buffer.prefix(count)).contains(socketName) { return true }
         }
-    }
-
-    /// The file names in a buffer of inotify events.
-    private func names(in bytes: ArraySlice<UInt8>) -> [String] {
-        var names: [String] = []
-        var offset = bytes.startIndex
-        let header = MemoryLayout<inotify_event>.size
-        while offset + header <= bytes.endIndex {
-            let length = bytes[offset + 12..<offset + 16].withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self)) }
-            let nameBytes = bytes[(offset + header)..<min(bytes.endIndex, offset + header + length)]
-            names.append(String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self))
-            offset += header + length
-        }
-        return names
     }
 }

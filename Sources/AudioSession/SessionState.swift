@@ -2,15 +2,12 @@ import Foundation
 import JackKit
 
 /// What a session publishes about itself for the sessions of other processes,
-/// as JSON in the JACK metadata property `urn:jackaudiosession:session-state`
-/// on its client's UUID. jackd is the only shared place: no daemon, nothing
-/// left running, and the state goes when the client goes.
+/// as JSON in its file of the server's `SessionRegistry`: no daemon, nothing
+/// left running, and the state goes when the session's process goes.
 ///
 /// What others publish is untrusted input: `parse` accepts only a bounded,
 /// well-formed value of the current version and refuses anything else.
 public struct SessionState: Codable, Sendable, Equatable {
-    /// The metadata key.
-    public static let metadataKey = "urn:jackaudiosession:session-state"
     /// Longer values are refused without being parsed.
     public static let maximumLength = 4096
     public static let currentVersion = 1
@@ -47,6 +44,8 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var resumeOthers: Bool
     /// Its multiRoute output streams while active (absent otherwise).
     public var streams: [Stream]?
+    /// Its JACK client's UUID on the server (a state without one is refused).
+    public var clientUUID: UInt64?
 
     /// One multiRoute output stream as published.
     public struct Stream: Codable, Sendable, Equatable {
@@ -73,7 +72,7 @@ public struct SessionState: Codable, Sendable, Equatable {
     public init(server: String, client: String, pid: Int32, category: Category, mode: Mode, options: [String],
                 active: Bool, priority: AudioSession.Priority, order: UInt64, interrupted: Bool, interruptedBy: String?,
                 producingSound: Bool, ducking: Bool, ducked: Bool, duckLevelDB: Double, resumeOthers: Bool,
-                streams: [Stream]? = nil) {
+                streams: [Stream]? = nil, clientUUID: UInt64? = nil) {
         self.server = server
         self.client = client
         self.pid = pid
@@ -91,6 +90,7 @@ public struct SessionState: Codable, Sendable, Equatable {
         self.duckLevelDB = duckLevelDB
         self.resumeOthers = resumeOthers
         self.streams = streams
+        self.clientUUID = clientUUID
     }
 
     /// The options as a set (names that are not options are ignored).
@@ -164,21 +164,26 @@ public struct PublishedSession: Sendable, Equatable {
 
 /// Reads the sessions published on a server.
 public enum SessionDirectory {
-    /// Every session on `client`'s server whose client is alive and whose
-    /// state is well-formed (nil when the metadata could not be read); a
-    /// refused value is reported to `refused`.
-    public static func sessions(using client: Client, server: String,
-                                refused: (UInt64, SessionState.Refusal) -> Void = { _, _ in }) -> [PublishedSession]? {
-        client.subjects(withProperty: SessionState.metadataKey)?.compactMap { subject, value in
-            switch SessionState.parse(value) {
+    /// Every live session in `registry` whose state is well-formed (nil when
+    /// the registry could not be read); a refused file is reported to
+    /// `refused`. With `client`, only sessions whose JACK client is on the
+    /// server now: a session that is reconnecting after a server restart
+    /// still holds its file, under its old client's UUID.
+    public static func sessions(in registry: SessionRegistry, using client: Client?,
+                                refused: (String, SessionState.Refusal) -> Void = { _, _ in }) -> [PublishedSession]? {
+        registry.liveRecords()?.compactMap { record in
+            switch SessionState.parse(record.text) {
             case let .failure(refusal):
-                refused(subject, refusal)
+                refused(record.file, refusal)
                 return nil
             case let .success(state):
-                // Metadata outlives clients and may belong to another server:
-                // the UUID must name this very client on this server now.
-                guard state.server == server, client.clientName(ofUUID: subject) == state.client else { return nil }
-                return PublishedSession(uuid: subject, state: state)
+                guard let uuid = state.clientUUID else {
+                    refused(record.file, .malformed("no clientUUID"))
+                    return nil
+                }
+                guard state.server == registry.serverName else { return nil }
+                if let client, client.clientName(ofUUID: uuid) != state.client { return nil }
+                return PublishedSession(uuid: uuid, state: state)
             }
         }
     }

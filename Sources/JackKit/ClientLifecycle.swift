@@ -77,12 +77,6 @@ public final class ClientLifecycle: Sendable {
         clients.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(client)) }
     }
 
-    /// Runs `body` on the lane: no open or close of this process runs
-    /// meanwhile (an open maps libjack's shared state, such as its metadata store).
-    public func betweenOpensAndCloses(_ body: @escaping @Sendable () -> Void) {
-        _ = try? perform("waiting for libjack's opens and closes", within: Self.openBound, body)
-    }
-
     /// After the server `serverName` stopped: waits (at most `seconds`) until
     /// this process's clients of it have heard (their shutdown callback ran),
     /// then closes them on the lane. A shutdown heard late would otherwise

@@ -1,12 +1,57 @@
 import CJack
+import Foundation
 import Synchronization
 
-/// libjack's metadata functions share one database handle per process and
-/// are not safe to call from several threads at once (two sessions in one
-/// process, each on its own queue, crashed inside jack_get_property): every
-/// metadata call in this process goes through this lock. Never taken on the
-/// real-time thread.
-let metadataLock = Mutex(())
+/// libjack's metadata calls: one at a time in the process (they share one
+/// database handle and are not thread-safe: two sessions in one process, each
+/// on its own queue, crashed inside jack_get_property), each within a bound.
+///
+/// jackd2 keeps metadata in a Berkeley DB every JACK process of the user opens
+/// (`/dev/shm/jack_db-UID`); a process killed inside a call can leave one of
+/// its locks held, and every later call of every process waits on it for
+/// ever. A call that has not returned within `bound` seconds marks the store
+/// as not answering: it is said once, on stderr, with what to do, and every
+/// later metadata call of this process answers "nothing" at once. The stuck
+/// call's thread stays where libjack left it. Never used on the real-time thread.
+public enum MetadataCalls {
+    public static let bound: Double = 2
+    private static let queue = DispatchQueue(label: "jackkit.metadata")
+    private static let stuck = Mutex<String?>(nil)
+
+    /// Why metadata is not read any more in this process (nil while it answers).
+    public static var notAnswering: String? { stuck.withLock { $0 } }
+
+    /// Runs `body` on the metadata queue; nil when the store does not answer.
+    static func run<T>(_ what: String, _ body: @escaping @Sendable () -> T?) -> T? {
+        guard notAnswering == nil else { return nil }
+        let outcome = CallOutcome<T>()
+        let finished = DispatchSemaphore(value: 0)
+        queue.async {
+            outcome.value = body()
+            finished.signal()
+        }
+        guard finished.wait(timeout: .now() + bound) == .success else {
+            let store = "/dev/shm/jack_db-\(getuid())"
+            let reason = "JACK's metadata store (\(store)) did not answer \(what) within \(Int(bound)) s"
+            let first = stuck.withLock { current -> Bool in
+                defer { current = current ?? reason }
+                return current == nil
+            }
+            if first {
+                let line = "jackkit: \(reason): a process killed inside a metadata call may hold its lock. Port groups, "
+                    + "port types and pretty names are not read in this process from now on. To repair it: stop every "
+                    + "JACK client and jackd, remove \(store), and start jackd again.\n"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+            return nil
+        }
+        return outcome.value
+    }
+
+    private final class CallOutcome<T>: @unchecked Sendable {
+        var value: T?
+    }
+}
 
 /// Well-known JACK metadata keys.
 public enum MetadataKey {
@@ -25,13 +70,15 @@ public enum MetadataKey {
 extension Client {
     /// Sets a metadata property on `subject` (a client or port UUID).
     public func setProperty(_ key: String, value: String, type: String? = nil, on subject: UInt64) throws(JackError) {
-        let code = try request { handle in metadataLock.withLock { _ in jack_set_property(handle, subject, key, value, type) } }
-        if code != 0 { throw .propertyFailed(key: key, subject: String(subject), code: code) }
+        let code = MetadataCalls.run("setting \(key)") { [self] in
+            Result { () throws(JackError) in try request { jack_set_property($0, subject, key, value, type) } }
+        } ?? .success(-1)
+        if try code.get() != 0 { throw .propertyFailed(key: key, subject: String(subject), code: try code.get()) }
     }
 
     /// The value of a metadata property on `subject`, or nil when it has none.
     public func property(_ key: String, on subject: UInt64) -> String? {
-        metadataLock.withLock { _ in
+        MetadataCalls.run("reading \(key)") {
             var value: UnsafeMutablePointer<CChar>?
             var type: UnsafeMutablePointer<CChar>?
             guard jack_get_property(subject, key, &value, &type) == 0, let value else { return nil }
@@ -45,8 +92,10 @@ extension Client {
 
     /// Removes a metadata property from `subject`.
     public func removeProperty(_ key: String, on subject: UInt64) throws(JackError) {
-        let code = try request { handle in metadataLock.withLock { _ in jack_remove_property(handle, subject, key) } }
-        if code != 0 { throw .propertyFailed(key: key, subject: String(subject), code: code) }
+        let code = MetadataCalls.run("removing \(key)") { [self] in
+            Result { () throws(JackError) in try request { jack_remove_property($0, subject, key) } }
+        } ?? .success(-1)
+        if try code.get() != 0 { throw .propertyFailed(key: key, subject: String(subject), code: try code.get()) }
     }
 }
 
@@ -68,10 +117,10 @@ extension Client {
     /// Every subject that has a `key` property, with its value (one read of
     /// the metadata store for all of them); nil when the store could not be read.
     public func subjects(withProperty key: String) -> [(subject: UInt64, value: String)]? {
-        metadataLock.withLock { _ in allSubjects(withProperty: key) }
+        MetadataCalls.run("listing every property") { Self.allSubjects(withProperty: key) }
     }
 
-    private func allSubjects(withProperty key: String) -> [(subject: UInt64, value: String)]? {
+    private static func allSubjects(withProperty key: String) -> [(subject: UInt64, value: String)]? {
         var descriptions: UnsafeMutablePointer<jack_description_t>?
         let count = jack_get_all_properties(&descriptions)
         guard count >= 0 else { return nil }

@@ -76,10 +76,8 @@ public final class LoopbackServer: @unchecked Sendable {
         logPath = NSTemporaryDirectory() + "/\(name).log"
         // setpriv (util-linux) makes the kernel send SIGTERM to jackd when the
         // thread that started it dies, so a crashed test leaves no server behind.
-        // Slots of servers that were killed stay taken until freed, and their
-        // metadata store may be worn out (see ServerRegistry).
+        // Slots of servers that were killed stay taken until freed.
         ServerRegistry.reclaimDeadServers()
-        ServerRegistry.resetMetadataStoreIfNoServerRuns()
         let guardian = Self.findExecutable("setpriv").map { [$0, "--pdeathsig", "TERM", "--"] } ?? []
         let arguments = guardian + [jackd, "-n", name, "-r"] + serverArguments + ["-L", String(loopbackChannels), "-d", "dummy",
                          "-r", String(sampleRate), "-p", String(period)] + backendArguments

@@ -64,29 +64,6 @@ public enum ServerRegistry {
         return freed
     }
 
-    /// Removes jackd's metadata store (`/dev/shm/jack_db-UID`, a Berkeley DB
-    /// environment all servers of this user share) when no server of this
-    /// user runs. jack2 1.9.21 leaks a few of the environment's mutexes for
-    /// every client process that dies without closing it; after about a
-    /// hundred such processes every metadata call fails ("BDB2034 unable to
-    /// allocate memory for mutex") until the store is removed, which jackd
-    /// does when it stops cleanly but not when it is killed. Returns whether
-    /// it removed the store.
-    @discardableResult
-    public static func resetMetadataStoreIfNoServerRuns() -> Bool {
-        let live = (slots() ?? []).contains { kill($0.pid, 0) == 0 || errno != ESRCH }
-        guard !live else { return false }
-        let path = "/dev/shm/jack_db-\(getuid())"
-        guard FileManager.default.fileExists(atPath: path) else { return false }
-        // Never while a libjack open in this process is opening the store
-        // (Berkeley DB died of SIGBUS when its files went mid-open).
-        let removed = Atomic<Bool>(false)
-        ClientLifecycle.shared.betweenOpensAndCloses {
-            removed.store((try? FileManager.default.removeItem(atPath: path)) != nil, ordering: .relaxed)
-        }
-        return removed.load(ordering: .relaxed)
-    }
-
     /// `jack-0:NAME:` → `NAME`.
     static func serverName(fromPrefix prefix: String) -> String? {
         guard prefix.hasPrefix("jack-"), prefix.hasSuffix(":"),

@@ -16,18 +16,15 @@ struct Sessions: ParsableCommand {
     var json = false
 
     func run() throws {
-        let client: Client
-        do {
-            client = try Client(name: "jas-sessions", serverName: server ?? Client.defaultServerName)
-        } catch {
-            Output.diagnostic("jas sessions: \(error)")
-            throw ExitCode(2)
-        }
-        defer { client.close() }
-        guard let published = SessionDirectory.sessions(using: client, server: client.serverName, refused: { subject, refusal in
-            Output.diagnostic("jas sessions: ignoring the state published by client \(subject): \(refusal)")
+        let serverName = server ?? Client.defaultServerName
+        let registry = SessionRegistry(serverName: serverName)
+        // The registry alone says which sessions live (a dead one's lock is
+        // gone); jackd is not asked, so this works while it restarts too.
+        guard let published = SessionDirectory.sessions(in: registry, using: nil, refused: { file, refusal in
+            Output.diagnostic("jas sessions: ignoring \(registry.directory)/\(file): \(refusal)")
         }) else {
-            Output.diagnostic("jas sessions: could not read the metadata of server '\(client.serverName)'")
+            Output.diagnostic("jas sessions: cannot read the session registry \(registry.directory): "
+                              + "\(String(cString: strerror(errno)))")
             throw ExitCode(2)
         }
         let sessions = published.sorted { Arbitration.precedes($0, $1) }
@@ -46,7 +43,7 @@ struct Sessions: ParsableCommand {
                       + "; " + flags.joined(separator: ", "))
             }
         }
-        if sessions.isEmpty && !json { print("no sessions on '\(client.serverName)'") }
+        if sessions.isEmpty && !json { print("no sessions on '\(serverName)'") }
     }
 }
 

@@ -117,7 +117,7 @@ struct ServerStatus: Encodable {
                               connections: port.connections, captureLatency: [capture.min, capture.max],
                               playbackLatency: [playback.min, playback.max])
         }
-        let sessions = SessionDirectory.sessions(using: client, server: client.serverName) ?? []
+        let sessions = SessionDirectory.sessions(in: SessionRegistry(serverName: client.serverName), using: client) ?? []
         streams = sessions.flatMap { session in
             (session.state.streams ?? []).map {
                 StreamStatus(session: session.state.client, name: $0.name, destination: $0.destination,

@@ -1,3 +1,4 @@
+import AudioSession
 import Foundation
 import LoopbackHarness
 import XCTest
@@ -33,6 +34,8 @@ open class JackTestCase: XCTestCase {
                 print("---- jackd '\(server.name)' log (\(server.logPath)) ----\n\(server.log)\n---- end of log ----")
             }
         }
+        // Their session registry folders, once empty (a file left behind is evidence).
+        for server in servers { rmdir(SessionRegistry(serverName: server.name).directory) }
         servers.removeAll()
         super.tearDown()
     }

@@ -15,7 +15,7 @@ final class RecordWedgeTests: JackTestCase {
         let path = "\(folder)/take.wav"
         let recorder = try RecordProcess(jas: jas, arguments: [
             "--server", server.name, "--ports", "loopback:capture_1", "--output", path, "--for", "3"],
-            environment: ["LD_PRELOAD": try CloseRaceHookLibrary.path(), "CLOSE_RACE_HOLD_MS": "600000"])
+            environment: ["LD_PRELOAD": try HookLibrary.closeRace.path(), "CLOSE_RACE_HOLD_MS": "600000"])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.objects.contains { $0["event"] as? String == "progress" } },
                       recorder.stderr)
         // A client arriving: the recorder's notification thread now sits inside libjack, holding its mutex.

@@ -261,13 +261,13 @@ final class InterruptionTests: JackTestCase {
                 continue
             }
             XCTAssertTrue(waitUntil {
-                let states = SessionDirectory.sessions(using: reader, server: server.name) ?? []
+                let states = SessionDirectory.sessions(in: SessionRegistry(serverName: server.name), using: reader) ?? []
                 return states.filter { $0.state.client.hasSuffix("-\(round)") }.count == 2
                     && states.filter(\.state.active).count == 1 && states.filter(\.state.interrupted).count == 1
-            }, "round \(round): raw \(reader.subjects(withProperty: SessionState.metadataKey).map { "\($0)" } ?? "unreadable") "
-               + "\(SessionDirectory.sessions(using: reader, server: server.name) ?? []) "
+            }, "round \(round): raw \(SessionRegistry(serverName: server.name).liveRecords().map { "\($0)" } ?? "unreadable") "
+               + "\(SessionDirectory.sessions(in: SessionRegistry(serverName: server.name), using: reader) ?? []) "
                + players.map { "\($0.name): \($0.lines.objects) \($0.process.isRunning ? "" : $0.diagnostics)" }.joined())
-            let states = SessionDirectory.sessions(using: reader, server: server.name) ?? []
+            let states = SessionDirectory.sessions(in: SessionRegistry(serverName: server.name), using: reader) ?? []
             let winner = try XCTUnwrap(states.first(where: \.state.active), "round \(round)")
             let loser = try XCTUnwrap(states.first(where: \.state.interrupted), "round \(round)")
             XCTAssertTrue(Arbitration.precedes(loser, winner), "round \(round): the earlier activation won")
@@ -320,34 +320,45 @@ final class InterruptionTests: JackTestCase {
         })
         try plain.activate()
         try plain.connect("plain:out", to: "loopback:playback_2")
-        let hostile = try Client(name: "hostile", serverName: server.name)
-        defer { hostile.close() }
         let session = AudioSession(clientName: "victim", serverName: server.name)
         defer { session.close() }
         try session.setCategory(.playback)
         session.setPreferredOutputPortNames(["loopback:playback_1"])
         try session.setActive(true)
-        var valid = SessionState(server: server.name, client: "hostile", pid: 1, category: .playback, mode: .default,
+        // Well-formed but for its duck level, and naming a client that is on the server.
+        var valid = SessionState(server: server.name, client: "plain", pid: 1, category: .playback, mode: .default,
                                  options: [], active: true, priority: .ordinary, order: UInt64.max, interrupted: false,
                                  interruptedBy: nil, producingSound: true, ducking: true, ducked: false,
                                  duckLevelDB: -20, resumeOthers: false)
         valid.duckLevelDB = -1e308
+        valid.clientUUID = plain.uuid
         let values = ["garbage", String(repeating: "{", count: 100_000), #"{"version":1,"active":"yes"}"#,
                       #"{"version":99}"#, valid.encoded().replacingOccurrences(of: "-1e+308", with: "-1e999"),
                       valid.encoded(), "\u{0}\u{1}\u{FFFF}", "[]", "null"]
-        var published = 0
-        for value in values {
-            // JACK itself refuses some (too long): those reach no one.
-            guard (try? hostile.setProperty(SessionState.metadataKey, value: value, on: hostile.uuid)) != nil else { continue }
-            published += 1
+        // Each planted as a live session's file would be (locked, so not
+        // taken for a dead one), plus what is no session file at all.
+        let registry = SessionRegistry(serverName: server.name)
+        var planted: [Int32] = []
+        defer { planted.forEach { close($0) } }
+        for (index, value) in values.enumerated() {
+            let path = registry.directory + "/hostile-\(index).json"
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            XCTAssertGreaterThanOrEqual(descriptor, 0, path)
+            XCTAssertEqual(Array(value.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }, value.utf8.count)
+            XCTAssertEqual(flock(descriptor, LOCK_EX), 0)
+            planted.append(descriptor)
             usleep(50_000)
             XCTAssertTrue(session.isActive, "interrupted by a hostile value: \(value.prefix(80))")
             XCTAssertFalse(session.isDucked)
         }
-        XCTAssertGreaterThanOrEqual(published, values.count - 2)
+        XCTAssertEqual(mkfifo(registry.directory + "/fifo.json", 0o600), 0)
+        XCTAssertEqual(symlink("/dev/zero", registry.directory + "/link.json"), 0)
+        XCTAssertEqual(mkdir(registry.directory + "/folder.json", 0o700), 0)
+        usleep(300_000)
+        XCTAssertTrue(session.isActive)
         XCTAssertTrue(session.publishedSessions().allSatisfy { $0.state.client == "victim" })
+        XCTAssertEqual(session.publishedSessions().count, 1)
         XCTAssertEqual(probe.levels()[0], 20 * log10(0.25), accuracy: 0.1, "the plain client's audio changed")
-        XCTAssertNil(plain.property(SessionState.metadataKey, on: plain.uuid))
         XCTAssertEqual(out.connections, ["loopback:playback_2"])
     }
 
@@ -365,7 +376,7 @@ final class InterruptionTests: JackTestCase {
         let reader = try Client(name: "reader", serverName: second.name)
         defer { reader.close() }
         XCTAssertTrue(waitUntil {
-            SessionDirectory.sessions(using: reader, server: name)?.map(\.state.client) == ["survivor"]
+            SessionDirectory.sessions(in: SessionRegistry(serverName: name), using: reader)?.map(\.state.client) == ["survivor"]
         })
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Wakes a session when another session's file in the registry changes: an
+/// inotify watch on the server's folder. A state published (a file renamed
+/// into place), withdrawn (removed), or let go of because its process died
+/// (the kernel closes the file it held open for writing: `IN_CLOSE_WRITE`,
+/// SIGKILL included) each call `changed` on `queue`, a burst of them once.
+/// The session's own file is not watched. Without inotify (the per-user limit
+/// of instances reached) `isWatching` is false and the caller polls instead.
+final class RegistryWatch: @unchecked Sendable {
+    private let descriptor: Int32
+    private let source: DispatchSourceRead?
+    private let ownFile: String
+
+    init(registry: SessionRegistry, ownFile: String, queue: DispatchQueue, changed: @escaping @Sendable () -> Void) {
+        self.ownFile = ownFile
+        try? registry.prepare()
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        let mask = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_DELETE_SELF)
+        guard fd >= 0, inotify_add_watch(fd, registry.directory, mask) >= 0 else {
+            if fd >= 0 { close(fd) }
+            descriptor = -1
+            source = nil
+            return
+        }
+        descriptor = fd
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [ownFile] in
+            if Self.drain(fd, ignoring: ownFile) { changed() }
+        }
+        source.setCancelHandler { close(fd) }
+        source.resume()
+        self.source = source
+    }
+
+    deinit { source?.cancel() }
+
+    /// Whether changes are seen as they happen.
+    var isWatching: Bool { source != nil }
+
+    /// Reads every pending event; whether any concerned another session's file.
+    private static func drain(_ fd: Int32, ignoring ownFile: String) -> Bool {
+        var relevant = false
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            guard count > 0 else { return relevant }
+            // Half-written files (".writing-…") are not states yet.
+            if InotifyEvents.names(in: buffer.prefix(count)).contains(where: { $0 != ownFile && !$0.hasPrefix(".") }) {
+                relevant = true
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import Synchronization
+
+/// Where the sessions of one JACK server find each other: a folder of the
+/// user's runtime directory per server name
+/// (`$XDG_RUNTIME_DIR/jackaudiosession/SERVER/`, else a private
+/// `/tmp/jackaudiosession-UID/SERVER/`), one file per session.
+///
+/// * A session writes its state atomically (a new file, then `rename`), and
+///   holds an exclusive `flock` on the file it published for as long as it
+///   lives. A process that dies, SIGKILL included, drops the lock with it, so a
+///   reader that finds a file unlocked knows its session is gone, and removes it.
+/// * A restarted server of the same name finds the same folder; servers of
+///   other names never see each other's sessions.
+/// * Nothing here goes through jackd or its metadata store, so a wedged or
+///   broken store (see JACK-NOTES.md) cannot silence arbitration.
+public struct SessionRegistry: Sendable {
+    /// The folder of this server's sessions.
+    public let directory: String
+    /// The folder that holds every server's folder.
+    public let base: String
+    public let serverName: String
+
+    /// Files of more bytes are never read (a state is at most `SessionState.maximumLength`).
+    static let maximumFileSize = SessionState.maximumLength
+    static let suffix = ".json"
+
+    public init(serverName: String, base: String = SessionRegistry.baseDirectory) {
+        self.serverName = serverName
+        self.base = base
+        directory = base + "/" + Self.folderName(forServer: serverName)
+    }
+
+    /// `$XDG_RUNTIME_DIR/jackaudiosession` when the variable names a folder,
+    /// else `/tmp/jackaudiosession-UID`.
+    public static var baseDirectory: String {
+        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            var info = stat()
+            if stat(runtime, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                return runtime + "/jackaudiosession"
+            }
+        }
+        return "/tmp/jackaudiosession-\(getuid())"
+    }
+
+    /// A server name as one safe folder name: letters, digits, `.`, `_` and
+    /// `-` as they are, every other byte as `%XX` (so `a/b` and `a%2Fb` differ,
+    /// and `.` or `..` cannot climb out).
+    static func folderName(forServer name: String) -> String {
+        var folder = ""
+        for byte in name.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if byte < 0x80, CharacterSet.alphanumerics.contains(scalar) || "_-".unicodeScalars.contains(scalar) {
+                folder.unicodeScalars.append(scalar)
+            } else if byte == UInt8(ascii: "."), !folder.isEmpty {
+                folder.append(".")
+            } else {
+                folder += String(format: "%%%02X", byte)
+            }
+        }
+        return folder.isEmpty ? "%" : folder
+    }
+
+    /// Why the registry could not be used, naming the folder and what to do.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Creates the folder (and the base, private to the user) if need be.
+    func prepare() throws(Failure) {
+        for (path, isBase) in [(base, true), (directory, false)] {
+            if mkdir(path, 0o700) != 0 && errno != EEXIST {
+                throw Failure(description: "cannot create the session registry folder \(path): "
+                              + "\(String(cString: strerror(errno))); check that its parent is writable")
+            }
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw Failure(description: "the session registry \(path) is not a folder; remove it")
+            }
+            // Under /tmp anybody could have made the base: it must be ours and private.
+            if isBase, info.st_uid != getuid() || info.st_mode & 0o077 != 0 {
+                throw Failure(description: "the session registry folder \(path) is not private to user \(getuid()) "
+                              + "(owner \(info.st_uid), mode \(String(info.st_mode & 0o777, radix: 8))); remove it, "
+                              + "or set XDG_RUNTIME_DIR to a folder of your own")
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// A session's file as read: its name in the folder and its text.
+    public struct Record: Sendable, Equatable {
+        public let file: String
+        public let text: String
+    }
+
+    /// The files of live sessions, read; files of sessions whose process is
+    /// gone are removed on the way (and so are abandoned half-written ones).
+    /// nil when the folder cannot be read; empty when it does not exist yet.
+    public func liveRecords() -> [Record]? {
+        guard let folder = opendir(directory) else { return errno == ENOENT ? [] : nil }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            names.append(name)
+        }
+        var records: [Record] = []
+        for name in names.sorted() {
+            if name.hasPrefix(".") {
+                if name.hasPrefix(RegistryEntry.temporaryPrefix) { removeIfAbandoned(temporary: name) }
+                continue
+            }
+            guard name.hasSuffix(Self.suffix), let text = readIfLive(name) else { continue }
+            records.append(Record(file: name, text: text))
+        }
+        return records
+    }
+
+    /// The text of `name` when its session holds its lock; nil (and the file
+    /// removed) when nobody does.
+    private func readIfLive(_ name: String) -> String? {
+        let path = directory + "/" + name
+        // A file replaced between open and lock is read again (a few times at most).
+        for _ in 0..<4 {
+            // O_NONBLOCK: a FIFO planted here must not block the reader.
+            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            defer { close(descriptor) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
+                // Nobody holds it: its session died, unless it was replaced
+                // (and its old file let go) after the open: look again then.
+                var now = stat()
+                guard lstat(path, &now) == 0 else { return nil }
+                if now.st_ino == info.st_ino && now.st_dev == info.st_dev {
+                    unlink(path)
+                    return nil
+                }
+                continue
+            }
+            // One byte past the bound, so that a longer file is refused as such.
+            var bytes = [UInt8](repeating: 0, count: Self.maximumFileSize + 1)
+            let count = read(descriptor, &bytes, bytes.count)
+            guard count >= 0 else { return nil }
+            return String(decoding: bytes.prefix(count), as: UTF8.self)
+        }
+        return nil
+    }
+
+    /// A half-written file whose writer is gone (killed between creating and
+    /// renaming it): removed once unlocked and a few seconds old.
+    private func removeIfAbandoned(temporary name: String) {
+        let path = directory + "/" + name
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, time(nil) - info.st_mtim.tv_sec > 5,
+              flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return }
+        unlink(path)
+    }
+}
+
+/// One session's own file in the registry, locked for as long as it is held.
+public final class RegistryEntry: @unchecked Sendable {
+    static let temporaryPrefix = ".writing-"
+    private static let serial = Mutex<Int>(0)
+
+    public let registry: SessionRegistry
+    /// The file's name in the folder: `PID-N.json`.
+    public let file: String
+    private let state = Mutex<(descriptor: Int32, failure: String?)>((-1, nil))
+
+    public init(registry: SessionRegistry) {
+        self.registry = registry
+        let number = Self.serial.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        file = "\(getpid())-\(number)\(SessionRegistry.suffix)"
+    }
+
+    deinit { withdraw() }
+
+    /// Publishes `text` in place of what the entry held: written to a new
+    /// file that is locked before it is renamed over the old one, so a
+    /// reader never sees a partial state or an unlocked live one.
+    public func publish(_ text: String) throws(SessionRegistry.Failure) {
+        try registry.prepare()
+        let temporary = registry.directory + "/" + Self.temporaryPrefix + file
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .init(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, written == bytes.count,
+              rename(temporary, registry.directory + "/" + file) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            unlink(temporary)
+            throw .init(description: "cannot publish the session state in \(registry.directory): \(reason)")
+        }
+        let old = state.withLock { entry -> Int32 in
+            defer { entry.descriptor = descriptor }
+            return entry.descriptor
+        }
+        if old >= 0 { close(old) }
+    }
+
+    /// Removes the file and lets go of its lock.
+    public func withdraw() {
+        let descriptor = state.withLock { entry -> Int32 in
+            defer { entry.descriptor = -1 }
+            return entry.descriptor
+        }
+        guard descriptor >= 0 else { return }
+        unlink(registry.directory + "/" + file)
+        close(descriptor)
+    }
+
+    /// Whether the entry holds a published file now.
+    public var isPublished: Bool { state.withLock { $0.descriptor >= 0 } }
+}

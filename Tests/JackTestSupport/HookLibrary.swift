@@ -1,0 +1,50 @@
+import Foundation
+import Synchronization
+
+/// A test hook written in C (a folder of Tests/ with one source file), built
+/// as a shared library for LD_PRELOAD so that a real `jas` process runs with it:
+/// * `CloseRaceHook/hook.c`: with `CLOSE_RACE_HOLD_MS` in the environment, the
+///   first client arriving after the session started holds libjack's
+///   notification thread that long;
+/// * `StuckMetadataHook/stuck.c`: with `STUCK_METADATA` set, every metadata
+///   read blocks for ever (a wedged metadata store).
+public enum HookLibrary {
+    case closeRace, stuckMetadata
+
+    private var source: (folder: String, file: String) {
+        switch self {
+        case .closeRace: ("CloseRaceHook", "hook.c")
+        case .stuckMetadata: ("StuckMetadataHook", "stuck.c")
+        }
+    }
+
+    private static let built = Mutex<[String: String]>([:])
+
+    /// The library's path, compiled with cc once per test process (removed when it exits).
+    public func path() throws -> String {
+        let (folder, file) = source
+        return try Self.built.withLock { built in
+            if let path = built[folder] { return path }
+            let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent(folder)
+            let library = NSTemporaryDirectory() + "\(folder)-\(getpid()).so"
+            let cc = Process()
+            cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            cc.arguments = ["cc", "-shared", "-fPIC", "-O1", "-I", directory.appendingPathComponent("include").path,
+                            "-o", library, directory.appendingPathComponent(file).path, "-ldl"]
+            try cc.run()
+            cc.waitUntilExit()
+            guard cc.terminationStatus == 0 else {
+                throw NSError(domain: "HookLibrary", code: Int(cc.terminationStatus),
+                              userInfo: [NSLocalizedDescriptionKey: "cc could not build \(folder)/\(file)"])
+            }
+            if built.isEmpty { atexit { HookLibrary.removeBuilt() } }
+            built[folder] = library
+            return library
+        }
+    }
+
+    private static func removeBuilt() {
+        for path in built.withLock({ Array($0.values) }) { unlink(path) }
+    }
+}

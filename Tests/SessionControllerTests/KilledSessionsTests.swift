@@ -1,0 +1,148 @@
+import AudioSession
+import Foundation
+import JackKit
+import JackTestSupport
+import LoopbackHarness
+import XCTest
+
+/// Sessions killed at random moments of their lives, hundreds of times, on
+/// one jackd: arbitration (which lives in the session registry, not in
+/// jackd's metadata store) must still work afterwards, on a healthy store, a
+/// broken one, and one that does not answer at all.
+final class KilledSessionsTests: JackTestCase {
+    typealias Player = InterruptionTests.Player
+
+    /// RMS of a −20 dBFS-peak sine.
+    let playing = -20 - 10 * log10(2.0)
+
+    /// Starts two `jas play --mix` at once and SIGKILLs both at a random
+    /// moment of their first 0.8 s (in start-up, opening their client,
+    /// activating, publishing, playing), `kills / 2` times.
+    func killMixingPlayers(on server: LoopbackServer, kills: Int) throws {
+        var moments: [UInt32] = []
+        for round in 0..<(kills + 1) / 2 {
+            let players = try (1...2).map { side -> Process in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: jas)
+                process.arguments = ["play", "--server", server.name, "--mix", "--name", "mix-\(round)-\(side)",
+                                     "--port", "loopback:playback_\(side)"]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            let moment = UInt32.random(in: 0...800_000)
+            moments.append(moment)
+            usleep(moment)
+            for player in players { kill(player.processIdentifier, SIGKILL) }
+            for player in players { player.waitUntilExit() }
+        }
+        let sorted = moments.sorted()
+        print("killed \(moments.count * 2) sessions, moments after start: median \(sorted[sorted.count / 2] / 1000) ms, "
+              + "range \(sorted.first! / 1000)–\(sorted.last! / 1000) ms")
+    }
+
+    /// The server answers, no dead session is listed or left in the
+    /// registry, a call interrupts a player (silent at once, resumed after),
+    /// and a ducker lowers it by its level.
+    func assertArbitrationWorks(on server: LoopbackServer, environment: [String: String] = [:],
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        let answering = try Client(name: "after-the-kills", serverName: server.name)
+        XCTAssertTrue(answering.portNames(flags: [.physical, .output]).contains("loopback:capture_1"),
+                      "the server does not answer", file: file, line: line)
+        answering.close()
+
+        let listing = try run([jas, "sessions", "--server", server.name, "--json"])
+        XCTAssertEqual(listing.status, 0, listing.output, file: file, line: line)
+        XCTAssertEqual(listing.output, "", "jas sessions lists sessions that were killed", file: file, line: line)
+        let registry = SessionRegistry(serverName: server.name)
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: registry.directory)) ?? []
+        XCTAssertEqual(left.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }, [], "files of dead sessions",
+                       file: file, line: line)
+
+        let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
+        let player = try Player(jas: jas, server: server.name, name: "survivor", port: "loopback:playback_1")
+        XCTAssertTrue(waitUntil(timeout: 10) { player.started }, "the player did not start", file: file, line: line)
+        XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5, file: file, line: line)
+
+        let call = try run([jas, "interrupt", "--server", server.name, "--as", "call", "--for", "1", "--json"],
+                           environment: environment)
+        XCTAssertEqual(call.status, 0, call.output, file: file, line: line)
+        XCTAssertTrue(call.output.contains(#""interrupted":["survivor"]"#), call.output, file: file, line: line)
+        XCTAssertEqual(player.interruptions("began").first?["reason"] as? String, "callStarted", file: file, line: line)
+        XCTAssertTrue(waitUntil { player.interruptions("ended").count == 1 }, "\(player.lines.objects)",
+                      file: file, line: line)
+        XCTAssertTrue(waitUntil { probe.levels(over: 0.1)[0] > playing - 0.5 }, "the player did not resume",
+                      file: file, line: line)
+
+        let ducker = try Player(jas: jas, server: server.name, name: "ducker", port: "loopback:playback_2",
+                                arguments: ["--duck"])
+        XCTAssertTrue(waitUntil(timeout: 10) { abs(probe.levels(over: 0.1)[0] - (playing - 20)) < 0.5 },
+                      "the ducker did not lower the player by 20 dB", file: file, line: line)
+        kill(ducker.process.processIdentifier, SIGKILL)
+        XCTAssertTrue(waitUntil(timeout: 2) { abs(probe.levels(over: 0.1)[0] - playing) < 0.5 },
+                      "a killed ducker left the player ducked", file: file, line: line)
+    }
+
+    func testFiveHundredKilledSessionsLeaveArbitrationWorking() throws {
+        let kills = ProcessInfo.processInfo.environment["JAS_KILLED_SESSIONS"].flatMap(Int.init) ?? 500
+        let server = try startServer(period: 256)
+        try killMixingPlayers(on: server, kills: kills)
+        try assertArbitrationWorks(on: server)
+    }
+
+    /// jackd's metadata store made unusable (a plain file where its folder
+    /// goes): every metadata call fails, as it does on a worn-out store and
+    /// on builds without it. Changes the user's store, so only when no other
+    /// server of the user runs; it is put back afterwards.
+    func testKilledSessionsOnABrokenMetadataStore() throws {
+        let others = (ServerRegistry.slots() ?? []).filter { kill($0.pid, 0) == 0 }
+        try XCTSkipUnless(others.isEmpty, "other JACK servers of this user run (\(others.map(\.prefix))): "
+                          + "their metadata store is left alone")
+        let store = "/dev/shm/jack_db-\(getuid())", aside = store + ".aside-\(getpid())"
+        let hadStore = rename(store, aside) == 0
+        XCTAssertTrue(FileManager.default.createFile(atPath: store, contents: Data("not a Berkeley DB".utf8)))
+        addTeardownBlock {
+            unlink(store)
+            if hadStore { rename(aside, store) }
+        }
+        let server = try startServer(period: 256)
+        let reader = try Client(name: "store-reader", serverName: server.name)
+        XCTAssertNil(reader.subjects(withProperty: "urn:anything"), "the metadata store still works")
+        reader.close()
+        try killMixingPlayers(on: server, kills: 60)
+        try assertArbitrationWorks(on: server)
+    }
+
+    /// Every metadata read of the `jas` processes blocks for ever (an LD_PRELOAD
+    /// hook): a session still starts, plays, is interrupted by a call and
+    /// resumes, saying once which store did not answer and what to do.
+    func testAMetadataStoreThatDoesNotAnswerNeitherHangsNorSilencesASession() throws {
+        let server = try startServer(period: 256)
+        let stuck = ["LD_PRELOAD": try HookLibrary.stuckMetadata.path(), "STUCK_METADATA": "1"]
+        let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: jas)
+        player.arguments = ["play", "--server", server.name, "--name", "stuck", "--port", "loopback:playback_1",
+                            "--frequency", "750", "--for", "8", "--json"]
+        player.environment = ProcessInfo.processInfo.environment.merging(stuck) { $1 }
+        let output = Pipe(), errors = Pipe()
+        player.standardOutput = output
+        player.standardError = errors
+        let lines = LineCollector(output)
+        try player.run()
+        XCTAssertTrue(waitUntil(timeout: 10) { lines.objects.contains { $0["event"] as? String == "routeChange" } },
+                      "the session did not start")
+        XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5)
+        let call = try run([jas, "interrupt", "--server", server.name, "--as", "call", "--for", "1", "--json"])
+        XCTAssertEqual(call.status, 0, call.output)
+        XCTAssertTrue(call.output.contains(#""interrupted":["stuck"]"#), call.output)
+        XCTAssertTrue(waitUntil { probe.levels(over: 0.1)[0] > playing - 0.5 }, "the player did not resume")
+        player.waitUntilExit()
+        XCTAssertEqual(player.terminationStatus, 0)
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let store = "/dev/shm/jack_db-\(getuid())"
+        XCTAssertEqual(said.components(separatedBy: "did not answer").count - 1, 1, said)
+        XCTAssertTrue(said.contains(store) && said.contains("remove \(store)"), said)
+    }
+}
