@@ -245,10 +245,13 @@ extension AudioSession {
             }
         case .portRegistration:
             scheduleRouteRefresh()
-        case let .clientRegistration(_, registered):
+        case let .clientRegistration(name, registered):
             scheduleRouteRefresh()
             // A session's client that went away may have been interrupting or ducking this one.
-            if !registered { scheduleArbitration() }
+            if !registered {
+                forgetClient(named: name)
+                scheduleArbitration()
+            }
         case let .shutdown(_, reason):
             worker.async { [weak self] in self?.mediaServicesLost(reason: reason.isEmpty ? "JACK server shut down" : reason) }
         default:

@@ -26,7 +26,17 @@ final class RegistryWatch: @unchecked Sendable {
         descriptor = fd
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [ownFile] in
-            if Self.drain(fd, ignoring: ownFile) { changed() }
+            let (any, closed) = Self.drain(fd, ignoring: ownFile)
+            guard any else { return }
+            changed()
+            // The kernel reports a dying process's file closed just before it
+            // drops the process's lock on it (fsnotify_close comes before
+            // locks_remove_file in __fput): a look made at once can still find
+            // it locked. Look again a little later, twice.
+            if closed {
+                queue.asyncAfter(deadline: .now() + 0.002, execute: changed)
+                queue.asyncAfter(deadline: .now() + 0.020, execute: changed)
+            }
         }
         source.setCancelHandler { close(fd) }
         source.resume()
@@ -38,16 +48,18 @@ final class RegistryWatch: @unchecked Sendable {
     /// Whether changes are seen as they happen.
     var isWatching: Bool { source != nil }
 
-    /// Reads every pending event; whether any concerned another session's file.
-    private static func drain(_ fd: Int32, ignoring ownFile: String) -> Bool {
-        var relevant = false
+    /// Reads every pending event: whether any concerned another session's
+    /// file, and whether one of those was a file closed after writing.
+    private static func drain(_ fd: Int32, ignoring ownFile: String) -> (any: Bool, closed: Bool) {
+        var any = false, closed = false
         var buffer = [UInt8](repeating: 0, count: 8192)
         while true {
             let count = read(fd, &buffer, buffer.count)
-            guard count > 0 else { return relevant }
+            guard count > 0 else { return (any, closed) }
             // Half-written files (".writing-…") are not states yet.
-            if InotifyEvents.names(in: buffer.prefix(count)).contains(where: { $0 != ownFile && !$0.hasPrefix(".") }) {
-                relevant = true
+            for event in InotifyEvents.parse(buffer.prefix(count)) where event.name != ownFile && !event.name.hasPrefix(".") {
+                any = true
+                if event.mask & UInt32(IN_CLOSE_WRITE) != 0 { closed = true }
             }
         }
     }

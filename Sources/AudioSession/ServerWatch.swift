@@ -34,7 +34,7 @@ final class ServerWatch {
             guard poll(&poller, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
             let count = read(descriptor, &buffer, buffer.count)
             guard count > 0 else { continue }
-            if InotifyEvents.names(in: buffer.prefix(count)).contains(socketName) { return true }
+            if InotifyEvents.parse(buffer.prefix(count)).contains(where: { $0.name == socketName }) { return true }
         }
     }
 }

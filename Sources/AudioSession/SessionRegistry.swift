@@ -1,10 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Where the sessions of one JACK server find each other: a folder of the
-/// user's runtime directory per server name
-/// (`$XDG_RUNTIME_DIR/jackaudiosession/SERVER/`, else a private
-/// `/tmp/jackaudiosession-UID/SERVER/`), one file per session.
+/// Where the sessions of one JACK server find each other: a folder per server
+/// name, one file per session, under `/dev/shm/jackaudiosession-UID/` (or
+/// `$JACKAUDIOSESSION_REGISTRY`).
 ///
 /// * A session writes its state atomically (a new file, then `rename`), and
 ///   holds an exclusive `flock` on the file it published for as long as it
@@ -12,6 +11,10 @@ import Synchronization
 ///   reader that finds a file unlocked knows its session is gone, and removes it.
 /// * A restarted server of the same name finds the same folder; servers of
 ///   other names never see each other's sessions.
+/// * `/dev/shm` is where libjack finds the server itself (its sockets), for
+///   every process of the user whatever its environment: a systemd service
+///   without `$XDG_RUNTIME_DIR` and a login shell with it reach the same jackd,
+///   so they must reach the same registry.
 /// * Nothing here goes through jackd or its metadata store, so a wedged or
 ///   broken store (see JACK-NOTES.md) cannot silence arbitration.
 public struct SessionRegistry: Sendable {
@@ -31,16 +34,17 @@ public struct SessionRegistry: Sendable {
         directory = base + "/" + Self.folderName(forServer: serverName)
     }
 
-    /// `$XDG_RUNTIME_DIR/jackaudiosession` when the variable names a folder,
-    /// else `/tmp/jackaudiosession-UID`.
+    /// `$JACKAUDIOSESSION_REGISTRY` when it is an absolute path, else
+    /// `/dev/shm/jackaudiosession-UID`, else (no `/dev/shm`)
+    /// `/tmp/jackaudiosession-UID`. Created private to the user; refused when
+    /// it exists and others could write it.
     public static var baseDirectory: String {
-        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            var info = stat()
-            if stat(runtime, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-                return runtime + "/jackaudiosession"
-            }
+        if let chosen = ProcessInfo.processInfo.environment["JACKAUDIOSESSION_REGISTRY"], chosen.hasPrefix("/") {
+            return chosen
         }
-        return "/tmp/jackaudiosession-\(getuid())"
+        var info = stat()
+        let shared = stat("/dev/shm", &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? "/dev/shm" : "/tmp"
+        return "\(shared)/jackaudiosession-\(getuid())"
     }
 
     /// A server name as one safe folder name: letters, digits, `.`, `_` and
@@ -77,11 +81,11 @@ public struct SessionRegistry: Sendable {
             guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw Failure(description: "the session registry \(path) is not a folder; remove it")
             }
-            // Under /tmp anybody could have made the base: it must be ours and private.
+            // In /dev/shm or /tmp anybody could have made the base: it must be ours and private.
             if isBase, info.st_uid != getuid() || info.st_mode & 0o077 != 0 {
                 throw Failure(description: "the session registry folder \(path) is not private to user \(getuid()) "
                               + "(owner \(info.st_uid), mode \(String(info.st_mode & 0o777, radix: 8))); remove it, "
-                              + "or set XDG_RUNTIME_DIR to a folder of your own")
+                              + "or set JACKAUDIOSESSION_REGISTRY to a folder of your own")
             }
         }
     }

@@ -171,6 +171,14 @@ public enum SessionDirectory {
     /// still holds its file, under its old client's UUID.
     public static func sessions(in registry: SessionRegistry, using client: Client?,
                                 refused: (String, SessionState.Refusal) -> Void = { _, _ in }) -> [PublishedSession]? {
+        sessions(in: registry, onServer: client.map { client in { client.clientName(ofUUID: $0) == $1 } },
+                 refused: refused)
+    }
+
+    /// `sessions(in:using:refused:)` with the check that a UUID names a
+    /// client on the server now (`isOnServer(uuid, name)`) left to the caller.
+    static func sessions(in registry: SessionRegistry, onServer isOnServer: ((UInt64, String) -> Bool)?,
+                         refused: (String, SessionState.Refusal) -> Void) -> [PublishedSession]? {
         registry.liveRecords()?.compactMap { record in
             switch SessionState.parse(record.text) {
             case let .failure(refusal):
@@ -182,7 +190,7 @@ public enum SessionDirectory {
                     return nil
                 }
                 guard state.server == registry.serverName else { return nil }
-                if let client, client.clientName(ofUUID: uuid) != state.client { return nil }
+                if let isOnServer, !isOnServer(uuid, state.client) { return nil }
                 return PublishedSession(uuid: uuid, state: state)
             }
         }

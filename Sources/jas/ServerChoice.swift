@@ -1,3 +1,4 @@
+import AudioSession
 import Foundation
 import LoopbackHarness
 
@@ -24,5 +25,10 @@ final class ServerChoice {
         }
     }
 
-    deinit { spawned?.stop() }
+    deinit {
+        guard let spawned else { return }
+        spawned.stop()
+        // Its session registry folder, once empty: the name is never used again.
+        rmdir(SessionRegistry(serverName: name).directory)
+    }
 }

@@ -99,7 +99,8 @@ final class KilledSessionsTests: JackTestCase {
         let others = (ServerRegistry.slots() ?? []).filter { kill($0.pid, 0) == 0 }
         try XCTSkipUnless(others.isEmpty, "other JACK servers of this user run (\(others.map(\.prefix))): "
                           + "their metadata store is left alone")
-        let store = "/dev/shm/jack_db-\(getuid())", aside = store + ".aside-\(getpid())"
+        let store = "/dev/shm/jack_db-\(getuid())", aside = store + ".set-aside-by-\(getpid())"
+        Self.putBackStoresSetAsideByDeadProcesses()
         let hadStore = rename(store, aside) == 0
         XCTAssertTrue(FileManager.default.createFile(atPath: store, contents: Data("not a Berkeley DB".utf8)))
         addTeardownBlock {
@@ -112,6 +113,19 @@ final class KilledSessionsTests: JackTestCase {
         reader.close()
         try killMixingPlayers(on: server, kills: 60)
         try assertArbitrationWorks(on: server)
+    }
+
+    /// A test process that died between setting the user's store aside and
+    /// putting it back (its teardown never ran) left it aside: put back.
+    static func putBackStoresSetAsideByDeadProcesses() {
+        let store = "/dev/shm/jack_db-\(getuid())"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []
+        for name in names where name.hasPrefix("jack_db-\(getuid()).set-aside-by-") {
+            guard let pid = Int32(name.split(separator: "-").last ?? ""), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            var info = stat()
+            if lstat(store, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR { unlink(store) }
+            if rename("/dev/shm/\(name)", store) != 0 { try? FileManager.default.removeItem(atPath: "/dev/shm/\(name)") }
+        }
     }
 
     /// Every metadata read of the `jas` processes blocks for ever (an LD_PRELOAD
