@@ -78,11 +78,13 @@ final class RecordBitExactTests: JackTestCase {
         XCTAssertEqual(gaps.count, summary["gaps"] as? Int)
         let result = sender.compare(samples, channels: channels, firstFrameTime: first, period: period, gaps: gaps)
         print("\(channels) ch at \(period): of \(result.total) channel-periods \(result.sameCycle) same cycle, "
-              + "\(result.previousCycle) one cycle later, \(result.torn) torn, \(result.silentGaps) in \(gaps.count) gap(s), "
+              + "\(result.previousCycle) one cycle later, \(result.torn) torn, \(result.repeated) repeated, "
+              + "\(result.silentGaps) in \(gaps.count) gap(s), "
               + "\(result.withoutSource) after a gap")
         XCTAssertEqual(result.mismatched, 0, result.firstMismatch ?? "")
         XCTAssertGreaterThan(result.sameCycle + result.previousCycle, result.total * 9 / 10)
         XCTAssertLessThanOrEqual(result.torn, result.total / 100)
+        XCTAssertLessThanOrEqual(result.repeated, result.total / 100)
         if !ports.hasPrefix("loopback:") { XCTAssertEqual(result.sameCycle, result.total) }
     }
 }
