@@ -115,7 +115,7 @@ extension AudioSession {
             guard arbitration.withLock({ $0.refusalsReported.insert(key).inserted }) else { return }
             let line = "jackaudiosession: ignoring the session state in \(registryEntry.registry.directory)/\(file): "
                 + "\(refusal)\n"
-            FileHandle.standardError.write(Data(line.utf8))
+            _ = try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
         }
     }
 
@@ -332,7 +332,7 @@ extension AudioSession {
             arbitration.withLock { $0.published = nil }
             guard !registryFailureReported.exchange(true, ordering: .relaxed) else { return }
             let line = "jackaudiosession: \(error); other sessions on '\(serverName)' cannot see this one until it can\n"
-            FileHandle.standardError.write(Data(line.utf8))
+            _ = try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
         }
     }
 

@@ -195,7 +195,7 @@ extension AudioSession {
         var permission = recordPermission
         if permission == .undetermined, case let .stored(store) = recordConsent, isatty(STDIN_FILENO) != 0 {
             let question = "Allow '\(applicationName)' to record audio from JACK server '\(serverName)'? [y/N] "
-            FileHandle.standardError.write(Data(question.utf8))
+            _ = try? FileHandle.standardError.write(contentsOf: Data(question.utf8))
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             permission = answer == "y" || answer == "yes" ? .granted : .denied
             try? store.set(permission, for: applicationName)

@@ -76,6 +76,7 @@ public final class Client: @unchecked Sendable {
     /// `JackError.libraryWedged` once libjack is stuck in this process.
     public init(name: String, serverName: String? = nil) throws(JackError) {
         let server = serverName ?? Client.defaultServerName
+        try Self.checkNames(client: name, server: server)
         let lifecycle = ClientLifecycle.shared
         struct Opened: @unchecked Sendable {
             let handle: OpaquePointer?
@@ -184,6 +185,32 @@ public final class Client: @unchecked Sendable {
     func withOpenHandle<T>(_ body: (OpaquePointer) throws(JackError) -> T) throws(JackError) -> T {
         guard let value = try whileOpen(body) else { throw .clientClosed(client: name) }
         return value
+    }
+
+    /// The longest server name whose socket path (`/dev/shm/jack_NAME_UID_0`)
+    /// fits a Unix socket address (108 bytes): libjack cuts a longer one
+    /// short, or overruns its buffers on one of over 256 bytes and aborts.
+    public static var longestServerName: Int { 107 - "/dev/shm/jack__\(getuid())_0".utf8.count }
+
+    /// Refuses names libjack cannot take, before libjack sees them.
+    static func checkNames(client: String, server: String) throws(JackError) {
+        let clientLimit = Int(jack_client_name_size()) - 1
+        if client.isEmpty { throw .invalidName(kind: "client", name: client, reason: "it is empty") }
+        if client.utf8.count > clientLimit {
+            throw .invalidName(kind: "client", name: client, reason: "it has \(client.utf8.count) bytes, JACK takes "
+                               + "at most \(clientLimit); choose a shorter one")
+        }
+        if client.contains(":") {
+            throw .invalidName(kind: "client", name: client, reason: "':' separates a client from its port names")
+        }
+        if server.isEmpty { throw .invalidName(kind: "server", name: server, reason: "it is empty") }
+        if server.utf8.count > longestServerName {
+            throw .invalidName(kind: "server", name: server, reason: "it has \(server.utf8.count) bytes, at most "
+                               + "\(longestServerName) fit JACK's socket path; choose a shorter one")
+        }
+        if server.contains("/") {
+            throw .invalidName(kind: "server", name: server, reason: "'/' cannot be part of JACK's socket file name")
+        }
     }
 
     /// Sends one request to the server on this client: while it is open, one

@@ -28,6 +28,9 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libjack is stuck in this process (a close that never returned): no
     /// client can be opened or closed in it any more.
     case libraryWedged(reason: String)
+    /// A client or server name libjack cannot take (checked before calling it:
+    /// libjack aborts the process on some).
+    case invalidName(kind: String, name: String, reason: String)
 
     public var description: String {
         switch self {
@@ -57,6 +60,9 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
             return "JACK refused to install the \(callback) callback (error \(code)); callbacks must be set before activation"
         case let .libraryWedged(reason):
             return reason
+        case let .invalidName(kind, name, reason):
+            let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
+            return "the JACK \(kind) name '\(shown)' cannot be used: \(reason)"
         }
     }
 

@@ -41,7 +41,7 @@ public enum MetadataCalls {
                 let line = "jackkit: \(reason): a process killed inside a metadata call may hold its lock. Port groups, "
                     + "port types and pretty names are not read in this process from now on. To repair it: stop every "
                     + "JACK client and jackd, remove \(store), and start jackd again.\n"
-                FileHandle.standardError.write(Data(line.utf8))
+                _ = try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
             }
             return nil
         }

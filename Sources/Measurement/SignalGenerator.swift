@@ -126,8 +126,10 @@ public final class SignalGenerator: @unchecked Sendable {
         let index = Int(position)
         let fraction = Float(position - Double(index))
         let value = sineTable[index] + fraction * (sineTable[index + 1] - sineTable[index])
+        // Wrapped whole, so that even a step of more than one cycle (a
+        // frequency above the sample rate) stays inside the table.
         phase += frequency / sampleRate
-        if phase >= 1 { phase -= 1 }
+        if phase >= 1 { phase -= Double(Int(phase)) }
         return value
     }
 }

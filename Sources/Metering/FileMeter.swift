@@ -18,7 +18,7 @@ public enum FileMeter {
             sources: (1...max(1, file.channels)).map { "\(path) channel \($0)" })
         configuration.vuReferenceDBFS = vuReferenceDBFS
         configuration.kScale = kScale
-        let meter = ProgrammeMeter(configuration: configuration)
+        let meter = try ProgrammeMeter(configuration: configuration)
         let chunk = max(1, Int(interval * Double(file.sampleRate)))
         var buffer = [Float](repeating: 0, count: chunk * file.channels)
         while true {

@@ -62,7 +62,7 @@ public final class LiveMeter: @unchecked Sendable {
             layout: configuration.layout ?? ChannelLayout.standard(forChannels: ports.count), sources: ports)
         meterConfiguration.vuReferenceDBFS = configuration.vuReferenceDBFS
         meterConfiguration.kScale = configuration.kScale
-        let meter = ProgrammeMeter(configuration: meterConfiguration)
+        let meter = try ProgrammeMeter(configuration: meterConfiguration)
         let capture = RealtimeCapture(channels: ports.count, ringSeconds: 2, sampleRate: resolved.sampleRate)
         do {
             try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)

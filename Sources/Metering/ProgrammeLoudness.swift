@@ -1,4 +1,5 @@
 import CLoudness
+import Recording
 
 /// Programme loudness by EBU R128 / ITU-R BS.1770-4 and loudness range by EBU
 /// Tech 3342 from libebur128 (true peak: `TruePeakDetector`, or libebur128's
@@ -10,20 +11,40 @@ final class ProgrammeLoudness {
 
     /// A meter for `channels` channels in `layout` (nil: each channel weight 1)
     /// at `sampleRate`; with `truePeak`, libebur128 measures true peak too.
-    init(channels: Int, layout: ChannelLayout?, sampleRate: Int, truePeak: Bool = false) {
+    init(channels: Int, layout: ChannelLayout?, sampleRate: Int, truePeak: Bool = false) throws(RecordingError) {
         self.channels = channels
         // libebur128's short-term reading sums its whole 3 s window per call, so
         // ProgrammeMeter builds momentary and short-term from 100 ms windows.
         // Not histogram mode: its 0.1 LU bins moved integrated loudness by up to 0.05 LU.
         let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_S.rawValue
                          | EBUR128_MODE_M.rawValue | (truePeak ? EBUR128_MODE_TRUE_PEAK.rawValue : 0))
-        state = ebur128_init(UInt32(channels), UInt(sampleRate), mode)
+        state = channels > 0 && sampleRate > 0 ? ebur128_init(UInt32(channels), UInt(sampleRate), mode) : nil
+        guard state != nil else {
+            throw .unsupportedFormat("libebur128 cannot meter \(channels) channels at \(sampleRate) Hz (it takes 1 to "
+                                     + "\(Self.mostChannels) channels, 16 Hz to 2.8 MHz); meter fewer channels at a time")
+        }
         for (index, position) in layout.positions(channels: channels).enumerated() {
             ebur128_set_channel(state, UInt32(index), Int32(position.rawValue))
         }
     }
 
-    deinit { ebur128_destroy(&state) }
+    deinit { if state != nil { ebur128_destroy(&state) } }
+
+    /// The most channels libebur128 meters at once (found by asking it, once).
+    static let mostChannels: Int = {
+        var low = 1, high = 1 << 16
+        while low < high {
+            let middle = (low + high + 1) / 2
+            var probe = ebur128_init(UInt32(middle), 48000, Int32(EBUR128_MODE_M.rawValue))
+            if probe != nil {
+                ebur128_destroy(&probe)
+                low = middle
+            } else {
+                high = middle - 1
+            }
+        }
+        return low
+    }()
 
     /// Adds `frames` interleaved frames.
     func add(_ samples: UnsafePointer<Float>, frames: Int) {

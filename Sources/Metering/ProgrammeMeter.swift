@@ -1,4 +1,5 @@
 import Foundation
+import Recording
 
 /// Every meter at once on interleaved frames: programme loudness (libebur128),
 /// true peak (`TruePeakDetector`) and, per channel, sample peak, RMS, PPM type I and IIb,
@@ -59,10 +60,10 @@ public final class ProgrammeMeter: @unchecked Sendable {
     private var recentEnergies = [Double](repeating: 0, count: 30)
     private var energyIndex = 0
 
-    public init(configuration: Configuration) {
+    public init(configuration: Configuration) throws(RecordingError) {
         self.configuration = configuration
         let channels = configuration.channels, rate = configuration.sampleRate
-        loudness = ProgrammeLoudness(channels: channels, layout: configuration.layout, sampleRate: rate)
+        loudness = try ProgrammeLoudness(channels: channels, layout: configuration.layout, sampleRate: rate)
         loudnessStep = max(1, rate / 10)
         truePeaks = TruePeakDetector(channels: channels, sampleRate: rate)
         programmeTruePeak = Array(repeating: 0, count: channels)

@@ -40,6 +40,8 @@ public final class Recorder: @unchecked Sendable {
         public var waitsForStartCommand = false
         /// The JACK client name.
         public var clientName = "jas-record"
+        /// Replace files that exist at the output's paths (never, by default).
+        public var overwrite = false
 
         public init(outputPath: String) { self.outputPath = outputPath }
     }
@@ -54,6 +56,7 @@ public final class Recorder: @unchecked Sendable {
     private var capture: RealtimeCapture?
     private var writer: DiskWriter?
     private var log: RecordingLog?
+    private var claim: OutputClaim?
     private var ports: [String] = []
     private var sampleRate = 0
     private var captureLatencyFrames = 0
@@ -84,10 +87,28 @@ public final class Recorder: @unchecked Sendable {
         let channels = ports.count
         try config.format.validate(channels: config.perChannelFiles ? 1 : channels, sampleRate: sampleRate)
         let fifo = try Self.checkDestination(config, channels: channels, sampleRate: sampleRate)
-        let files = try RecordingFiles(basePath: config.outputPath, part: 1, channels: channels,
+        let paths = RecordingFiles.paths(basePath: config.outputPath, part: 1, channels: channels,
+                                         perChannel: config.perChannelFiles)
+        let claim: OutputClaim
+        do {
+            claim = try OutputClaim.claim(paths: paths, logPath: RecordingLog.path(for: config.outputPath),
+                                          overwrite: config.overwrite)
+        } catch {
+            if let fifo { close(fifo) }
+            throw error
+        }
+        let files: RecordingFiles
+        let log: RecordingLog
+        do {
+            files = try RecordingFiles(basePath: config.outputPath, part: 1, channels: channels,
                                        perChannel: config.perChannelFiles, sampleRate: sampleRate, format: config.format,
                                        fifoDescriptor: fifo)
-        let log = try RecordingLog(path: RecordingLog.path(for: config.outputPath))
+            log = try RecordingLog(path: RecordingLog.path(for: config.outputPath))
+        } catch {
+            claim.abandon()
+            throw error
+        }
+        self.claim = claim
         self.log = log
 
         let capture = RealtimeCapture(channels: channels, ringSeconds: config.bufferSeconds, sampleRate: sampleRate)
@@ -97,6 +118,7 @@ public final class Recorder: @unchecked Sendable {
             captureLatencyFrames = try session.inputLatencyRange.max
         } catch {
             files.close()
+            claim.abandon()
             throw .session(error.description)
         }
         let settings = DiskWriter.Settings(
@@ -150,6 +172,7 @@ public final class Recorder: @unchecked Sendable {
         guard !already else { return }
         try? session.setActive(false)
         writer?.stopAndWait()
+        claim?.release()
         session.close()
         eventTask?.cancel()
         events.finish()
@@ -236,7 +259,9 @@ public final class Recorder: @unchecked Sendable {
 
     static func checkParameters(_ config: Configuration) throws(RecordingError) {
         if let channels = config.channels, channels < 1 { throw .badParameter("--channels must be at least 1") }
-        if let duration = config.duration, !(duration > 0) { throw .badParameter("--for must be more than 0 seconds") }
+        if let duration = config.duration, !(duration.isFinite && duration > 0 && duration <= 31_536_000) {
+            throw .badParameter("--for must be more than 0 to 31536000 seconds (a year), not \(duration)")
+        }
         guard config.bufferSeconds >= 0.1 && config.bufferSeconds <= 600 else {
             throw .badParameter("--buffer must be between 0.1 and 600 seconds")
         }

@@ -59,7 +59,7 @@ struct Device: ParsableCommand {
             try? FileManager.default.createDirectory(atPath: (pidFile as NSString).deletingLastPathComponent,
                                                      withIntermediateDirectories: true)
             try? "\(getpid())\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
-            print("plugged '\(name)' (\(type), \(channels) channels) into '\(serverName)': "
+            Output.line("plugged '\(name)' (\(type), \(channels) channels) into '\(serverName)': "
                   + "\(name):playback_1…\(channels) in, \(name):capture_1…\(channels) out")
             fflush(nil)
             Signals.onInterrupt {
@@ -94,7 +94,7 @@ struct Device: ParsableCommand {
             }
             // Wait until its ports are gone from the server (at most 5 s).
             for _ in 0..<500 where kill(pid, 0) == 0 { usleep(10_000) }
-            print("unplugged '\(name)' from '\(serverName)'")
+            Output.line("unplugged '\(name)' from '\(serverName)'")
         }
     }
 }

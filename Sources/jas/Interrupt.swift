@@ -33,7 +33,7 @@ struct Interrupt: AsyncParsableCommand {
 
     func validate() throws {
         guard AudioSession.Priority(rawValue: priority) != nil else { throw ValidationError("--as must be call or ordinary") }
-        guard seconds >= 0, seconds <= 86_400 else { throw ValidationError("--for must be 0…86400 seconds") }
+        try OptionCheck.seconds(seconds, "--for", allowZero: true, maximum: 86_400)
     }
 
     func run() async throws {
@@ -76,7 +76,7 @@ struct Interrupt: AsyncParsableCommand {
         if json {
             Output.jsonLine(InterruptReport(event: "began", client: name, priority: priority.rawValue, interrupted: interrupted))
         } else {
-            print("\(priority.rawValue) '\(name)' active on '\(session.serverName)' for \(seconds) s; interrupted: "
+            Output.line("\(priority.rawValue) '\(name)' active on '\(session.serverName)' for \(seconds) s; interrupted: "
                   + (interrupted.isEmpty ? "none" : interrupted.joined(separator: ", ")))
         }
         fflush(nil)
@@ -86,7 +86,7 @@ struct Interrupt: AsyncParsableCommand {
         if json {
             Output.jsonLine(InterruptReport(event: "ended", client: name, priority: priority.rawValue, interrupted: interrupted))
         } else {
-            print("ended; the interrupted sessions were told they may resume")
+            Output.line("ended; the interrupted sessions were told they may resume")
         }
     }
 }

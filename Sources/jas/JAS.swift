@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import JackKit
 
 /// `jas`: the command-line tool of JackAudioSession.
@@ -17,6 +18,10 @@ struct JAS: AsyncParsableCommand {
     static func main() async {
         // jas reports JACK failures itself, naming the server or port.
         LibraryMessages.silence()
+        // A reader of stdout that goes away is noticed where the line is
+        // written (Output.line), not by a signal that ends whichever thread
+        // wrote (a recorder mid-take).
+        signal(SIGPIPE, SIG_IGN)
         await Self.main(nil)
     }
 }

@@ -67,7 +67,7 @@ struct Latency: ParsableCommand {
         }
         defer { meter.stop() }
         if !json {
-            print("measuring \(outputPort) → \(inputPort) on '\(serverName)': \(Int(meter.session.sampleRate)) Hz, "
+            Output.line("measuring \(outputPort) → \(inputPort) on '\(serverName)': \(Int(meter.session.sampleRate)) Hz, "
                   + "period \(meter.session.ioBufferFrames) frames"
                   + PeriodNote.text(spawned: choice.isPrivate, requested: server != nil ? period : nil))
         }
@@ -99,7 +99,7 @@ struct Latency: ParsableCommand {
             if json {
                 Output.jsonLine(reading)
             } else {
-                print(Self.describe(reading))
+                Output.line(Self.describe(reading))
             }
         }
         if let wanted, valid.count < wanted {
@@ -124,7 +124,7 @@ struct Latency: ParsableCommand {
                                                       reportedCapture: middle.reportedCaptureFrames,
                                                       reportedPlayback: middle.reportedPlaybackFrames)
         if !json {
-            print(String(format: "calibrated: median excess %+.3f frames; correction now capture %+d, playback %+d frames",
+            Output.line(String(format: "calibrated: median excess %+.3f frames; correction now capture %+d, playback %+d frames",
                          median, correction.captureFrames, correction.playbackFrames)
                   + " (\(store.path))")
         }

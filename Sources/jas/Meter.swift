@@ -46,7 +46,8 @@ struct Meter: AsyncParsableCommand {
         _ = try intervalSeconds()
         _ = try channelLayout()
         guard [12, 14, 20].contains(kScale) else { throw ValidationError("--k-scale must be 12, 14 or 20") }
-        if let seconds, !(seconds > 0) { throw ValidationError("--for must be more than 0 seconds") }
+        try OptionCheck.seconds(seconds, "--for")
+        try OptionCheck.number(vuReference, "--vu-reference", in: -60...0, unit: "dBFS")
         if file != nil && (!ports.isEmpty || server != nil) {
             throw ValidationError("--file meters a file; --ports and --server are for live metering")
         }

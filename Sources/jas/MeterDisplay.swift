@@ -30,7 +30,7 @@ final class MeterDisplay: @unchecked Sendable {
             draw(reading)
         } else if reading.seconds - lastPrinted >= 1 {
             lastPrinted = reading.seconds
-            print(Self.programmeLine(reading))
+            Output.line(Self.programmeLine(reading))
             fflush(nil)
         }
     }
@@ -39,7 +39,7 @@ final class MeterDisplay: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if json {
-            print(EventFormat.json(event))
+            Output.line(EventFormat.json(event))
             fflush(nil)
         } else {
             Output.diagnostic(EventFormat.text(event))
@@ -53,11 +53,11 @@ final class MeterDisplay: @unchecked Sendable {
             emit(summary.jsonObject)
             return
         }
-        print(String(format: "%.1f s metered (%@, %d Hz)", summary.seconds, summary.layout, summary.sampleRate))
-        print("integrated \(Self.lufs(summary.integratedLUFS)) LUFS  LRA \(Self.number(summary.lraLU)) LU  "
+        Output.line(String(format: "%.1f s metered (%@, %d Hz)", summary.seconds, summary.layout, summary.sampleRate))
+        Output.line("integrated \(Self.lufs(summary.integratedLUFS)) LUFS  LRA \(Self.number(summary.lraLU)) LU  "
               + "true peak \(Self.number(summary.truePeakDBTP)) dBTP")
         for channel in summary.channels {
-            print(String(format: "%2d %@ peak %@ tp %@ rms %@ ppm %@", channel.channel,
+            Output.line(String(format: "%2d %@ peak %@ tp %@ rms %@ ppm %@", channel.channel,
                          Self.shortName(channel.source).padding(toLength: 16, withPad: " ", startingAt: 0),
                          Self.number(channel.samplePeakDBFS), Self.number(channel.truePeakDBTP),
                          Self.number(channel.rmsDBFS), Self.number(channel.ppmTypeIIbDBFS)))
@@ -80,7 +80,7 @@ final class MeterDisplay: @unchecked Sendable {
         var text = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A" : ""
         for line in lines { text += "\r" + line + "\u{1B}[K\n" }
         linesDrawn = lines.count
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Output.line(String(text.dropLast()))
     }
 
     static func programmeLine(_ reading: MeterReading) -> String {

@@ -27,7 +27,7 @@ struct Monitor: AsyncParsableCommand {
             throw ExitCode(2)
         }
         if !json {
-            print("monitoring session on '\(audioSession.serverName)': \(category.rawValue), \(mode.rawValue)"
+            Output.line("monitoring session on '\(audioSession.serverName)': \(category.rawValue), \(mode.rawValue)"
                   + (options.isEmpty ? "" : ", " + options.names.joined(separator: ", ")) + "; Ctrl-C ends")
         }
         Signals.onInterrupt {
@@ -36,7 +36,7 @@ struct Monitor: AsyncParsableCommand {
         }
         WedgeWatch.start(command: "monitor")
         for await event in audioSession.events {
-            print(json ? EventFormat.json(event) : EventFormat.text(event))
+            Output.line(json ? EventFormat.json(event) : EventFormat.text(event))
             fflush(nil)
         }
     }

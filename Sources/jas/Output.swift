@@ -2,14 +2,45 @@ import Foundation
 import SystemPackage
 
 /// Where `jas` writes: JSON Lines or human text on stdout, diagnostics on stderr.
+///
+/// SIGPIPE is ignored in `jas` (no thread dies of a reader that went away),
+/// so every line to stdout goes through `line`, which notices when the
+/// reader has gone (`jas meter --json | head -1`): the command then ends as
+/// on Ctrl-C, with status 0 — except a recording, which goes on
+/// (`whenReaderGoes = .keepRecording`) and writes nothing more to stdout.
 enum Output {
+    enum ReaderGonePolicy { case stop, keepRecording }
+
+    nonisolated(unsafe) static var whenReaderGoes = ReaderGonePolicy.stop
+    private static let stdoutLock = NSLock()
+    nonisolated(unsafe) private static var readerGone = false
+
+    /// Writes one line to stdout, flushed at once.
+    static func line(_ text: String) {
+        let gone = stdoutLock.withLock { () -> Bool in
+            guard !readerGone else { return false }
+            guard (try? FileDescriptor.standardOutput.writeAll(Array((text + "\n").utf8))) == nil else { return false }
+            readerGone = true
+            return true
+        }
+        guard gone else { return }
+        switch whenReaderGoes {
+        case .keepRecording:
+            diagnostic("jas: the reader of standard output went away; the recording goes on, and its events go to "
+                       + "its log only")
+        case .stop:
+            // Not from the cleanups of an ending already under way (they print summaries).
+            if !Signals.isEnding { Signals.endSoon(exitStatus: 0) }
+        }
+    }
+
     /// Writes one JSON object on one line of stdout.
     static func jsonLine<Value: Encodable>(_ value: Value) {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        print(String(decoding: data, as: UTF8.self))
+        line(String(decoding: data, as: UTF8.self))
     }
 
     /// One JSON object on one line, keys sorted, from dictionaries, arrays,
@@ -77,8 +108,7 @@ enum Output {
     static func jsonEvent(_ object: [String: Any]) {
         var object = object
         object["time"] = Date().timeIntervalSince1970
-        print(jsonText(object))
-        fflush(nil)
+        line(jsonText(object))
     }
 
     /// Writes a line to stderr.

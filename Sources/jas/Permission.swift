@@ -36,7 +36,7 @@ struct Permission: ParsableCommand {
             let rows = app.map { [($0, store.permission(for: $0))] }
                 ?? store.decisions().sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             for (app, permission) in rows {
-                print(json ? EventFormat.line(["app": app, "permission": permission.rawValue]) : "\(app): \(permission.rawValue)")
+                Output.line(json ? EventFormat.line(["app": app, "permission": permission.rawValue]) : "\(app): \(permission.rawValue)")
             }
         }
     }
@@ -49,6 +49,6 @@ struct Permission: ParsableCommand {
             Output.diagnostic("jas permission: cannot write \(store.path): \(error.localizedDescription)")
             throw ExitCode(1)
         }
-        print("\(app): \(permission.rawValue) (\(store.path))")
+        Output.line("\(app): \(permission.rawValue) (\(store.path))")
     }
 }

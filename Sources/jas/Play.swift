@@ -77,7 +77,11 @@ struct Play: AsyncParsableCommand {
             throw ValidationError("--signal must be sine, noise or sweep (playing files needs the Recording module's "
                                   + "file reading, not there yet)")
         }
-        guard frequency > 0, level <= 0 else { throw ValidationError("--frequency must be > 0 Hz and --level ≤ 0 dBFS") }
+        try OptionCheck.number(frequency, "--frequency", in: 0.001...96_000, unit: "Hz")
+        try OptionCheck.number(level, "--level", in: -200...0, unit: "dBFS")
+        try OptionCheck.number(duckLevel, "--duck-level", in: -96...0, unit: "dB")
+        try OptionCheck.seconds(duckHold, "--duck-hold", allowZero: true, maximum: 3600)
+        try OptionCheck.seconds(seconds, "--for")
         let parsed = try routes.map(StreamRoute.init(parsing:))
         guard Set(parsed.map(\.name)).count == parsed.count else { throw ValidationError("each --route needs its own NAME") }
         guard routes.isEmpty || ports.isEmpty else { throw ValidationError("give either --route or --port, not both") }
@@ -102,6 +106,14 @@ struct Play: AsyncParsableCommand {
         let player: StreamSignals
         do {
             let rate = try Client(name: "\(name)-probe", serverName: audioSession.serverName).sampleRate
+            // Route n plays n × the frequency: the highest must stay below half the rate.
+            let highest = frequency * Double(max(1, routes.count))
+            if signal == "sine", highest >= Double(rate) / 2 {
+                Output.diagnostic("jas play: --frequency \(frequency) Hz" + (routes.count > 1 ? " × \(routes.count) routes = "
+                                  + "\(highest) Hz" : "") + " is not below half of server '\(audioSession.serverName)''s "
+                                  + "sample rate (\(rate / 2) Hz); choose a lower frequency")
+                throw ExitCode(2)
+            }
             func generator(_ number: Int) -> SignalGenerator {
                 let shape: SignalGenerator.Shape = switch signal {
                 case "noise": .noise
@@ -134,17 +146,17 @@ struct Play: AsyncParsableCommand {
             throw ExitCode(2)
         }
         if !json {
-            print("playing \(signal) at \(level) dBFS in '\(name)' on '\(audioSession.serverName)': \(category.rawValue), "
+            Output.line("playing \(signal) at \(level) dBFS in '\(name)' on '\(audioSession.serverName)': \(category.rawValue), "
                   + "\(mode.rawValue)" + (options.isEmpty ? "" : ", " + options.names.joined(separator: ", ")))
             for (stream, generator) in zip(audioSession.outputStreams, player.generators) {
                 let ports = stream.portNames.map { "\(name):\($0)" }.joined(separator: ", ")
-                print("  stream \(stream.name) → \(stream.destination) channels \(stream.channels.map(String.init).joined(separator: ","))"
+                Output.line("  stream \(stream.name) → \(stream.destination) channels \(stream.channels.map(String.init).joined(separator: ","))"
                       + " (\(ports))" + (signal == "sine" ? String(format: ", %.0f Hz", generator.frequencyHz) : ""))
             }
         }
         Signals.onUser1 {
             player.setPaused(false)
-            if !json { print("  resumed") }
+            if !json { Output.line("  resumed") }
             fflush(nil)
         }
         if let seconds {
@@ -158,27 +170,27 @@ struct Play: AsyncParsableCommand {
             }
         }
         for await event in audioSession.events {
-            print(json ? EventFormat.json(event) : EventFormat.text(event))
+            Output.line(json ? EventFormat.json(event) : EventFormat.text(event))
             switch event {
             case .interruption(type: .began, _, _):
                 player.setPaused(true)
-                if !json { print("  paused") }
+                if !json { Output.line("  paused") }
             case let .interruption(type: .ended, options, _):
                 if options.contains(.shouldResume) {
                     do {
                         try audioSession.setActive(true)
                         player.setPaused(false)
-                        if !json { print("  resumed") }
+                        if !json { Output.line("  resumed") }
                     } catch {
                         Output.diagnostic("jas play: could not resume: \(error)")
                     }
                 } else if !json {
-                    print("  interruption ended without shouldResume: staying paused")
+                    Output.line("  interruption ended without shouldResume: staying paused")
                 }
             case .routeChange(reason: .oldDeviceUnavailable, _, _, _) where category != .multiRoute:
                 // The seeds: a player pauses when its device is unplugged, and stays active.
                 player.setPaused(true)
-                if !json { print("  paused: the output device went away (SIGUSR1 resumes)") }
+                if !json { Output.line("  paused: the output device went away (SIGUSR1 resumes)") }
             default:
                 break
             }

@@ -51,12 +51,21 @@ struct Record: AsyncParsableCommand {
     @Option(help: "The JACK client name.")
     var name = "jas-record"
 
+    @Flag(help: "Replace the files the take writes (PATH, its .log, per-channel files) if they exist.")
+    var overwrite = false
+
     @Flag(help: "Print JSON Lines: events, a progress object each second, a final summary.")
     var json = false
 
     func validate() throws {
         _ = try recordingFormat()
         _ = try triggerLevel()
+        try OptionCheck.seconds(seconds, "--for")
+        try OptionCheck.number(buffer, "--buffer", in: 0.1...600, unit: "seconds")
+        try OptionCheck.seconds(preroll, "--preroll", allowZero: true, maximum: 600)
+        if let channels, !(1...1024).contains(channels) {
+            throw ValidationError("--channels must be 1 to 1024, not \(channels)")
+        }
     }
 
     func recordingFormat() throws -> RecordingFormat {
@@ -95,12 +104,27 @@ struct Record: AsyncParsableCommand {
         configuration.triggerDBFS = try triggerLevel()
         configuration.waitsForStartCommand = preroll > 0 && trigger == nil
         configuration.clientName = name
+        configuration.overwrite = overwrite
+        // Nothing a reader of stdout does stops a take.
+        Output.whenReaderGoes = .keepRecording
         let recorder = Recorder(configuration: configuration)
         let display = RecordDisplay(json: json, configuration: configuration)
         // Before anything starts, so a Ctrl-C during start-up still finalises.
         Signals.onInterrupt(exitStatus: 0) {
             recorder.stop()
             display.finish(recorder.summary)
+        }
+        // Installed before anything starts too: SIGUSR1 ends a process by
+        // default, and a start command sent to a take that needs none must
+        // not stop it.
+        let waitsForStart = configuration.waitsForStartCommand
+        Signals.onUser1 {
+            if waitsForStart {
+                recorder.start()
+            } else {
+                Output.diagnostic("jas record: SIGUSR1 ignored: this take started at once (a start command is for "
+                                  + "--preroll without --trigger)")
+            }
         }
         WedgeWatch.start(command: "record") {
             recorder.stop()
@@ -114,7 +138,6 @@ struct Record: AsyncParsableCommand {
         }
         display.announce(recorder)
         if configuration.waitsForStartCommand {
-            Signals.onUser1 { recorder.start() }
             if isatty(STDIN_FILENO) != 0 {
                 Thread.detachNewThread {
                     if readLine() != nil { recorder.start() }

@@ -47,7 +47,7 @@ struct Selftest: ParsableCommand {
         if let period, !(16...8192).contains(period) {
             throw ValidationError("--period must be 16…8192 frames, got \(period)")
         }
-        guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be 0…3600 seconds") }
+        try OptionCheck.seconds(duration, "--duration", maximum: 3600)
         guard outputPorts.count == inputPorts.count else {
             throw ValidationError("give as many --out as --in ports (got \(outputPorts.count) and \(inputPorts.count))")
         }
@@ -75,7 +75,7 @@ struct Selftest: ParsableCommand {
             try runLoop(check)
             return
         }
-        if !json { print("sending \(duration) s of a seeded signal on \(check.outputPorts.count) channels…") }
+        if !json { Output.line("sending \(duration) s of a seeded signal on \(check.outputPorts.count) channels…") }
         let result: LoopbackCheck.Result
         do {
             result = try check.run()
@@ -101,8 +101,9 @@ struct Selftest: ParsableCommand {
         // client open: exit() would run libjack's global destructors under it
         // (seen to hang), so the process leaves at once, as a killed client
         // does; jackd drops the client.
+        // Not fflush(nil) first: every line is flushed as it is written, and
+        // fflush waits for a stream another thread may be writing to.
         Signals.onInterrupt {
-            fflush(nil)
             _exit(tally.failures == 0 ? 0 : 1)
         }
         WedgeWatch.start(command: "selftest")
@@ -110,13 +111,13 @@ struct Selftest: ParsableCommand {
         let json = json
         check.onMediaServicesEvent = { event in
             if json {
-                print(EventFormat.json(event))
+                Output.line(EventFormat.json(event))
             } else {
                 Output.diagnostic("jas selftest: " + EventFormat.text(event))
             }
             fflush(nil)
         }
-        if !json { print("checking '\(check.serverName)' every round of \(duration) s until Ctrl-C…") }
+        if !json { Output.line("checking '\(check.serverName)' every round of \(duration) s until Ctrl-C…") }
         while true {
             do {
                 let result = try check.run()
@@ -125,14 +126,14 @@ struct Selftest: ParsableCommand {
                     Output.jsonLine(SelftestRound(round: round, report: SelftestReport(result, serverSpawned: false)))
                 } else {
                     let delay = result.measuredRoundtripFrames.map { "\($0)" } ?? "none"
-                    print("round \(round): \(result.passed ? "PASS" : "FAIL") bit-exact \(result.bitExact ? "yes" : "NO"), "
+                    Output.line("round \(round): \(result.passed ? "PASS" : "FAIL") bit-exact \(result.bitExact ? "yes" : "NO"), "
                           + "delay \(delay) of \(result.expectedRoundtripFrames) frames, \(result.xruns) xruns, "
                           + "\(result.attempts) run(s)")
                 }
             } catch let error as AudioSessionError where error.code == .mediaServicesFailed {
                 let lostAt = Date()
                 if json {
-                    print(Output.jsonText(["event": "serverUnreachable", "server": check.serverName, "reason": "\(error)",
+                    Output.line(Output.jsonText(["event": "serverUnreachable", "server": check.serverName, "reason": "\(error)",
                                            "time": lostAt.timeIntervalSince1970]))
                 } else {
                     Output.diagnostic("jas selftest: server '\(check.serverName)' is not there (\(error)); waiting for it")
@@ -141,7 +142,7 @@ struct Selftest: ParsableCommand {
                 waitForServer(check.serverName)
                 let downtime = Date().timeIntervalSince(lostAt)
                 if json {
-                    print(Output.jsonText(["event": "serverBack", "server": check.serverName, "downtimeSeconds": downtime,
+                    Output.line(Output.jsonText(["event": "serverBack", "server": check.serverName, "downtimeSeconds": downtime,
                                            "time": Date().timeIntervalSince1970]))
                 } else {
                     Output.diagnostic("jas selftest: server '\(check.serverName)' is back after "
@@ -165,20 +166,20 @@ struct Selftest: ParsableCommand {
     private func printHuman(_ result: LoopbackCheck.Result, spawned: Bool, periodRequested: Int?) {
         let rate = result.sampleRate
         let origin = spawned ? "private server" : "server"
-        print("\(origin) '\(result.serverName)': \(rate) Hz, period \(result.periodFrames) frames (\(Output.milliseconds(result.periodFrames, rate: rate)))"
+        Output.line("\(origin) '\(result.serverName)': \(rate) Hz, period \(result.periodFrames) frames (\(Output.milliseconds(result.periodFrames, rate: rate)))"
               + PeriodNote.text(spawned: spawned, requested: periodRequested))
         for (output, input) in zip(result.outputPorts, result.inputPorts) {
-            print("  path        session out → \(output) … \(input) → session in")
+            Output.line("  path        session out → \(output) … \(input) → session in")
         }
-        print("  latency     input \(result.inputLatencyFrames) frames (\(Output.milliseconds(result.inputLatencyFrames, rate: rate))), "
+        Output.line("  latency     input \(result.inputLatencyFrames) frames (\(Output.milliseconds(result.inputLatencyFrames, rate: rate))), "
               + "output \(result.outputLatencyFrames) frames (\(Output.milliseconds(result.outputLatencyFrames, rate: rate))), as JACK reports")
         let measured = result.measuredRoundtripFrames.map { "\($0) frames" } ?? "signal not found"
-        print("  round trip  \(measured) measured, \(result.expectedRoundtripFrames) frames expected")
-        print("  bit-exact   \(result.bitExact ? "yes" : "NO"): \(result.samplesCompared - result.mismatches) of \(result.samplesCompared) samples identical")
+        Output.line("  round trip  \(measured) measured, \(result.expectedRoundtripFrames) frames expected")
+        Output.line("  bit-exact   \(result.bitExact ? "yes" : "NO"): \(result.samplesCompared - result.mismatches) of \(result.samplesCompared) samples identical")
         if result.xruns > 0 || result.attempts > 1 {
-            print("  xruns       \(result.xruns) in the last run; \(result.attempts) run(s)")
+            Output.line("  xruns       \(result.xruns) in the last run; \(result.attempts) run(s)")
         }
-        print(result.passed ? "PASS: the measurement path is bit-exact" : "FAIL: the measurement path is not bit-exact or the delay is wrong")
+        Output.line(result.passed ? "PASS: the measurement path is bit-exact" : "FAIL: the measurement path is not bit-exact or the delay is wrong")
     }
 }
 

@@ -12,16 +12,17 @@ final class ServerChoice {
     var isPrivate: Bool { spawned != nil }
 
     init(server: String?, command: String, period: Int, loopbackChannels: Int = 2, quiet: Bool) throws {
-        LoopbackServer.stopServersOnSignals()
         if let server {
             name = server
             spawned = nil
         } else {
-            if !quiet { print("starting a private jackd (dummy backend, loopback ports, \(period) frames)…") }
+            if !quiet { Output.line("starting a private jackd (dummy backend, loopback ports, \(period) frames)…") }
             let privateServer = try LoopbackServer(name: "jas-\(command)-\(getpid())", loopbackChannels: loopbackChannels,
                                                    period: period)
             spawned = privateServer
             name = privateServer.name
+            // Ctrl-C stops it too (after the command's own cleanups, registered later).
+            Signals.onInterrupt { privateServer.stop() }
         }
     }
 

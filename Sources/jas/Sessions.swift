@@ -38,12 +38,12 @@ struct Sessions: ParsableCommand {
                 if state.ducking { flags.append("ducking others \(state.duckLevelDB) dB") }
                 if state.ducked { flags.append("ducked") }
                 if state.producingSound { flags.append("sounding") }
-                print("\(state.client) (pid \(state.pid)): \(state.priority.rawValue), \(state.category.rawValue), "
+                Output.line("\(state.client) (pid \(state.pid)): \(state.priority.rawValue), \(state.category.rawValue), "
                       + "\(state.mode.rawValue)" + (state.options.isEmpty ? "" : " [\(state.options.joined(separator: ", "))]")
                       + "; " + flags.joined(separator: ", "))
             }
         }
-        if sessions.isEmpty && !json { print("no sessions on '\(serverName)'") }
+        if sessions.isEmpty && !json { Output.line("no sessions on '\(serverName)'") }
     }
 }
 

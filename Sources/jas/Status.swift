@@ -49,25 +49,25 @@ struct Status: ParsableCommand {
             Output.jsonLine(report)
             return
         }
-        print("server '\(report.server)': \(report.sampleRate) Hz, period \(report.periodFrames) frames "
+        Output.line("server '\(report.server)': \(report.sampleRate) Hz, period \(report.periodFrames) frames "
               + "(\(Output.milliseconds(report.periodFrames, rate: report.sampleRate)))")
         for port in report.ports {
             let flags = [port.direction, port.physical ? "physical" : nil, port.terminal ? "terminal" : nil]
                 .compactMap { $0 }.joined(separator: ",")
-            print("  \(port.name)  [\(flags)]  capture \(port.captureLatency)  playback \(port.playbackLatency)")
-            for connection in port.connections { print("      ↔ \(connection)") }
+            Output.line("  \(port.name)  [\(flags)]  capture \(port.captureLatency)  playback \(port.playbackLatency)")
+            for connection in port.connections { Output.line("      ↔ \(connection)") }
         }
         if let state = report.session {
-            print("session: \(state.category), \(state.mode)\(state.options.isEmpty ? "" : ", " + state.options.joined(separator: ", "))")
-            print("  route       in: \(state.route.inputs.map(\.uid).joined(separator: ", ")); out: \(state.route.outputs.map(\.uid).joined(separator: ", "))")
-            print("  I/O buffer  \(state.ioBufferFrames) frames (preferred \(state.preferredIoBufferDuration) s)")
-            print("  channels    in \(state.inputChannels ?? 0), out \(state.outputChannels ?? 0)")
-            print("  latency     in \(state.inputLatencyFrames ?? 0) frames, out \(state.outputLatencyFrames ?? 0) frames")
-            print("  record      \(state.recordPermission)")
+            Output.line("session: \(state.category), \(state.mode)\(state.options.isEmpty ? "" : ", " + state.options.joined(separator: ", "))")
+            Output.line("  route       in: \(state.route.inputs.map(\.uid).joined(separator: ", ")); out: \(state.route.outputs.map(\.uid).joined(separator: ", "))")
+            Output.line("  I/O buffer  \(state.ioBufferFrames) frames (preferred \(state.preferredIoBufferDuration) s)")
+            Output.line("  channels    in \(state.inputChannels ?? 0), out \(state.outputChannels ?? 0)")
+            Output.line("  latency     in \(state.inputLatencyFrames ?? 0) frames, out \(state.outputLatencyFrames ?? 0) frames")
+            Output.line("  record      \(state.recordPermission)")
         }
-        if !report.streams.isEmpty { print("multiRoute streams:") }
+        if !report.streams.isEmpty { Output.line("multiRoute streams:") }
         for stream in report.streams {
-            print("  \(stream.session): \(stream.name) → \(stream.destination) channels "
+            Output.line("  \(stream.session): \(stream.name) → \(stream.destination) channels "
                   + stream.channels.map(String.init).joined(separator: ",") + " via " + stream.ports.joined(separator: ", ")
                   + (stream.connected ? "" : "  (destination gone: silent until it returns)"))
         }

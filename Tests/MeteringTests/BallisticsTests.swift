@@ -93,11 +93,11 @@ final class BallisticsTests: XCTestCase {
         XCTAssertEqual(meter.reading, 10 * log10(0.99), accuracy: 0.05)
     }
 
-    func testProgrammeMeterIntervalsAndRMS() {
+    func testProgrammeMeterIntervalsAndRMS() throws {
         var configuration = ProgrammeMeter.Configuration(channels: 2, sampleRate: rate, layout: .stereo,
                                                          sources: ["left", "right"])
         configuration.kScale = 20
-        let meter = ProgrammeMeter(configuration: configuration)
+        let meter = try ProgrammeMeter(configuration: configuration)
         // Left: a −6 dBFS sine; right: silence.
         let left = burst(1000, seconds: 1, amplitude: 0.5)
         var interleaved = [Float](repeating: 0, count: left.count * 2)
@@ -118,7 +118,7 @@ final class BallisticsTests: XCTestCase {
 
 /// The true-peak detector against libebur128's own on the same audio.
 final class TruePeakTests: XCTestCase {
-    func testDetectorAgreesWithLibebur128() {
+    func testDetectorAgreesWithLibebur128() throws {
         for rate in [48000, 96000] {
             var state: UInt64 = 0x9E37_79B9_7F4A_7C15
             let frames = rate * 2
@@ -131,7 +131,7 @@ final class TruePeakTests: XCTestCase {
                 samples[index] = frame > rate && frame < rate + 2000
                     ? 0.7 * Float(sin(Double(frame) * 2 * .pi * 0.23 + Double(index % 2))) : noise
             }
-            let reference = ProgrammeLoudness(channels: 2, layout: .stereo, sampleRate: rate, truePeak: true)
+            let reference = try ProgrammeLoudness(channels: 2, layout: .stereo, sampleRate: rate, truePeak: true)
             var detector = TruePeakDetector(channels: 2, sampleRate: rate)
             var ours = [0.0, 0.0]
             // In uneven chunks, as periods and intervals cut it.

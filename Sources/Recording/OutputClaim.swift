@@ -1,0 +1,80 @@
+import Foundation
+
+/// The files a take writes (its sound files and its log), claimed before
+/// anything is created or truncated, and held until the take is finished:
+/// an existing file is never replaced unless asked (`overwrite`), and two
+/// recorders never write the same file (each holds an exclusive `flock` on
+/// every file it writes; the second is refused, naming the file).
+final class OutputClaim: @unchecked Sendable {
+    private var descriptors: [Int32]
+    /// The files the claim created (they did not exist before).
+    private let created: [String]
+
+    private init(descriptors: [Int32], created: [String]) {
+        self.descriptors = descriptors
+        self.created = created
+    }
+
+    deinit { release() }
+
+    /// Claims `paths` (the sound files; a FIFO among them is written as it
+    /// is, not claimed) and `logPath`.
+    static func claim(paths: [String], logPath: String, overwrite: Bool) throws(RecordingError) -> OutputClaim {
+        if let same = paths.first(where: { $0 == logPath }) {
+            throw .badParameter("cannot record to '\(same)': the take's log file would have the same name (a take's log "
+                                + "is its name with .log in place of its extension); give the take another extension, "
+                                + "e.g. .wav")
+        }
+        var claimed: [Int32] = []
+        var created: [String] = []
+        func giveUp(_ error: RecordingError) -> RecordingError {
+            claimed.forEach { close($0) }
+            created.forEach { unlink($0) }
+            return error
+        }
+        // Everything is looked at before anything is created.
+        for path in paths + [logPath] {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            let kind = info.st_mode & S_IFMT
+            if kind == S_IFDIR { throw .unwritablePath(path: path, reason: "it is a folder") }
+            if kind == S_IFIFO && path != logPath { continue }
+            if !overwrite {
+                let what = kind == S_IFLNK ? "it exists (a symbolic link)" : "it exists"
+                throw .badParameter("cannot record to '\(path)': \(what), and jas record never replaces a file unless "
+                                    + "told; choose another --output, or add --overwrite to replace it")
+            }
+        }
+        for path in paths + [logPath] {
+            var info = stat()
+            if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO && path != logPath { continue }
+            // Without --overwrite the file must still not exist (another recorder may have made it since the look).
+            let existed = access(path, F_OK) == 0
+            let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? 0 : O_EXCL | O_NOFOLLOW)
+            let descriptor = open(path, flags, 0o644)
+            guard descriptor >= 0 else {
+                let reason = errno == EEXIST ? "it was created by another program a moment ago" : String(cString: strerror(errno))
+                throw giveUp(.unwritablePath(path: path, reason: reason))
+            }
+            claimed.append(descriptor)
+            if !existed { created.append(path) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                throw giveUp(.badParameter("cannot record to '\(path)': another recording is writing it now; "
+                                           + "choose another --output"))
+            }
+        }
+        return OutputClaim(descriptors: claimed, created: created)
+    }
+
+    /// The take did not start after all: the files the claim created go too.
+    func abandon() {
+        release()
+        created.forEach { unlink($0) }
+    }
+
+    /// Lets go of the files (the take is finished).
+    func release() {
+        descriptors.forEach { close($0) }
+        descriptors = []
+    }
+}
