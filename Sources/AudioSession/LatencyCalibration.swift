@@ -45,10 +45,13 @@ public struct LatencyCalibrationStore: Sendable {
     }
 
     /// Everything stored, by server name.
+    /// A damaged file counts as no corrections; `damage` says why.
     public func entries() -> [String: ServerEntry] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        return (try? JSONDecoder().decode([String: ServerEntry].self, from: data)) ?? [:]
+        (try? ConfigurationFile.read([String: ServerEntry].self, from: path)) ?? [:]
     }
+
+    /// Why the file cannot be read (nil when it can, or does not exist).
+    public var damage: String? { ConfigurationFile.damage(of: path, as: [String: ServerEntry].self) }
 
     /// The correction for a session on `server` whose inputs are connected to
     /// `capturePorts` and outputs to `playbackPorts`: the largest stored for
@@ -71,7 +74,8 @@ public struct LatencyCalibrationStore: Sendable {
     @discardableResult
     public func addRoundTripExcess(_ excess: Double, server: String, playbackPort: String, capturePort: String,
                                    reportedCapture: Int? = nil, reportedPlayback: Int? = nil) throws -> LatencyCorrection {
-        var all = entries()
+        // A damaged file is not written over (the error names it).
+        var all = try ConfigurationFile.read([String: ServerEntry].self, from: path) ?? [:]
         var entry = all[server] ?? ServerEntry()
         let oldCapture = entry.capture[capturePort] ?? 0
         let oldPlayback = entry.playback[playbackPort] ?? 0
@@ -93,10 +97,6 @@ public struct LatencyCalibrationStore: Sendable {
     }
 
     private func save(_ all: [String: ServerEntry]) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(all).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try ConfigurationFile.write(all, to: path)
     }
 }

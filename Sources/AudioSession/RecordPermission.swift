@@ -23,22 +23,22 @@ public struct RecordPermissionStore: Sendable {
         decisions()[application] ?? .undetermined
     }
 
-    /// Records a decision (`undetermined` removes it).
+    /// Records a decision (`undetermined` removes it). A damaged file is not
+    /// written over: the error names it.
     public func set(_ permission: RecordPermission, for application: String) throws {
-        var all = decisions()
+        var all = try ConfigurationFile.read([String: RecordPermission].self, from: path) ?? [:]
         all[application] = permission == .undetermined ? nil : permission
-        let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(all).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try ConfigurationFile.write(all, to: path)
     }
 
-    /// Every stored decision. A damaged file counts as no decisions.
+    /// Every stored decision. A damaged file counts as no decisions (so no
+    /// application may record); `damage` says why it could not be read.
     public func decisions() -> [String: RecordPermission] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        return (try? JSONDecoder().decode([String: RecordPermission].self, from: data)) ?? [:]
+        (try? ConfigurationFile.read([String: RecordPermission].self, from: path)) ?? [:]
     }
+
+    /// Why the file cannot be read (nil when it can, or does not exist).
+    public var damage: String? { ConfigurationFile.damage(of: path, as: [String: RecordPermission].self) }
 }
 
 /// Where a session's record permission comes from.

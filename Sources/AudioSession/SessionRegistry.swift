@@ -50,7 +50,7 @@ public struct SessionRegistry: Sendable {
     /// A server name as one safe folder name: letters, digits, `.`, `_` and
     /// `-` as they are, every other byte as `%XX` (so `a/b` and `a%2Fb` differ,
     /// and `.` or `..` cannot climb out).
-    static func folderName(forServer name: String) -> String {
+    public static func folderName(forServer name: String) -> String {
         var folder = ""
         for byte in name.utf8 {
             let scalar = Unicode.Scalar(byte)
@@ -71,7 +71,7 @@ public struct SessionRegistry: Sendable {
     }
 
     /// Creates the folder (and the base, private to the user) if need be.
-    func prepare() throws(Failure) {
+    public func prepare() throws(Failure) {
         for (path, isBase) in [(base, true), (directory, false)] {
             if mkdir(path, 0o700) != 0 && errno != EEXIST {
                 throw Failure(description: "cannot create the session registry folder \(path): "

@@ -194,23 +194,20 @@ public final class Client: @unchecked Sendable {
 
     /// Refuses names libjack cannot take, before libjack sees them.
     static func checkNames(client: String, server: String) throws(JackError) {
-        let clientLimit = Int(jack_client_name_size()) - 1
-        if client.isEmpty { throw .invalidName(kind: "client", name: client, reason: "it is empty") }
-        if client.utf8.count > clientLimit {
-            throw .invalidName(kind: "client", name: client, reason: "it has \(client.utf8.count) bytes, JACK takes "
-                               + "at most \(clientLimit); choose a shorter one")
+        try checkName("client", client, atMost: Int(jack_client_name_size()) - 1, why: "JACK takes",
+                      forbidden: ":", because: "':' separates a client from its port names")
+        try checkName("server", server, atMost: longestServerName, why: "JACK's socket path has room for",
+                      forbidden: "/", because: "'/' cannot be part of JACK's socket file name")
+    }
+
+    private static func checkName(_ kind: String, _ name: String, atMost limit: Int, why: String,
+                                  forbidden: Character, because: String) throws(JackError) {
+        if name.isEmpty { throw .invalidName(kind: kind, name: name, reason: "it is empty") }
+        if name.utf8.count > limit {
+            throw .invalidName(kind: kind, name: name, reason: "it has \(name.utf8.count) bytes; \(why) at most "
+                               + "\(limit); choose a shorter one")
         }
-        if client.contains(":") {
-            throw .invalidName(kind: "client", name: client, reason: "':' separates a client from its port names")
-        }
-        if server.isEmpty { throw .invalidName(kind: "server", name: server, reason: "it is empty") }
-        if server.utf8.count > longestServerName {
-            throw .invalidName(kind: "server", name: server, reason: "it has \(server.utf8.count) bytes, at most "
-                               + "\(longestServerName) fit JACK's socket path; choose a shorter one")
-        }
-        if server.contains("/") {
-            throw .invalidName(kind: "server", name: server, reason: "'/' cannot be part of JACK's socket file name")
-        }
+        if name.contains(forbidden) { throw .invalidName(kind: kind, name: name, reason: because) }
     }
 
     /// Sends one request to the server on this client: while it is open, one

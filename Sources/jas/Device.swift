@@ -11,11 +11,31 @@ struct Device: ParsableCommand {
         subcommands: [Plug.self, Unplug.self]
     )
 
-    /// Where a plugged device's process leaves its PID: one file per server and device.
-    static func pidFile(server: String, device: String) -> String {
-        let base = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? NSTemporaryDirectory()
-        return "\(base)/jas-devices/\(server)/\(device).pid"
+    /// Where a plugged device's process keeps its PID, locked for as long as
+    /// it runs: one file per server and device, in a folder private to the
+    /// user (next to the session registry), names escaped so that none
+    /// climbs out of it.
+    static func pidFile(server: String, device: String) throws -> String {
+        let registry = SessionRegistry(serverName: server)
+        do {
+            try registry.prepare()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let folder = registry.base + "/devices-" + SessionRegistry.folderName(forServer: server)
+        if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            throw ValidationError("cannot create \(folder): \(String(cString: strerror(errno)))")
+        }
+        return folder + "/" + SessionRegistry.folderName(forServer: device) + ".pid"
+    }
+
+    /// A device name is a JACK client name of a device: refused before anything starts when it cannot be one.
+    static func checkName(_ name: String) throws {
+        guard !name.isEmpty, name.utf8.count <= 63, !name.contains(":"), !name.contains("/"),
+              name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+            throw ValidationError("the device name '\(Output.safe(name))' cannot be a JACK client name: use 1 to 63 "
+                                  + "bytes without ':', '/' or control characters")
+        }
     }
 
     struct Plug: ParsableCommand {
@@ -39,6 +59,7 @@ struct Device: ParsableCommand {
         var prettyName: String?
 
         func validate() throws {
+            try Device.checkName(name)
             guard AudioSessionPort(rawValue: type) != nil else {
                 throw ValidationError("unknown port type '\(type)'; use \(AudioSessionPort.allCases.map(\.rawValue).joined(separator: ", "))")
             }
@@ -47,6 +68,20 @@ struct Device: ParsableCommand {
 
         func run() throws {
             let serverName = server ?? Client.defaultServerName
+            // Claimed before the device exists: a second plug of the same
+            // name is refused instead of taking the first one's file.
+            let pidFile = try Device.pidFile(server: serverName, device: name)
+            let claim = open(pidFile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard claim >= 0 else {
+                Output.diagnostic("jas device plug: cannot write \(pidFile): \(String(cString: strerror(errno)))")
+                throw ExitCode(2)
+            }
+            guard flock(claim, LOCK_EX | LOCK_NB) == 0 else {
+                let holder = (try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                Output.diagnostic("jas device plug: '\(name)' is already plugged into '\(serverName)' by pid \(holder ?? "?"); "
+                                  + "unplug it first (jas device unplug \(name) --server \(serverName))")
+                throw ExitCode(2)
+            }
             let device: SimulatedDevice
             do {
                 device = try SimulatedDevice(name: name, serverName: serverName, type: AudioSessionPort(rawValue: type)!,
@@ -55,13 +90,11 @@ struct Device: ParsableCommand {
                 Output.diagnostic("jas device plug: \(error)")
                 throw ExitCode(2)
             }
-            let pidFile = Device.pidFile(server: serverName, device: name)
-            try? FileManager.default.createDirectory(atPath: (pidFile as NSString).deletingLastPathComponent,
-                                                     withIntermediateDirectories: true)
-            try? "\(getpid())\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
+            let pid = Array("\(getpid())\n".utf8)
+            _ = ftruncate(claim, 0)
+            _ = pid.withUnsafeBytes { pwrite(claim, $0.baseAddress, $0.count, 0) }
             Output.line("plugged '\(name)' (\(type), \(channels) channels) into '\(serverName)': "
                   + "\(name):playback_1…\(channels) in, \(name):capture_1…\(channels) out")
-            fflush(nil)
             Signals.onInterrupt {
                 device.unplug()
                 unlink(pidFile)
@@ -79,22 +112,47 @@ struct Device: ParsableCommand {
         @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
         var server: String?
 
+        func validate() throws { try Device.checkName(name) }
+
         func run() throws {
             let serverName = server ?? Client.defaultServerName
-            let pidFile = Device.pidFile(server: serverName, device: name)
-            guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
-                  let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            let pidFile = try Device.pidFile(server: serverName, device: name)
+            let descriptor = open(pidFile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard descriptor >= 0 else {
                 Output.diagnostic("jas device unplug: no device '\(name)' plugged into '\(serverName)' by jas (no \(pidFile))")
                 throw ExitCode(1)
             }
-            guard kill(pid, SIGTERM) == 0 else {
+            defer { close(descriptor) }
+            // Only the plugging process holds the lock; a file nobody holds is left over, and nobody is signalled.
+            guard flock(descriptor, LOCK_SH | LOCK_NB) != 0 else {
                 unlink(pidFile)
-                Output.diagnostic("jas device unplug: the process of '\(name)' (pid \(pid)) is gone; removed its stale pid file")
+                Output.diagnostic("jas device unplug: '\(name)' is not plugged any more (its process is gone); "
+                                  + "removed its stale \(pidFile)")
+                throw ExitCode(1)
+            }
+            guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+                  let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1,
+                  Self.isPlugProcess(pid, device: name) else {
+                Output.diagnostic("jas device unplug: \(pidFile) does not name the jas process that plugged '\(name)'; "
+                                  + "nothing was signalled")
+                throw ExitCode(2)
+            }
+            guard kill(pid, SIGTERM) == 0 else {
+                Output.diagnostic("jas device unplug: the process of '\(name)' (pid \(pid)) could not be signalled")
                 throw ExitCode(1)
             }
             // Wait until its ports are gone from the server (at most 5 s).
             for _ in 0..<500 where kill(pid, 0) == 0 { usleep(10_000) }
             Output.line("unplugged '\(name)' from '\(serverName)'")
+        }
+
+        /// Whether `pid` runs `jas device plug NAME` (its command line says so).
+        static func isPlugProcess(_ pid: pid_t, device: String) -> Bool {
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard let command = arguments.firstIndex(of: "device"), arguments.count > command + 2,
+                  arguments[command + 1] == "plug" else { return false }
+            return arguments[(command + 2)...].contains(device)
         }
     }
 }

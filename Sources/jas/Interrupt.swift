@@ -53,7 +53,6 @@ struct Interrupt: AsyncParsableCommand {
                 // yield is measured from here.
                 Output.jsonLine(InterruptReport(event: "activating", client: name, priority: priority.rawValue,
                                                 interrupted: [], time: Client.microsecondTime))
-                fflush(nil)
             }
             try session.setActive(true)
         } catch {
@@ -79,7 +78,6 @@ struct Interrupt: AsyncParsableCommand {
             Output.line("\(priority.rawValue) '\(name)' active on '\(session.serverName)' for \(seconds) s; interrupted: "
                   + (interrupted.isEmpty ? "none" : interrupted.joined(separator: ", ")))
         }
-        fflush(nil)
         try await Task.sleep(nanoseconds: UInt64(max(0, seconds - Date().timeIntervalSince(started)) * 1e9))
         try? session.setActive(false, options: .notifyOthersOnDeactivation)
         session.close()

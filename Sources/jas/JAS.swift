@@ -22,6 +22,7 @@ struct JAS: AsyncParsableCommand {
         // written (Output.line), not by a signal that ends whichever thread
         // wrote (a recorder mid-take).
         signal(SIGPIPE, SIG_IGN)
+        Output.watchReader()
         await Self.main(nil)
     }
 }

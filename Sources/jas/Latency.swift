@@ -119,10 +119,17 @@ struct Latency: ParsableCommand {
         let middle = sorted[sorted.count / 2]
         let median = middle.excessFrames!
         let store = LatencyCalibrationStore()
-        let correction = try store.addRoundTripExcess(median, server: serverName, playbackPort: outputPort,
+        let correction: LatencyCorrection
+        do {
+            correction = try store.addRoundTripExcess(median, server: serverName, playbackPort: outputPort,
                                                       capturePort: inputPort,
                                                       reportedCapture: middle.reportedCaptureFrames,
                                                       reportedPlayback: middle.reportedPlaybackFrames)
+        } catch {
+            let reason = "\(error)"
+            Output.diagnostic("jas latency: the calibration was not stored: \(reason)")
+            throw ExitCode(2)
+        }
         if !json {
             Output.line(String(format: "calibrated: median excess %+.3f frames; correction now capture %+d, playback %+d frames",
                          median, correction.captureFrames, correction.playbackFrames)

@@ -31,7 +31,6 @@ final class MeterDisplay: @unchecked Sendable {
         } else if reading.seconds - lastPrinted >= 1 {
             lastPrinted = reading.seconds
             Output.line(Self.programmeLine(reading))
-            fflush(nil)
         }
     }
 
@@ -40,7 +39,6 @@ final class MeterDisplay: @unchecked Sendable {
         defer { lock.unlock() }
         if json {
             Output.line(EventFormat.json(event))
-            fflush(nil)
         } else {
             Output.diagnostic(EventFormat.text(event))
         }
@@ -62,7 +60,6 @@ final class MeterDisplay: @unchecked Sendable {
                          Self.number(channel.samplePeakDBFS), Self.number(channel.truePeakDBTP),
                          Self.number(channel.rmsDBFS), Self.number(channel.ppmTypeIIbDBFS)))
         }
-        fflush(nil)
     }
 
     /// Redraws the programme line and one line per channel in place.

@@ -37,7 +37,6 @@ struct Monitor: AsyncParsableCommand {
         WedgeWatch.start(command: "monitor")
         for await event in audioSession.events {
             Output.line(json ? EventFormat.json(event) : EventFormat.text(event))
-            fflush(nil)
         }
     }
 }

@@ -23,7 +23,32 @@ enum Output {
             readerGone = true
             return true
         }
-        guard gone else { return }
+        if gone { readerWent() }
+    }
+
+    nonisolated(unsafe) private static var readerWatch: DispatchSourceTimer?
+
+    /// Looks at stdout twice a second: a pipe whose reader has gone reports
+    /// an error even while nothing is written (a monitor that prints only on
+    /// events would otherwise notice at its next event).
+    static func watchReader() {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "jas.stdout-reader"))
+        timer.schedule(deadline: .now() + 0.5, repeating: 0.5)
+        timer.setEventHandler {
+            var poller = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
+            guard poll(&poller, 1, 0) == 1, poller.revents & Int16(POLLERR) != 0 else { return }
+            let first = stdoutLock.withLock { () -> Bool in
+                defer { readerGone = true }
+                return !readerGone
+            }
+            if first { readerWent() }
+            readerWatch?.cancel()
+        }
+        timer.resume()
+        readerWatch = timer
+    }
+
+    private static func readerWent() {
         switch whenReaderGoes {
         case .keepRecording:
             diagnostic("jas: the reader of standard output went away; the recording goes on, and its events go to "
@@ -109,6 +134,20 @@ enum Output {
         var object = object
         object["time"] = Date().timeIntervalSince1970
         line(jsonText(object))
+    }
+
+    /// A name from elsewhere (a port, a client) as it may be printed: control
+    /// characters and escape sequences shown as `\u{1B}`, never sent to the terminal.
+    static func safe(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
     }
 
     /// Writes a line to stderr.

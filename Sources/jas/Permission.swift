@@ -33,6 +33,9 @@ struct Permission: ParsableCommand {
 
         func run() throws {
             let store = RecordPermissionStore()
+            if let damage = store.damage {
+                Output.diagnostic("jas permission: \(damage); until then no application may record")
+            }
             let rows = app.map { [($0, store.permission(for: $0))] }
                 ?? store.decisions().sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             for (app, permission) in rows {
@@ -46,8 +49,9 @@ struct Permission: ParsableCommand {
         do {
             try store.set(permission, for: app)
         } catch {
-            Output.diagnostic("jas permission: cannot write \(store.path): \(error.localizedDescription)")
-            throw ExitCode(1)
+            let reason = "\(error)"
+            Output.diagnostic("jas permission: cannot record the decision: \(reason)")
+            throw ExitCode(2)
         }
         Output.line("\(app): \(permission.rawValue) (\(store.path))")
     }

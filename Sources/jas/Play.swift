@@ -157,7 +157,6 @@ struct Play: AsyncParsableCommand {
         Signals.onUser1 {
             player.setPaused(false)
             if !json { Output.line("  resumed") }
-            fflush(nil)
         }
         if let seconds {
             Task.detached {
@@ -194,7 +193,6 @@ struct Play: AsyncParsableCommand {
             default:
                 break
             }
-            fflush(nil)
         }
     }
 }

@@ -115,7 +115,6 @@ struct Selftest: ParsableCommand {
             } else {
                 Output.diagnostic("jas selftest: " + EventFormat.text(event))
             }
-            fflush(nil)
         }
         if !json { Output.line("checking '\(check.serverName)' every round of \(duration) s until Ctrl-C…") }
         while true {
@@ -138,7 +137,6 @@ struct Selftest: ParsableCommand {
                 } else {
                     Output.diagnostic("jas selftest: server '\(check.serverName)' is not there (\(error)); waiting for it")
                 }
-                fflush(nil)
                 waitForServer(check.serverName)
                 let downtime = Date().timeIntervalSince(lostAt)
                 if json {
@@ -148,9 +146,7 @@ struct Selftest: ParsableCommand {
                     Output.diagnostic("jas selftest: server '\(check.serverName)' is back after "
                                       + String(format: "%.2f", downtime) + " s; checking again")
                 }
-                fflush(nil)
             }
-            fflush(nil)
         }
     }
 

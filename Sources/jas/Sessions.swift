@@ -38,7 +38,7 @@ struct Sessions: ParsableCommand {
                 if state.ducking { flags.append("ducking others \(state.duckLevelDB) dB") }
                 if state.ducked { flags.append("ducked") }
                 if state.producingSound { flags.append("sounding") }
-                Output.line("\(state.client) (pid \(state.pid)): \(state.priority.rawValue), \(state.category.rawValue), "
+                Output.line("\(Output.safe(state.client)) (pid \(state.pid)): \(state.priority.rawValue), \(state.category.rawValue), "
                       + "\(state.mode.rawValue)" + (state.options.isEmpty ? "" : " [\(state.options.joined(separator: ", "))]")
                       + "; " + flags.joined(separator: ", "))
             }

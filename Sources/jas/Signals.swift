@@ -45,7 +45,7 @@ enum Signals {
     }
 
     /// Ends the command as a signal would: its cleanups (once, whoever asks
-    /// first; a second asker waits for the exit), then `exit(exitStatus)`.
+    /// first; a second asker waits for the exit), then `_exit(exitStatus)`.
     static func end(exitStatus: Int32) -> Never {
         let mine = lock.withLock { () -> [@Sendable () -> Void]? in
             guard !ending else { return nil }
@@ -58,7 +58,10 @@ enum Signals {
         WedgeWatch.claimEnding()
         mine.forEach { $0() }
         WedgeWatch.leaveIfWedged(command: CommandLine.arguments.dropFirst().first ?? "jas")
-        exit(exitStatus)
+        // _exit, not exit: exit() runs libjack's global destructors, which hang
+        // under a client still open (a command without cleanups of its own);
+        // everything jas writes is unbuffered, so nothing is lost.
+        _exit(exitStatus)
     }
 
     /// `end`, on the signals' queue: for a thread that a cleanup may wait

@@ -54,12 +54,13 @@ struct Status: ParsableCommand {
         for port in report.ports {
             let flags = [port.direction, port.physical ? "physical" : nil, port.terminal ? "terminal" : nil]
                 .compactMap { $0 }.joined(separator: ",")
-            Output.line("  \(port.name)  [\(flags)]  capture \(port.captureLatency)  playback \(port.playbackLatency)")
-            for connection in port.connections { Output.line("      ↔ \(connection)") }
+            Output.line("  \(Output.safe(port.name))  [\(flags)]  capture \(port.captureLatency)  playback \(port.playbackLatency)")
+            for connection in port.connections { Output.line("      ↔ \(Output.safe(connection))") }
         }
         if let state = report.session {
             Output.line("session: \(state.category), \(state.mode)\(state.options.isEmpty ? "" : ", " + state.options.joined(separator: ", "))")
-            Output.line("  route       in: \(state.route.inputs.map(\.uid).joined(separator: ", ")); out: \(state.route.outputs.map(\.uid).joined(separator: ", "))")
+            Output.line("  route       in: \(Output.safe(state.route.inputs.map(\.uid).joined(separator: ", "))); out: "
+                        + Output.safe(state.route.outputs.map(\.uid).joined(separator: ", ")))
             Output.line("  I/O buffer  \(state.ioBufferFrames) frames (preferred \(state.preferredIoBufferDuration) s)")
             Output.line("  channels    in \(state.inputChannels ?? 0), out \(state.outputChannels ?? 0)")
             Output.line("  latency     in \(state.inputLatencyFrames ?? 0) frames, out \(state.outputLatencyFrames ?? 0) frames")

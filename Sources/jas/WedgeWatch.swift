@@ -46,7 +46,6 @@ enum WedgeWatch {
     static func leaveIfWedged(command: String) {
         guard let reason = ClientLifecycle.shared.wedgedReason else { return }
         Output.diagnostic("jas \(command): \(reason); exiting with status \(exitStatus) so that a supervisor restarts it")
-        fflush(nil)
         _exit(exitStatus)
     }
 }

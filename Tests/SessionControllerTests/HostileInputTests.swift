@@ -1,0 +1,108 @@
+import AudioSession
+import Foundation
+import JackKit
+import JackTestSupport
+import XCTest
+
+/// What other programs and careless hands do around `jas`: names that try to
+/// climb out of their folder or carry escape sequences, pid files that lie,
+/// damaged stores, readers that go away. Real processes on a private jackd.
+final class HostileInputTests: JackTestCase {
+    func testDeviceNamesStayInTheirFolderAndPidFilesMustBelongToAPlug() throws {
+        let server = try startServer(period: 256)
+        // Nothing is signalled on a name's say-so: a name with a path is refused.
+        let victim = Process()
+        victim.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        victim.arguments = ["30"]
+        try victim.run()
+        defer { victim.terminate() }
+        let folder = NSTemporaryDirectory() + "jas-victim-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(folder)/victim.pid",
+                                                     contents: Data("\(victim.processIdentifier)\n".utf8)))
+        let climbing = try run([jas, "device", "unplug", "../../../../../../..\(folder)/victim", "--server", server.name])
+        XCTAssertEqual(climbing.status, 64, climbing.output)
+        XCTAssertTrue(climbing.output.contains("cannot be a JACK client name"), climbing.output)
+        usleep(100_000)
+        XCTAssertTrue(victim.isRunning, "a process was signalled on a device name's say-so")
+
+        // A second plug of one name is refused; the first keeps its file and is unplugged.
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: jas)
+        first.arguments = ["device", "plug", "cans", "--server", server.name]
+        first.standardOutput = Pipe()
+        try first.run()
+        defer { if first.isRunning { first.terminate() } }
+        XCTAssertTrue(waitUntil(timeout: 10) { (try? self.run(["jack_lsp", "-s", server.name]).output.contains("cans:capture_1")) ?? false })
+        let second = try run([jas, "device", "plug", "cans", "--server", server.name])
+        XCTAssertEqual(second.status, 2, second.output)
+        XCTAssertTrue(second.output.contains("already plugged") && second.output.contains("pid \(first.processIdentifier)"),
+                      second.output)
+        let unplug = try run([jas, "device", "unplug", "cans", "--server", server.name])
+        XCTAssertEqual(unplug.status, 0, unplug.output)
+        first.waitUntilExit()
+
+        // A pid file nobody holds (left by a killed plug, or planted) is removed, and its PID left alone.
+        let pidFolder = "\(SessionRegistry.baseDirectory)/devices-\(SessionRegistry.folderName(forServer: server.name))"
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(pidFolder)/planted.pid",
+                                                     contents: Data("\(victim.processIdentifier)\n".utf8)))
+        let planted = try run([jas, "device", "unplug", "planted", "--server", server.name])
+        XCTAssertEqual(planted.status, 1, planted.output)
+        XCTAssertTrue(planted.output.contains("not plugged any more"), planted.output)
+        usleep(100_000)
+        XCTAssertTrue(victim.isRunning, "a planted pid file got its PID signalled")
+        try? FileManager.default.removeItem(atPath: pidFolder)
+    }
+
+    func testDamagedStoresAreNeverWrittenOverAndSaySo() throws {
+        let config = NSTemporaryDirectory() + "jas-config-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: "\(config)/jackaudiosession", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let damaged = Data(#"{"studio": "granted", "mixer": "den"#.utf8)
+        let file = "\(config)/jackaudiosession/record-permission.json"
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: damaged))
+        let grant = try run([jas, "permission", "grant", "app"], environment: ["XDG_CONFIG_HOME": config])
+        XCTAssertEqual(grant.status, 2, grant.output)
+        XCTAssertTrue(grant.output.contains(file) && grant.output.contains("left as it is"), grant.output)
+        XCTAssertEqual(FileManager.default.contents(atPath: file), damaged, "the damaged store was written over")
+        let show = try run([jas, "permission", "show"], environment: ["XDG_CONFIG_HOME": config])
+        XCTAssertTrue(show.output.contains("no application may record"), show.output)
+
+        let calibration = LatencyCalibrationStore(path: "\(config)/jackaudiosession/latency-calibration.json")
+        XCTAssertTrue(FileManager.default.createFile(atPath: calibration.path, contents: damaged))
+        XCTAssertThrowsError(try calibration.addRoundTripExcess(3, server: "s", playbackPort: "p", capturePort: "c"))
+        XCTAssertEqual(FileManager.default.contents(atPath: calibration.path), damaged)
+        XCTAssertNotNil(calibration.damage)
+        XCTAssertEqual(calibration.entries(), [:])
+    }
+
+    func testNamesWithEscapeSequencesArePrintedHarmlessly() throws {
+        let server = try startServer(period: 256)
+        let odd = try Client(name: "odd", serverName: server.name)
+        defer { odd.close() }
+        _ = try odd.registerPort("out\u{1B}[2J\u{1B}]0;owned\u{07}", flags: .output)
+        let status = try run([jas, "status", "--server", server.name])
+        XCTAssertEqual(status.status, 0, status.output)
+        XCTAssertFalse(status.output.contains("\u{1B}"), "an escape sequence reached the terminal: \(status.output)")
+        XCTAssertTrue(status.output.contains(#"odd:out\u{1B}[2J\u{1B}]0;owned\u{7}"#), status.output)
+    }
+
+    func testCommandsEndWhenTheReaderOfTheirOutputGoes() throws {
+        let server = try startServer(period: 256)
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: jas)
+        player.arguments = ["play", "--server", server.name, "--port", "loopback:playback_1"]
+        player.standardOutput = FileHandle.nullDevice
+        try player.run()
+        defer { player.terminate() }
+        for command in ["meter --ports loopback:capture_1 --interval 100ms", "latency", "selftest --loop --duration 0.5",
+                        "monitor"] {
+            let started = Date()
+            let result = try run(["bash", "-c", "timeout 30 '\(jas)' \(command) --server \(server.name) --json "
+                                  + "| head -1 >/dev/null; echo \"status ${PIPESTATUS[0]}\""])
+            XCTAssertTrue(result.output.contains("status 0"), "jas \(command) | head -1: \(result.output)")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 25, "jas \(command) | head -1 took too long")
+        }
+    }
+}
