@@ -277,9 +277,18 @@ public final class Client: @unchecked Sendable {
         if code != 0 { throw .activationFailed(client: name, code: code) }
     }
 
-    /// Stops processing; the server drops this client's connections.
+    /// Stops processing; the server drops this client's connections. On the
+    /// lane and within its close bound: jackd answers a deactivation only
+    /// after notifying every client, and a client that stopped reading its
+    /// notifications (#395's stuck thread) can block jackd for ever, so a
+    /// deactivation that never returns marks libjack wedged instead of
+    /// hanging its caller.
     public func deactivate() throws(JackError) {
-        let code = try request { jack_deactivate($0) }
+        let outcome = try ClientLifecycle.shared.perform("deactivating JACK client '\(name)'",
+                                                         within: ClientLifecycle.closeBound) { [self] in
+            Result { () throws(JackError) in try request { jack_deactivate($0) } }
+        }
+        let code = try outcome.get()
         if code != 0 { throw .activationFailed(client: name, code: code) }
     }
 

@@ -13,7 +13,7 @@ final class RecordCrashTests: JackTestCase {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for (ext, bits) in [("wav", "float"), ("rf64", "float"), ("w64", "float"), ("wav", "24")] {
-            let path = "\(folder)/killed-\(bits).\(ext)"
+            let path = "\(folder)/killed-\(bits)-\(ext).\(ext)"
             let recorder = try RecordProcess(jas: jas, arguments: [
                 "--server", server.name, "--ports", "signal-sender:out_*", "--output", path, "--bits", bits])
             XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)

@@ -23,7 +23,12 @@ final class RecordWedgeTests: JackTestCase {
         defer { arrival.close() }
         let summary = recorder.finish(timeout: 3 + ClientLifecycle.closeBound + 10)
         XCTAssertEqual(recorder.process.terminationStatus, 75, recorder.stderr)
-        XCTAssertTrue(recorder.stderr.contains("jas record: the notification thread of JACK client"), recorder.stderr)
+        // Either the close finds the notification thread stuck, or (when the
+        // held thread's unread notifications filled its socket and jackd
+        // itself blocks writing to it) the deactivation before it never returns.
+        XCTAssertTrue(recorder.stderr.contains("jas record: the notification thread of JACK client")
+                      || recorder.stderr.contains("jas record: deactivating JACK client 'jas-record' did not return"),
+                      recorder.stderr)
         XCTAssertTrue(recorder.stderr.contains("exiting with status 75"), recorder.stderr)
         XCTAssertEqual(recorder.stderr.components(separatedBy: "exiting with status").count, 2, "said once")
         let written = try XCTUnwrap(summary?["frames_written"] as? Int, "the summary is written before the exit")
