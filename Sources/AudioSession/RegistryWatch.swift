@@ -8,7 +8,6 @@ import Foundation
 /// The session's own file is not watched. Without inotify (the per-user limit
 /// of instances reached) `isWatching` is false and the caller polls instead.
 final class RegistryWatch: @unchecked Sendable {
-    private let descriptor: Int32
     private let source: DispatchSourceRead?
     private let ownFile: String
 
@@ -19,11 +18,9 @@ final class RegistryWatch: @unchecked Sendable {
         let mask = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_DELETE_SELF)
         guard fd >= 0, inotify_add_watch(fd, registry.directory, mask) >= 0 else {
             if fd >= 0 { close(fd) }
-            descriptor = -1
             source = nil
             return
         }
-        descriptor = fd
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [ownFile] in
             let (any, closed) = Self.drain(fd, ignoring: ownFile)

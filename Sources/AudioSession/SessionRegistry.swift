@@ -227,7 +227,4 @@ public final class RegistryEntry: @unchecked Sendable {
         unlink(registry.directory + "/" + file)
         close(descriptor)
     }
-
-    /// Whether the entry holds a published file now.
-    public var isPublished: Bool { state.withLock { $0.descriptor >= 0 } }
 }

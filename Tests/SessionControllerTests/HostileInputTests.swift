@@ -19,13 +19,20 @@ final class HostileInputTests: JackTestCase {
         let folder = NSTemporaryDirectory() + "jas-victim-\(getpid())"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(folder)/victim.pid",
-                                                     contents: Data("\(victim.processIdentifier)\n".utf8)))
-        let climbing = try run([jas, "device", "unplug", "../../../../../../..\(folder)/victim", "--server", server.name])
-        XCTAssertEqual(climbing.status, 64, climbing.output)
-        XCTAssertTrue(climbing.output.contains("cannot be a JACK client name"), climbing.output)
-        usleep(100_000)
-        XCTAssertTrue(victim.isRunning, "a process was signalled on a device name's say-so")
+        /// Plants a pid file naming the victim, as a careless or hostile hand
+        /// leaves one; `jas device unplug NAME` must refuse it as said and
+        /// leave the victim alone.
+        func unplugSignalsNobody(planting path: String, name: String, status: Int32, says: String) throws {
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("\(victim.processIdentifier)\n".utf8)))
+            let result = try run([jas, "device", "unplug", name, "--server", server.name])
+            XCTAssertEqual(result.status, status, result.output)
+            XCTAssertTrue(result.output.contains(says), result.output)
+            // Nothing to wait for: a signal sent would have landed by now.
+            usleep(100_000)
+            XCTAssertTrue(victim.isRunning, "'\(name)' got the PID in \(path) signalled")
+        }
+        try unplugSignalsNobody(planting: "\(folder)/victim.pid", name: "../../../../../../..\(folder)/victim",
+                                status: 64, says: "cannot be a JACK client name")
 
         // A second plug of one name is refused; the first keeps its file and is unplugged.
         let first = Process()
@@ -45,13 +52,8 @@ final class HostileInputTests: JackTestCase {
 
         // A pid file nobody holds (left by a killed plug, or planted) is removed, and its PID left alone.
         let pidFolder = "\(SessionRegistry.baseDirectory)/devices-\(SessionRegistry.folderName(forServer: server.name))"
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(pidFolder)/planted.pid",
-                                                     contents: Data("\(victim.processIdentifier)\n".utf8)))
-        let planted = try run([jas, "device", "unplug", "planted", "--server", server.name])
-        XCTAssertEqual(planted.status, 1, planted.output)
-        XCTAssertTrue(planted.output.contains("not plugged any more"), planted.output)
-        usleep(100_000)
-        XCTAssertTrue(victim.isRunning, "a planted pid file got its PID signalled")
+        try unplugSignalsNobody(planting: "\(pidFolder)/planted.pid", name: "planted", status: 1,
+                                says: "not plugged any more")
         try? FileManager.default.removeItem(atPath: pidFolder)
     }
 
