@@ -12,11 +12,22 @@ public struct LoopbackAnalysis: Sendable, Equatable {
     public let samplesWithoutSource: Int
     /// Recorded cycles whose start did not follow the previous one by one period.
     public let discontinuities: Int
+    /// Compared samples that differed from what was sent at the delay but are
+    /// what the same channel sent one period earlier or later: a late cycle.
+    /// In jackd's asynchronous mode the server does not wait for a late
+    /// client. Its next cycle reads the output port while the session is
+    /// still writing it (the previous cycle's samples go round again), and
+    /// refreshes the input port before the session has read it (the cycle's
+    /// own output comes straight back). jackd reports a late client as an
+    /// xrun; without one, a displaced sample is a fault.
+    public let lateSamples: Int
 
-    /// Every comparable sample matched and nearly all could be compared.
+    /// Every comparable sample matched, apart from samples a late cycle left
+    /// stale, and nearly all could be compared. Whether late samples are
+    /// excused is the caller's to decide: only when the server reported xruns.
     public var isBitExact: Bool {
         delayFrames != nil && mismatches == 0 && samplesCompared > 0
-            && samplesWithoutSource * 100 <= samplesCompared
+            && (samplesWithoutSource + lateSamples) * 100 <= samplesCompared
     }
 
     /// Analyses `recorder`'s run, looking for a delay up to `maximumDelay` frames.
@@ -25,7 +36,7 @@ public struct LoopbackAnalysis: Sendable, Equatable {
         let period = recorder.period
         guard cycles > 2, recorder.channels > 0 else {
             return LoopbackAnalysis(delayFrames: nil, samplesCompared: 0, mismatches: 0, samplesWithoutSource: 0,
-                                    discontinuities: 0)
+                                    discontinuities: 0, lateSamples: 0)
         }
         // Unwrap JACK's 32-bit frame clock into frames since the first cycle.
         let first = recorder.cycleStarts[0]
@@ -48,21 +59,30 @@ public struct LoopbackAnalysis: Sendable, Equatable {
         }
         guard let delay else {
             return LoopbackAnalysis(delayFrames: nil, samplesCompared: 0, mismatches: 0, samplesWithoutSource: 0,
-                                    discontinuities: discontinuities)
+                                    discontinuities: discontinuities, lateSamples: 0)
         }
-        var compared = 0, mismatches = 0, withoutSource = 0
+        var compared = 0, mismatches = 0, withoutSource = 0, late = 0
         for cycle in 0..<cycles {
             for channel in 0..<recorder.channels {
                 for frame in 0..<period {
                     switch matches(cycle: cycle, channel: channel, frame: frame, delay: delay) {
                     case true?: compared += 1
-                    case false?: compared += 1; mismatches += 1
+                    case false?:
+                        compared += 1
+                        if matches(cycle: cycle, channel: channel, frame: frame, delay: delay + period) == true
+                            || (delay >= period
+                                && matches(cycle: cycle, channel: channel, frame: frame, delay: delay - period) == true) {
+                            late += 1
+                        } else {
+                            mismatches += 1
+                        }
                     case nil: if starts[cycle] + frame - delay >= 0 { withoutSource += 1 }
                     }
                 }
             }
         }
         return LoopbackAnalysis(delayFrames: delay, samplesCompared: compared, mismatches: mismatches,
-                                samplesWithoutSource: withoutSource, discontinuities: discontinuities)
+                                samplesWithoutSource: withoutSource, discontinuities: discontinuities,
+                                lateSamples: late)
     }
 }

@@ -49,6 +49,9 @@ public struct LoopbackCheck: Sendable {
         public var bitExact: Bool
         public var samplesCompared: Int
         public var mismatches: Int
+        /// Samples a late cycle left stale (see `LoopbackAnalysis.lateSamples`);
+        /// excused only in a run with xruns.
+        public var lateSamples: Int
         public var xruns: Int
         public var attempts: Int
         public var outputPorts: [String]
@@ -124,12 +127,14 @@ public struct LoopbackCheck: Sendable {
 
         let expected = usesServerLoopback ? period : inputLatency + outputLatency
         let analysis = LoopbackAnalysis.analyse(recorder, maximumDelay: max(expected, period) * 4 + 1024)
+        // A stale sample is the server's doing only when it said a cycle was late.
+        let lateExcused = analysis.lateSamples == 0 || xruns > 0
         return Result(serverName: serverName, sampleRate: rate, periodFrames: period, channels: inputPorts.count,
                       inputLatencyFrames: inputLatency, outputLatencyFrames: outputLatency,
                       measuredRoundtripFrames: analysis.delayFrames, expectedRoundtripFrames: expected,
-                      bitExact: analysis.isBitExact && !recorder.sawPeriodChange && recorder.isComplete,
+                      bitExact: analysis.isBitExact && lateExcused && !recorder.sawPeriodChange && recorder.isComplete,
                       samplesCompared: analysis.samplesCompared, mismatches: analysis.mismatches,
-                      xruns: xruns + analysis.discontinuities, attempts: 1,
+                      lateSamples: analysis.lateSamples, xruns: xruns + analysis.discontinuities, attempts: 1,
                       outputPorts: outputPorts, inputPorts: inputPorts)
     }
 }

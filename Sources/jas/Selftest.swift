@@ -171,7 +171,9 @@ struct Selftest: ParsableCommand {
               + "output \(result.outputLatencyFrames) frames (\(Output.milliseconds(result.outputLatencyFrames, rate: rate))), as JACK reports")
         let measured = result.measuredRoundtripFrames.map { "\($0) frames" } ?? "signal not found"
         Output.line("  round trip  \(measured) measured, \(result.expectedRoundtripFrames) frames expected")
-        Output.line("  bit-exact   \(result.bitExact ? "yes" : "NO"): \(result.samplesCompared - result.mismatches) of \(result.samplesCompared) samples identical")
+        let identical = result.samplesCompared - result.mismatches - result.lateSamples
+        Output.line("  bit-exact   \(result.bitExact ? "yes" : "NO"): \(identical) of \(result.samplesCompared) samples identical"
+                    + (result.lateSamples > 0 ? ", \(result.lateSamples) one period off in late cycles (xruns)" : ""))
         if result.xruns > 0 || result.attempts > 1 {
             Output.line("  xruns       \(result.xruns) in the last run; \(result.attempts) run(s)")
         }
