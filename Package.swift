@@ -168,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SessionControllerTests",
-            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "Measurement", "jas"]
+            dependencies: ["AudioSession", "JackKit", "CJack", "LoopbackHarness", "JackTestSupport", "Measurement", "jas"]
         ),
         .testTarget(
             name: "MeasurementTests",

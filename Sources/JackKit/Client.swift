@@ -77,6 +77,7 @@ public final class Client: @unchecked Sendable {
     public init(name: String, serverName: String? = nil) throws(JackError) {
         let server = serverName ?? Client.defaultServerName
         try Self.checkNames(client: name, server: server)
+        if let pid = ServerProcess.stopped(serverName: server) { throw .serverStopped(server: server, pid: pid) }
         let lifecycle = ClientLifecycle.shared
         struct Opened: @unchecked Sendable {
             let handle: OpaquePointer?
@@ -361,6 +362,23 @@ public final class Client: @unchecked Sendable {
         }
         defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
         return stringList(list)
+    }
+
+    /// The ports matching `pattern` (a regular expression; nil: all), of the
+    /// given type, having all of `flags`: every one, whatever bytes its name
+    /// holds (each is looked up by the name libjack gave, not a copy).
+    public func ports(matching pattern: String? = nil, type: PortType? = .audio, flags: PortFlags = []) -> [Port] {
+        (try? whileOpen { handle -> [Port] in
+            guard let list = jack_get_ports(handle, pattern, type?.rawValue, UInt(flags.rawValue)) else { return [] }
+            defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
+            var ports: [Port] = []
+            var index = 0
+            while let entry = list[index] {
+                if let port = jack_port_by_name(handle, entry) { ports.append(Port(port)) }
+                index += 1
+            }
+            return ports
+        }) ?? []
     }
 
     /// Connects the output port `source` to the input port `destination`

@@ -31,6 +31,9 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A client or server name libjack cannot take (checked before calling it:
     /// libjack aborts the process on some).
     case invalidName(kind: String, name: String, reason: String)
+    /// The server's jackd is stopped (SIGSTOP, Ctrl-Z, a debugger): checked
+    /// before an open, which would never return.
+    case serverStopped(server: String, pid: Int32)
 
     public var description: String {
         switch self {
@@ -63,6 +66,9 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidName(kind, name, reason):
             let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
             return "the JACK \(kind) name '\(shown)' cannot be used: \(reason)"
+        case let .serverStopped(server, pid):
+            return "JACK server '\(server)' (jackd, PID \(pid)) is stopped (SIGSTOP, Ctrl-Z or a debugger); no client can "
+                + "reach it until it runs again: `kill -CONT \(pid)`"
         }
     }
 

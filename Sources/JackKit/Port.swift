@@ -1,4 +1,5 @@
 import CJack
+import Glibc
 
 /// JACK port flags (`JackPortIsInput`, `JackPortIsPhysical`, ...).
 public struct PortFlags: OptionSet, Sendable, Hashable {
@@ -34,7 +35,7 @@ public struct Port: @unchecked Sendable, Hashable {
     init(_ handle: OpaquePointer) { self.handle = handle }
 
     /// Full name, `client:port`.
-    public var name: String { String(cString: jack_port_name(handle)) }
+    public var name: String { printableName(jack_port_name(handle)) }
 
     /// The part after the colon.
     public var shortName: String { String(cString: jack_port_short_name(handle)) }
@@ -80,13 +81,41 @@ public struct Port: @unchecked Sendable, Hashable {
     }
 }
 
-/// Reads a NULL-terminated list of C strings into Swift strings.
+/// Reads a NULL-terminated list of C strings into Swift strings, each
+/// complete (see `printableName(_:)`).
 func stringList(_ list: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> [String] {
     var names: [String] = []
     var index = 0
     while let entry = list[index] {
-        names.append(String(cString: entry))
+        names.append(printableName(entry))
         index += 1
     }
     return names
+}
+
+/// A name from libjack as a Swift string that keeps every byte: JACK names
+/// are bytes, and a client may register one that is not UTF-8. A byte that
+/// does not belong to a UTF-8 character is written `\x{HH}` (the name can
+/// then be shown, but not looked up again by its text).
+public func printableName(_ name: UnsafePointer<CChar>) -> String {
+    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name))
+    if let valid = String(validating: bytes, as: UTF8.self) { return valid }
+    var shown = ""
+    var index = 0
+    while index < bytes.count {
+        let character = (1...4).lazy.compactMap { length -> (String, Int)? in
+            guard index + length <= bytes.count,
+                  let text = String(validating: bytes[index..<(index + length)], as: UTF8.self),
+                  text.unicodeScalars.count == 1 else { return nil }
+            return (text, length)
+        }.first
+        if let (text, length) = character {
+            shown += text
+            index += length
+        } else {
+            shown += "\\x{" + String(bytes[index], radix: 16, uppercase: true) + "}"
+            index += 1
+        }
+    }
+    return shown
 }

@@ -172,8 +172,23 @@ public final class LoopbackServer: @unchecked Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // jackd starts with nothing blocked and the usual signals at their
+        // defaults, whatever its parent blocks or ignores (jas blocks the
+        // signals it waits for, and ignores SIGPIPE): a mask and an ignored
+        // signal survive exec, and a jackd that ignores SIGTERM cannot be stopped.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var nothing = sigset_t()
+        sigemptyset(&nothing)
+        posix_spawnattr_setsigmask(&attributes, &nothing)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE] { sigaddset(&defaults, signalNumber) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let code = posix_spawn(&pid, arguments[0], &actions, nil, &argv, &envp)
+        let code = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, &envp)
         if code != 0 { throw Failure.spawnFailed(errno: code) }
         return pid
     }

@@ -21,6 +21,9 @@ final class DiskWriter: @unchecked Sendable {
         var limitFrames: Int64?
         /// Capture latency of the recorded ports, frames.
         var captureLatencyFrames: Int
+        /// Whether an existing file may be replaced (`--overwrite`); else a
+        /// later part skips a name that is taken.
+        var overwrite = false
     }
 
     /// Cycles before this JACK frame time ran before the ports were connected
@@ -52,6 +55,8 @@ final class DiskWriter: @unchecked Sendable {
     /// Where events go: the sidecar log and the recorder's event stream.
     let record: @Sendable (RecordingEvent) -> Void
     let stats: Mutex<Stats>
+    /// Why the recording ends, for the log's last line.
+    private let stopReason = Mutex<String?>(nil)
     /// The current sample rate of the server (read at a restart).
     let currentSampleRate: @Sendable () -> Int
     /// JACK frame time of the start command, +1 (0: none yet).
@@ -64,6 +69,8 @@ final class DiskWriter: @unchecked Sendable {
     // The disk thread's own state.
     private var files: RecordingFiles
     private var part = 1
+    /// The claims on the later parts' files, held until the take ends.
+    private var partClaims: [OutputClaim] = []
     private var timeline: CaptureTimeline
     private var history: PrerollHistory
     private var scratch: [Float]
@@ -99,7 +106,8 @@ final class DiskWriter: @unchecked Sendable {
     }
 
     /// Drains what is left, closes the files and returns once done.
-    func stopAndWait() {
+    func stopAndWait(reason: String) {
+        stopReason.withLock { $0 = $0 ?? reason }
         stopRequested.store(true, ordering: .releasing)
         done.wait()
     }
@@ -125,8 +133,9 @@ final class DiskWriter: @unchecked Sendable {
             if drained == 0 { usleep(5_000) }
         }
         files.close()
+        partClaims.forEach { $0.release() }
         let frames = stats.withLock { $0.framesWritten }
-        record(.stopped(framesWritten: frames))
+        record(.stopped(framesWritten: frames, reason: stopReason.withLock { $0 } ?? "stopped"))
         done.signal()
     }
 
@@ -287,9 +296,26 @@ final class DiskWriter: @unchecked Sendable {
     /// The server came back at another rate: close these files, open the next part.
     private func startNewPart(sampleRate: Int) {
         files.close()
-        part += 1
         let at = stats.withLock { $0.framesWritten }
-        do {
+        do throws(RecordingError) {
+            // Claimed as part 1 was: a name that is taken (a file left from
+            // an earlier take, another recorder's) is skipped, never replaced.
+            var refusals: [String] = []
+            while true {
+                part += 1
+                let paths = RecordingFiles.paths(basePath: settings.basePath, part: part, channels: channels,
+                                                 perChannel: settings.perChannel)
+                do {
+                    partClaims.append(try OutputClaim.claim(paths: paths, logPath: nil, overwrite: settings.overwrite))
+                    break
+                } catch {
+                    refusals.append(error.description)
+                    if refusals.count >= 100 {
+                        throw .badParameter("no free name for the next part: " + refusals.suffix(3).joined(separator: "; "))
+                    }
+                }
+            }
+            for refusal in refusals { record(.partSkipped(reason: refusal)) }
             files = try RecordingFiles(basePath: settings.basePath, part: part, channels: channels,
                                        perChannel: settings.perChannel, sampleRate: sampleRate, format: settings.format)
         } catch {

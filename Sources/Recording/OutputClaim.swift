@@ -18,9 +18,9 @@ final class OutputClaim: @unchecked Sendable {
     deinit { release() }
 
     /// Claims `paths` (the sound files; a FIFO among them is written as it
-    /// is, not claimed) and `logPath`.
-    static func claim(paths: [String], logPath: String, overwrite: Bool) throws(RecordingError) -> OutputClaim {
-        if let same = paths.first(where: { $0 == logPath }) {
+    /// is, not claimed) and `logPath` (nil: a later part, whose log is the take's).
+    static func claim(paths: [String], logPath: String?, overwrite: Bool) throws(RecordingError) -> OutputClaim {
+        if let logPath, let same = paths.first(where: { $0 == logPath }) {
             throw .badParameter("cannot record to '\(same)': the take's log file would have the same name (a take's log "
                                 + "is its name with .log in place of its extension); give the take another extension, "
                                 + "e.g. .wav")
@@ -33,7 +33,8 @@ final class OutputClaim: @unchecked Sendable {
             return error
         }
         // Everything is looked at before anything is created.
-        for path in paths + [logPath] {
+        let files = paths + (logPath.map { [$0] } ?? [])
+        for path in files {
             var info = stat()
             guard lstat(path, &info) == 0 else { continue }
             let kind = info.st_mode & S_IFMT
@@ -45,7 +46,7 @@ final class OutputClaim: @unchecked Sendable {
                                     + "told; choose another --output, or add --overwrite to replace it")
             }
         }
-        for path in paths + [logPath] {
+        for path in files {
             var info = stat()
             if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO && path != logPath { continue }
             // Without --overwrite the file must still not exist (another recorder may have made it since the look).

@@ -127,7 +127,7 @@ public final class Recorder: @unchecked Sendable {
             triggerLevel: config.triggerDBFS.map { Float(pow(10, $0 / 20)) },
             waitsForStart: config.waitsForStartCommand,
             limitFrames: config.duration.map { Int64(($0 * Double(sampleRate)).rounded()) },
-            captureLatencyFrames: captureLatencyFrames)
+            captureLatencyFrames: captureLatencyFrames, overwrite: config.overwrite)
         let session = session
         let events = events
         let writer = DiskWriter(capture: capture, files: files, settings: settings, record: { event in
@@ -163,15 +163,19 @@ public final class Recorder: @unchecked Sendable {
     public var isFinished: Bool { writer?.stats.withLock { $0.finished } ?? false }
 
     /// Stops capturing, writes what the ring still holds, finalises the files
-    /// and the log. Idempotent.
-    public func stop() {
+    /// and the log, which says `reason` (nil: the duration was reached, or
+    /// writing failed, or the program stopped it). Idempotent.
+    public func stop(reason: String? = nil) {
         let already = stopped.withLock { value -> Bool in
             defer { value = true }
             return value
         }
         guard !already else { return }
+        let why = reason ?? writer?.stats.withLock { stats in
+            stats.problem.map { "failed: \($0)" } ?? (stats.finished ? "duration reached" : nil)
+        } ?? "stopped by the program"
         try? session.setActive(false)
-        writer?.stopAndWait()
+        writer?.stopAndWait(reason: why)
         claim?.release()
         session.close()
         eventTask?.cancel()

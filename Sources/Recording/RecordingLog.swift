@@ -17,10 +17,12 @@ public enum RecordingEvent: Sendable, Equatable {
     case serverBack(sampleRate: Int, downtimeSeconds: Double)
     /// The server came back at another rate: the recording goes on in a new file.
     case newFile(path: String, sampleRate: Int, atFrame: Int64)
+    /// A later part's name was taken: the next free one is used instead.
+    case partSkipped(reason: String)
     /// Writing failed (disk full, I/O error): the recording stopped there.
     case writeFailed(atFrame: Int64, reason: String)
-    /// The recording ended.
-    case stopped(framesWritten: Int64)
+    /// The recording ended, and why ("duration reached", "SIGTERM", …).
+    case stopped(framesWritten: Int64, reason: String)
 
     /// The event as one JSON object (snake_case keys).
     public var jsonObject: [String: Any] {
@@ -39,10 +41,12 @@ public enum RecordingEvent: Sendable, Equatable {
             ["event": "server_back", "sample_rate": rate, "downtime_seconds": downtime]
         case let .newFile(path, rate, at):
             ["event": "new_file", "path": path, "sample_rate": rate, "at_frame": at]
+        case let .partSkipped(reason):
+            ["event": "part_skipped", "reason": reason]
         case let .writeFailed(at, reason):
             ["event": "write_failed", "at_frame": at, "reason": reason]
-        case let .stopped(frames):
-            ["event": "stopped", "frames_written": frames]
+        case let .stopped(frames, reason):
+            ["event": "stopped", "frames_written": frames, "reason": reason]
         }
     }
 
@@ -63,10 +67,12 @@ public enum RecordingEvent: Sendable, Equatable {
             String(format: "JACK server back after %.3f s at %d Hz", downtime, rate)
         case let .newFile(path, rate, at):
             "the server came back at \(rate) Hz: continuing in '\(path)' from frame \(at)"
+        case let .partSkipped(reason):
+            "the next part's name is taken, skipped: \(reason)"
         case let .writeFailed(at, reason):
             "writing stopped at frame \(at): \(reason)"
-        case let .stopped(frames):
-            "stopped after \(frames) frames"
+        case let .stopped(frames, reason):
+            "stopped after \(frames) frames (\(reason))"
         }
     }
 }

@@ -20,7 +20,7 @@ struct Device: ParsableCommand {
         do {
             try registry.prepare()
         } catch {
-            throw ValidationError("\(error)")
+            throw ValidationError("\(Output.reason(error))")
         }
         let folder = registry.base + "/devices-" + SessionRegistry.folderName(forServer: server)
         if mkdir(folder, 0o700) != 0 && errno != EEXIST {
@@ -87,7 +87,7 @@ struct Device: ParsableCommand {
                 device = try SimulatedDevice(name: name, serverName: serverName, type: AudioSessionPort(rawValue: type)!,
                                              channels: channels, prettyName: prettyName)
             } catch {
-                Output.diagnostic("jas device plug: \(error)")
+                Output.diagnostic("jas device plug: \(Output.reason(error))")
                 throw ExitCode(2)
             }
             let pid = Array("\(getpid())\n".utf8)

@@ -56,7 +56,7 @@ struct Interrupt: AsyncParsableCommand {
             }
             try session.setActive(true)
         } catch {
-            Output.diagnostic("jas interrupt: \(error)")
+            Output.diagnostic("jas interrupt: \(Output.reason(error))")
             throw ExitCode(2)
         }
         Signals.onInterrupt {

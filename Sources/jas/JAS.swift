@@ -16,6 +16,8 @@ struct JAS: AsyncParsableCommand {
     static let packageVersion = "0.13.0"
 
     static func main() async {
+        // Before anything starts a thread: signals sent while jas starts wait.
+        Signals.takeOver()
         // jas reports JACK failures itself, naming the server or port.
         LibraryMessages.silence()
         // A reader of stdout that goes away is noticed where the line is
@@ -23,6 +25,30 @@ struct JAS: AsyncParsableCommand {
         // wrote (a recorder mid-take).
         signal(SIGPIPE, SIG_IGN)
         Output.watchReader()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "help", let problem = unknownHelpTopic(Array(arguments.dropFirst())) {
+            Output.diagnostic("jas help: " + problem)
+            _exit(64)
+        }
         await Self.main(nil)
+    }
+
+    /// `jas help WORDS…` for a command that does not exist: what to say
+    /// (ArgumentParser would print the top-level help and exit 0, as if the
+    /// command were there).
+    static func unknownHelpTopic(_ words: [String]) -> String? {
+        var command: any ParsableCommand.Type = JAS.self
+        var path = "jas"
+        for word in words where !word.hasPrefix("-") {
+            let subcommands = command.configuration.subcommands
+            guard let next = subcommands.first(where: { $0._commandName == word }) else {
+                let names = subcommands.map { $0._commandName }
+                guard !names.isEmpty else { return "'\(path)' has no subcommands; see 'jas help \(path.dropFirst(4))'" }
+                return "no command '\(Output.safe(word))' in '\(path)'; the commands are: \(names.joined(separator: ", "))"
+            }
+            command = next
+            path += " " + word
+        }
+        return nil
     }
 }

@@ -62,7 +62,7 @@ struct Latency: ParsableCommand {
         do {
             try meter.start()
         } catch {
-            Output.diagnostic("jas latency: \(error)")
+            Output.diagnostic("jas latency: \(Output.reason(error))")
             throw ExitCode(2)
         }
         defer { meter.stop() }
@@ -126,7 +126,7 @@ struct Latency: ParsableCommand {
                                                       reportedCapture: middle.reportedCaptureFrames,
                                                       reportedPlayback: middle.reportedPlaybackFrames)
         } catch {
-            let reason = "\(error)"
+            let reason = "\(Output.reason(error))"
             Output.diagnostic("jas latency: the calibration was not stored: \(reason)")
             throw ExitCode(2)
         }

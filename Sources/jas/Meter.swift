@@ -77,10 +77,11 @@ struct Meter: AsyncParsableCommand {
         if let file {
             do {
                 let summary = try FileMeter.meter(path: file, layout: layout, interval: try intervalSeconds(),
-                                                  vuReferenceDBFS: vuReference, kScale: kScale) { display.show($0) }
+                                                  vuReferenceDBFS: vuReference, kScale: kScale,
+                                                  onReading: { display.show($0) }, onWarning: { display.warn($0) })
                 display.finish(summary)
             } catch {
-                Output.diagnostic("jas meter: \(error)")
+                Output.diagnostic("jas meter: \(Output.reason(error))")
                 throw ExitCode(2)
             }
             return
@@ -102,7 +103,7 @@ struct Meter: AsyncParsableCommand {
         do {
             try meter.start { display.show($0) }
         } catch {
-            Output.diagnostic("jas meter: \(error)")
+            Output.diagnostic("jas meter: \(Output.reason(error))")
             throw ExitCode(2)
         }
         display.announce(ports: meter.ports, server: meter.session.serverName)

@@ -44,6 +44,18 @@ final class MeterDisplay: @unchecked Sendable {
         }
     }
 
+    /// Something that makes the figures less than the whole truth: a line on
+    /// stderr, or a `warning` event.
+    func warn(_ message: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        if json {
+            emit(["event": "warning", "message": message])
+        } else {
+            Output.diagnostic("jas meter: warning: " + Output.safe(message))
+        }
+    }
+
     func finish(_ summary: MeterSummary) {
         lock.lock()
         defer { lock.unlock() }

@@ -23,7 +23,7 @@ struct Monitor: AsyncParsableCommand {
             try audioSession.setCategory(category, mode: mode, options: options)
             try audioSession.setActive(true)
         } catch {
-            Output.diagnostic("jas monitor: \(error)")
+            Output.diagnostic("jas monitor: \(Output.reason(error))")
             throw ExitCode(2)
         }
         if !json {

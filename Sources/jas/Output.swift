@@ -1,3 +1,4 @@
+import AudioSession
 import Foundation
 import SystemPackage
 
@@ -148,6 +149,13 @@ enum Output {
             }
         }
         return shown
+    }
+
+    /// What went wrong, as a person reads it: an audio-session error's
+    /// message without AVAudioSession's numeric code (that is for programs,
+    /// and `--json` events carry it by name), any other error as it says.
+    static func reason(_ error: any Error) -> String {
+        (error as? AudioSessionError)?.message ?? "\(error)"
     }
 
     /// Writes a line to stderr.

@@ -142,7 +142,7 @@ struct Play: AsyncParsableCommand {
             if let startAt { usleep(UInt32(max(0, startAt - Date().timeIntervalSince1970) * 1_000_000)) }
             try audioSession.setActive(true)
         } catch {
-            Output.diagnostic("jas play: \(error)")
+            Output.diagnostic("jas play: \(Output.reason(error))")
             throw ExitCode(2)
         }
         if !json {
@@ -181,7 +181,7 @@ struct Play: AsyncParsableCommand {
                         player.setPaused(false)
                         if !json { Output.line("  resumed") }
                     } catch {
-                        Output.diagnostic("jas play: could not resume: \(error)")
+                        Output.diagnostic("jas play: could not resume: \(Output.reason(error))")
                     }
                 } else if !json {
                     Output.line("  interruption ended without shouldResume: staying paused")

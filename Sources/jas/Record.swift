@@ -111,7 +111,7 @@ struct Record: AsyncParsableCommand {
         let display = RecordDisplay(json: json, configuration: configuration)
         // Before anything starts, so a Ctrl-C during start-up still finalises.
         Signals.onInterrupt(exitStatus: 0) {
-            recorder.stop()
+            recorder.stop(reason: Signals.endingReason)
             display.finish(recorder.summary)
         }
         // Installed before anything starts too: SIGUSR1 ends a process by
@@ -127,13 +127,13 @@ struct Record: AsyncParsableCommand {
             }
         }
         WedgeWatch.start(command: "record") {
-            recorder.stop()
+            recorder.stop(reason: "libjack wedged in this process")
             display.finish(recorder.summary)
         }
         do {
             try recorder.prepare()
         } catch {
-            Output.diagnostic("jas record: \(error)")
+            Output.diagnostic("jas record: \(Output.reason(error))")
             throw ExitCode(2)
         }
         display.announce(recorder)

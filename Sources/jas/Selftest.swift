@@ -80,7 +80,7 @@ struct Selftest: ParsableCommand {
         do {
             result = try check.run()
         } catch {
-            Output.diagnostic("jas selftest: \(error)")
+            Output.diagnostic("jas selftest: \(Output.reason(error))")
             throw ExitCode(2)
         }
         if json {
@@ -132,10 +132,10 @@ struct Selftest: ParsableCommand {
             } catch let error as AudioSessionError where error.code == .mediaServicesFailed {
                 let lostAt = Date()
                 if json {
-                    Output.line(Output.jsonText(["event": "serverUnreachable", "server": check.serverName, "reason": "\(error)",
+                    Output.line(Output.jsonText(["event": "serverUnreachable", "server": check.serverName, "reason": "\(Output.reason(error))",
                                            "time": lostAt.timeIntervalSince1970]))
                 } else {
-                    Output.diagnostic("jas selftest: server '\(check.serverName)' is not there (\(error)); waiting for it")
+                    Output.diagnostic("jas selftest: server '\(check.serverName)' is not there (\(Output.reason(error))); waiting for it")
                 }
                 waitForServer(check.serverName)
                 let downtime = Date().timeIntervalSince(lostAt)

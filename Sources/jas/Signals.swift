@@ -1,47 +1,95 @@
 import Foundation
-import Synchronization
 
-/// Ctrl-C and SIGTERM for the long-running commands: one handler per
-/// signal for the whole process, on a queue of its own (not the global one,
-/// whose few threads a command's blocking work can hold: a Ctrl-C must be
-/// heard whatever the command does). Every cleanup registered runs, the last
-/// registered first (a command's session closes before the private server it
-/// runs on stops), then the process exits.
+/// Ctrl-C, SIGTERM, SIGHUP and SIGUSR1 for every command. A handler of our
+/// own is installed for each on the first line of `main` (so there is no
+/// moment when one is ignored: libdispatch's signal sources want the signal
+/// set to `SIG_IGN` first, and one sent in that gap was lost). The handler
+/// only writes the signal's number to a pipe; a thread reads it and runs
+/// what it means on a queue of its own (not the global one, whose few
+/// threads a command's blocking work can hold: a Ctrl-C must be heard
+/// whatever the command does). Not `sigwait` with the signals blocked: the
+/// main thread of an async `main` waits in libdispatch's `sigsuspend` with
+/// an empty mask, so a blocked signal still lands there.
+///
+/// Every cleanup registered runs, the last registered first (a command's
+/// session closes before the private server it runs on stops), then the
+/// process exits; without cleanups, at once.
 enum Signals {
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
     nonisolated(unsafe) private static var cleanups: [@Sendable () -> Void] = []
     nonisolated(unsafe) private static var exitOverride: Int32?
+    nonisolated(unsafe) private static var user1: (@Sendable () -> Void)?
     nonisolated(unsafe) private static var ending = false
+    nonisolated(unsafe) private static var endingSignal: Int32?
     private static let lock = NSLock()
     private static let queue = DispatchQueue(label: "jas.signals")
+    /// The signals jas takes. SIGHUP (a closed terminal, a dropped SSH
+    /// session) ends a command cleanly, as SIGTERM does: a take is finished.
+    private static let taken = [SIGINT, SIGTERM, SIGHUP, SIGUSR1]
 
-    /// Runs `cleanup` on SIGINT or SIGTERM, then exits with `exitStatus`
-    /// (nil: 130 or 143, as a shell reports a signal).
+    /// Installs the handlers and starts the thread that hears them. First
+    /// thing in `main`.
+    static func takeOver() {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else {
+            Output.diagnostic("jas: cannot make a pipe for signals (\(String(cString: strerror(errno)))); "
+                              + "Ctrl-C ends at once, without finishing")
+            return
+        }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        signalPipe = ends[1]
+        let reader = ends[0]
+        let listener = Thread {
+            var number: UInt8 = 0
+            while true {
+                let count = read(reader, &number, 1)
+                if count == 1 {
+                    let received = Int32(number)
+                    queue.async { deliver(received) }
+                } else if count == 0 || (count < 0 && errno != EINTR) {
+                    return
+                }
+            }
+        }
+        listener.name = "jas.signals"
+        listener.start()
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { number in
+            // Async-signal-safe: one write(2) to a descriptor set before any handler.
+            var byte = UInt8(truncatingIfNeeded: number)
+            _ = write(Signals.signalPipe, &byte, 1)
+        }
+        action.sa_flags = SA_RESTART
+        sigemptyset(&action.sa_mask)
+        for signalNumber in taken { sigaction(signalNumber, &action, nil) }
+    }
+
+    /// The pipe's write end, for the handler (set before any handler runs).
+    nonisolated(unsafe) static var signalPipe: Int32 = -1
+
+    private static func deliver(_ signalNumber: Int32) {
+        switch signalNumber {
+        case SIGUSR1:
+            // Without a command that asked for it, SIGUSR1 ends nothing.
+            lock.withLock { user1 }?()
+        default:
+            lock.withLock { endingSignal = endingSignal ?? signalNumber }
+            end(exitStatus: lock.withLock { exitOverride } ?? 128 + signalNumber)
+        }
+    }
+
+    /// Runs `cleanup` on SIGINT, SIGTERM or SIGHUP, then exits with
+    /// `exitStatus` (nil: 128 + the signal's number, as a shell reports it).
     static func onInterrupt(exitStatus: Int32? = nil, _ cleanup: @escaping @Sendable () -> Void) {
         lock.withLock {
             cleanups.append(cleanup)
             if let exitStatus { exitOverride = exitStatus }
         }
-        install(SIGINT) { end(exitStatus: lock.withLock { exitOverride } ?? 128 + SIGINT) }
-        install(SIGTERM) { end(exitStatus: lock.withLock { exitOverride } ?? 128 + SIGTERM) }
     }
 
     /// Runs `action` on every SIGUSR1 (a start command from another program).
     static func onUser1(_ action: @escaping @Sendable () -> Void) {
-        install(SIGUSR1, action)
-    }
-
-    /// One source per signal; a later `install` of the same signal is ignored.
-    private static let installed = Mutex<Set<Int32>>([])
-
-    private static func install(_ signalNumber: Int32, _ handler: @escaping @Sendable () -> Void) {
-        guard installed.withLock({ $0.insert(signalNumber).inserted }) else { return }
-        // The default action goes first, as libdispatch wants it on Linux.
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-        source.setEventHandler(handler: handler)
-        source.resume()
-        lock.withLock { sources.append(source) }
+        lock.withLock { user1 = action }
     }
 
     /// Ends the command as a signal would: its cleanups (once, whoever asks
@@ -69,6 +117,19 @@ enum Signals {
     /// meter's cleanup waits for that thread to finish).
     static func endSoon(exitStatus: Int32) {
         queue.async { end(exitStatus: exitStatus) }
+    }
+
+    /// Why the command is ending, for a log: the signal's name ("SIGTERM"),
+    /// or nil when no signal ended it.
+    static var endingReason: String? {
+        lock.withLock { endingSignal }.map { signalNumber in
+            switch signalNumber {
+            case SIGINT: "SIGINT"
+            case SIGTERM: "SIGTERM"
+            case SIGHUP: "SIGHUP (terminal closed)"
+            default: "signal \(signalNumber)"
+            }
+        }
     }
 
     /// Whether the command is ending (its cleanups may be running).

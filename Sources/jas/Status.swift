@@ -26,7 +26,7 @@ struct Status: ParsableCommand {
         do {
             client = try Client(name: "jas-status", serverName: server)
         } catch {
-            Output.diagnostic("jas status: \(error)")
+            Output.diagnostic("jas status: \(Output.reason(error))")
             throw ExitCode(2)
         }
         defer { client.close() }
@@ -41,7 +41,7 @@ struct Status: ParsableCommand {
                 report.session = SessionStatus(audioSession)
                 try audioSession.setActive(false)
             } catch {
-                Output.diagnostic("jas status: \(error)")
+                Output.diagnostic("jas status: \(Output.reason(error))")
                 throw ExitCode(2)
             }
         }
@@ -109,11 +109,10 @@ struct ServerStatus: Encodable {
         server = client.serverName
         sampleRate = client.sampleRate
         periodFrames = client.bufferSize
-        ports = client.portNames(type: nil).compactMap { name in
-            guard let port = client.port(named: name) else { return nil }
+        ports = client.ports(type: nil).map { port in
             let capture = port.latencyRange(.capture)
             let playback = port.latencyRange(.playback)
-            return PortStatus(name: name, type: port.typeName, direction: port.flags.contains(.input) ? "input" : "output",
+            return PortStatus(name: port.name, type: port.typeName, direction: port.flags.contains(.input) ? "input" : "output",
                               physical: port.flags.contains(.physical), terminal: port.flags.contains(.terminal),
                               connections: port.connections, captureLatency: [capture.min, capture.max],
                               playbackLatency: [playback.min, playback.max])

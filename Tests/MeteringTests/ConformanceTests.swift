@@ -1,6 +1,7 @@
 import Foundation
 import JackTestSupport
 @testable import Metering
+import Recording
 import XCTest
 
 /// The meters on the EBU test signals, from file, against what EBU Tech 3341
@@ -78,5 +79,48 @@ final class ConformanceTests: JackTestCase {
         let badLayout = try run([jas, "meter", "--file", signal.path, "--layout", "5.1"])
         XCTAssertNotEqual(badLayout.status, 0)
         XCTAssertTrue(badLayout.output.contains("needs 6 channels"), badLayout.output)
+    }
+
+    func testDamagedFilesAreMeteredWithAWarningAndUnreadableOnesAreNamedWithWhatToDo() throws {
+        let folder = NSTemporaryDirectory() + "jas-meter-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A 2 s, -20 dBFS sine whose second half-second holds one NaN and one +inf.
+        let damaged = "\(folder)/nan.wav"
+        let writer = try SoundFileWriter(path: damaged, channels: 1, sampleRate: 48000, format: RecordingFormat())
+        var samples = (0..<96000).map { Float(0.1 * sin(2 * Double.pi * 1000 * Double($0) / 48000)) }
+        samples[30000] = .nan
+        samples[30001] = .infinity
+        try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: samples.count) }
+        writer.close()
+        let nan = try run([jas, "meter", "--file", damaged, "--json", "--interval", "1s"])
+        XCTAssertEqual(nan.status, 0, nan.output)
+        let objects = nan.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let warning = try XCTUnwrap(objects.first { $0["event"] as? String == "warning" }, nan.output)
+        XCTAssertTrue((warning["message"] as? String ?? "").contains("2 samples are NaN or infinite (the first at frame 30000)"),
+                      "\(warning)")
+        let summary = try XCTUnwrap(objects.last)
+        XCTAssertEqual(summary["sample_peak_dbfs"] as? Double ?? 0, -20, accuracy: 0.01, "the rest is metered: \(summary)")
+        XCTAssertNotNil(summary["integrated_lufs"] as? Double, "\(summary)")
+
+        // The same file cut short, as a copy or a recording that did not finish.
+        let short = "\(folder)/short.wav"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: short))
+        let truncated = try run([jas, "meter", "--file", short])
+        XCTAssertEqual(truncated.status, 0, truncated.output)
+        XCTAssertTrue(truncated.output.contains("'\(short)' is truncated: its header promises"), truncated.output)
+
+        // Files that are no audio: each named, with what to do, and no library code.
+        try Data().write(to: URL(fileURLWithPath: "\(folder)/empty.wav"))
+        try Data("not audio at all".utf8).write(to: URL(fileURLWithPath: "\(folder)/text.wav"))
+        for (path, words) in [("\(folder)/empty.wav", "is empty"), ("\(folder)/text.wav", "convert the file first"),
+                              (folder, "is a folder"), ("\(folder)/missing.wav", "check the path")] {
+            let result = try run([jas, "meter", "--file", path])
+            XCTAssertEqual(result.status, 2, result.output)
+            XCTAssertTrue(result.output.contains("'\(path)'") && result.output.contains(words), result.output)
+        }
     }
 }

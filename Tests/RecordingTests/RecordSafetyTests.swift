@@ -91,6 +91,7 @@ final class RecordSafetyTests: JackTestCase {
         XCTAssertEqual(try SoundFileFrames.count(take), 6 * 48000, "the take stopped when its reader went")
         let stopped = logEvents("\(folder)/take.log").first { $0["event"] as? String == "stopped" }
         XCTAssertEqual(stopped?["frames_written"] as? Int, 6 * 48000)
+        XCTAssertEqual(stopped?["reason"] as? String, "duration reached")
         XCTAssertLessThan(Date().timeIntervalSince(started), 15)
 
         let second = "\(folder)/second.wav"

@@ -1,4 +1,5 @@
 import AudioSession
+import CJack
 import Foundation
 import JackKit
 import JackTestSupport
@@ -88,6 +89,19 @@ final class HostileInputTests: JackTestCase {
         XCTAssertEqual(status.status, 0, status.output)
         XCTAssertFalse(status.output.contains("\u{1B}"), "an escape sequence reached the terminal: \(status.output)")
         XCTAssertTrue(status.output.contains(#"odd:out\u{1B}[2J\u{1B}]0;owned\u{7}"#), status.output)
+        // A name that is not UTF-8 (JACK names are bytes): shown, every byte, not left out.
+        let raw: [CChar] = Array("bad".utf8CString.dropLast()) + [CChar(bitPattern: 0xFF), CChar(bitPattern: 0xC3)]
+            + Array("name".utf8CString)
+        XCTAssertNotNil(raw.withUnsafeBufferPointer {
+            jack_port_register(odd.handle, $0.baseAddress, PortType.audio.rawValue, UInt(JackPortIsOutput.rawValue), 0)
+        })
+        let listed = try run([jas, "status", "--server", server.name])
+        XCTAssertTrue(listed.output.contains(#"odd:bad\x{FF}\x{C3}name"#), listed.output)
+        let json = try run([jas, "status", "--server", server.name, "--json"])
+        XCTAssertEqual(json.status, 0, json.output)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let names = (report["ports"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        XCTAssertTrue(names.contains(#"odd:bad\x{FF}\x{C3}name"#), "\(names)")
     }
 
     func testCommandsEndWhenTheReaderOfTheirOutputGoes() throws {
@@ -106,5 +120,41 @@ final class HostileInputTests: JackTestCase {
             XCTAssertTrue(result.output.contains("status 0"), "jas \(command) | head -1: \(result.output)")
             XCTAssertLessThan(Date().timeIntervalSince(started), 25, "jas \(command) | head -1 took too long")
         }
+    }
+
+    func testAStoppedServerIsNamedAtOnceAndNothingWedges() throws {
+        let server = try startServer(period: 256)
+        kill(server.pid, SIGSTOP)
+        var continued = false
+        defer { if !continued { kill(server.pid, SIGCONT) } }
+        let started = Date()
+        XCTAssertThrowsError(try Client(name: "probe", serverName: server.name)) { error in
+            XCTAssertEqual(error as? JackError, .serverStopped(server: server.name, pid: server.pid))
+        }
+        for command in [["status"], ["selftest", "--duration", "0.5"], ["latency"]] {
+            let result = try run(["timeout", "20", jas] + command + ["--server", server.name])
+            XCTAssertEqual(result.status, 2, "jas \(command[0]): \(result.output)")
+            XCTAssertTrue(result.output.contains("is stopped") && result.output.contains("kill -CONT \(server.pid)"),
+                          "jas \(command[0]): \(result.output)")
+            XCTAssertFalse(result.output.contains("['"), "an internal code reached the user: \(result.output)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "a stopped server is seen before libjack is asked")
+        kill(server.pid, SIGCONT)
+        continued = true
+        // The process that saw it stopped is not wedged: it opens as soon as the server runs.
+        XCTAssertTrue(waitUntil(timeout: 10) { (try? Client(name: "probe", serverName: server.name))?.close() != nil })
+        XCTAssertEqual(try run([jas, "status", "--server", server.name]).status, 0)
+    }
+
+    func testHelpForACommandThatDoesNotExistIsAUsageError() throws {
+        let unknown = try run([jas, "help", "frobnicate"])
+        XCTAssertEqual(unknown.status, 64, unknown.output)
+        XCTAssertTrue(unknown.output.contains("no command 'frobnicate'") && unknown.output.contains("record"), unknown.output)
+        let nested = try run([jas, "help", "device", "frobnicate"])
+        XCTAssertEqual(nested.status, 64, nested.output)
+        XCTAssertTrue(nested.output.contains("'jas device'") && nested.output.contains("plug"), nested.output)
+        let known = try run([jas, "help", "device", "plug"])
+        XCTAssertEqual(known.status, 0, known.output)
+        XCTAssertTrue(known.output.contains("USAGE: jas device plug"), known.output)
     }
 }
