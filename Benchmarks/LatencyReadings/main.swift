@@ -70,15 +70,28 @@ try meter.start()
 var ours: [Double] = []
 var firstValidAfter: Double?
 var invalid = 0
-while ours.count < wanted, let reading = meter.nextReading(timeout: 10) {
+var spoiltByXruns = 0
+// Under a storm of xruns (a loaded machine: jackd without real-time
+// scheduling) every window is spoilt and no valid reading can come: the
+// meter says so with readings flagged `xrun`, and the run ends after
+// enough of them, saying so, instead of waiting for ever.
+let patience = max(30, wanted)
+while ours.count < wanted, invalid < patience, let reading = meter.nextReading(timeout: 10) {
     if let frames = reading.measuredFrames, reading.valid {
         if firstValidAfter == nil { firstValidAfter = Date().timeIntervalSince(startedAt) }
         ours.append(frames)
     } else {
         invalid += 1
+        if reading.problem == .xrun { spoiltByXruns += 1 }
     }
 }
 meter.stop()
+if ours.count < wanted && invalid >= patience && spoiltByXruns == invalid {
+    reference.process.terminate()
+    print("latency readings: \(ours.count) valid of \(wanted) wanted; \(invalid) readings in a row spoilt by xruns that "
+          + "jackd reported: this machine is too loaded to measure now (no comparison made)")
+    exit(0)
+}
 while reference.count < wanted && reference.process.isRunning { usleep(10_000) }
 reference.process.terminate()
 let theirs = reference.lines.withLock { $0 }

@@ -56,6 +56,8 @@ public final class LatencyMeter: @unchecked Sendable {
     private var framesSettled = 0
     private var xrunsSeen = 0
     private var readingsMade = 0
+    /// Frames fed since the last reading, valid or not.
+    private var framesSinceReading = 0
     private var pending: [(reading: LatencyReading, xrunsBefore: Int, due: Date)] = []
 
     /// A meter for `configuration`; nothing runs before `start()`.
@@ -140,13 +142,19 @@ public final class LatencyMeter: @unchecked Sendable {
         let xruns = session.xrunCount
         if nextFrame != start || xruns != xrunsSeen {
             // A gap or an xrun: the window under way is spoilt, and the path
-            // may carry the disturbance for up to one window's length.
-            if nextFrame != nil && filled > 0 { finishWindow(problem: .xrun) }
+            // may carry the disturbance for up to one window's length. Also
+            // while settling: xruns closer together than two windows would
+            // otherwise leave the meter silent (seen for 10 s under load);
+            // a spoilt reading says why there is no number.
+            if nextFrame != nil && (filled > 0 || framesSinceReading >= MultiToneSignal.windowFrames) {
+                finishWindow(problem: .xrun)
+            }
             filled = 0
             framesSettled = 0
             xrunsSeen = xruns
         }
         nextFrame = start &+ UInt32(frames.count)
+        framesSinceReading += frames.count
         var offset = 0
         if framesSettled < MultiToneSignal.windowFrames {
             let skip = min(MultiToneSignal.windowFrames - framesSettled, frames.count)
@@ -173,6 +181,7 @@ public final class LatencyMeter: @unchecked Sendable {
     /// and queues it for the xrun grace period.
     private func finishWindow(problem: LatencyProblem?) {
         readingsMade += 1
+        framesSinceReading = 0
         let rate = Int(session.sampleRate)
         let capture = (try? session.inputLatencyRange.max) ?? 0
         let playback = (try? session.outputLatencyRange.max) ?? 0

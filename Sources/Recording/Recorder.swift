@@ -62,6 +62,7 @@ public final class Recorder: @unchecked Sendable {
     private var captureLatencyFrames = 0
     private let serverLost = Atomic<Bool>(false)
     private var eventTask: Task<Void, Never>?
+    private var sourceWatch: SourceWatch?
     private let stopped = Mutex(false)
 
     public init(configuration: Configuration) {
@@ -138,6 +139,11 @@ public final class Recorder: @unchecked Sendable {
         self.writer = writer
         watchSession()
         writer.start()
+        let sourceWatch = SourceWatch(ports: ports, session: session, writer: writer,
+                                      isServerLost: { [weak self] in self?.serverLost.load(ordering: .relaxed) ?? true },
+                                      emit: { [weak self] event in self?.emit(event) })
+        sourceWatch.start()
+        self.sourceWatch = sourceWatch
         if config.triggerDBFS != nil || config.waitsForStartCommand {
             emit(.armed(prerollSeconds: config.prerollSeconds, triggerDBFS: config.triggerDBFS))
         }
@@ -174,6 +180,7 @@ public final class Recorder: @unchecked Sendable {
         let why = reason ?? writer?.stats.withLock { stats in
             stats.problem.map { "failed: \($0)" } ?? (stats.finished ? "duration reached" : nil)
         } ?? "stopped by the program"
+        sourceWatch?.stop()
         try? session.setActive(false)
         writer?.stopAndWait(reason: why)
         claim?.release()

@@ -9,6 +9,12 @@ public enum RecordingEvent: Sendable, Equatable {
     case armed(prerollSeconds: Double, triggerDBFS: Double?)
     /// Frames were missing and were written as silence so the timeline stays whole.
     case gap(atFrame: Int64, frames: Int, reason: String, resumedFrameTime: UInt32)
+    /// Ports being recorded went away (their client ended, a device was
+    /// unplugged): the take hears silence from here.
+    case sourceLost(ports: [String], atFrame: Int64)
+    /// The silence while recorded ports were away: they came back at
+    /// `resumedFrameTime` (nil: the take ended first).
+    case sourceGap(atFrame: Int64, frames: Int, ports: [String], resumedFrameTime: UInt32?)
     /// The server reported an xrun at about this position.
     case xrun(atFrame: Int64, delayMicroseconds: Double)
     /// The server went away; the recording waits for it.
@@ -33,6 +39,11 @@ public enum RecordingEvent: Sendable, Equatable {
             ["event": "armed", "preroll_seconds": preroll, "trigger_dbfs": trigger as Any? ?? NSNull()]
         case let .gap(at, frames, reason, resumed):
             ["event": "gap", "at_frame": at, "frames": frames, "reason": reason, "resumed_frame_time": resumed]
+        case let .sourceLost(ports, at):
+            ["event": "source_lost", "ports": ports, "at_frame": at]
+        case let .sourceGap(at, frames, ports, resumed):
+            ["event": "gap", "at_frame": at, "frames": frames, "reason": "source-lost", "ports": ports,
+             "resumed_frame_time": resumed as Any? ?? NSNull(), "returned": resumed != nil]
         case let .xrun(at, delay):
             ["event": "xrun", "at_frame": at, "delay_us": delay]
         case let .serverLost(at, reason):
@@ -59,6 +70,11 @@ public enum RecordingEvent: Sendable, Equatable {
             "armed: pre-roll \(preroll) s" + (trigger.map { ", starting when a sample reaches \($0) dBFS" } ?? "")
         case let .gap(at, frames, reason, _):
             "\(frames) frames missing (\(reason)) at frame \(at): written as silence"
+        case let .sourceLost(ports, at):
+            "\(ports.joined(separator: ", ")) went away at frame \(at): recording silence until \(ports.count == 1 ? "it comes" : "they come") back"
+        case let .sourceGap(at, frames, ports, resumed):
+            "\(frames) frames of silence from frame \(at) while \(ports.joined(separator: ", ")) "
+                + (resumed == nil ? "never came back" : "\(ports.count == 1 ? "was" : "were") away")
         case let .xrun(at, delay):
             String(format: "xrun at frame %lld (%.0f µs late)", at, delay)
         case let .serverLost(at, reason):

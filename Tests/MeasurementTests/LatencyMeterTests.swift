@@ -139,6 +139,36 @@ final class LatencyMeterTests: JackTestCase {
         }
     }
 
+    func testXrunsCloserThanTwoWindowsStillGiveReadingsThatSaySo() throws {
+        // Under load (CI: a dummy-backend xrun every 70 ms) every window was
+        // spoilt while it settled, and the meter went silent for 10 s. Here an
+        // xrun every 150 ms (a window is 341 ms, and settles for as long).
+        let server = try startServer(period: 256)
+        let staller = try DelayLineClient(name: "staller", serverName: server.name, delay: 16)
+        let meter = try meter(server.name)
+        XCTAssertTrue(readings(meter, valid: 1).contains(where: \.valid))
+        let storm = Thread {
+            let end = Date().addingTimeInterval(4)
+            while Date() < end {
+                staller.stall(seconds: 0.008)
+                usleep(150_000)
+            }
+        }
+        let xrunsBefore = meter.session.xrunCount
+        storm.start()
+        usleep(500_000)
+        var during: [LatencyReading] = []
+        let until = Date().addingTimeInterval(3)
+        while Date() < until, let reading = meter.nextReading(timeout: 1) { during.append(reading) }
+        XCTAssertGreaterThan(meter.session.xrunCount - xrunsBefore, 10, "the storm made too few xruns to test")
+        XCTAssertGreaterThanOrEqual(during.count, 4, "the meter fell silent: \(during)")
+        XCTAssertTrue(during.allSatisfy { !$0.valid && $0.problem == .xrun && $0.measuredFrames == nil }, "\(during)")
+        // And it measures again once the storm is over.
+        usleep(1_000_000)
+        let after = readings(meter, valid: 1, limit: 40, timeout: 10)
+        XCTAssertEqual(after.last(where: \.valid)?.measuredFrames ?? -1, 256, accuracy: 0.001, "\(after)")
+    }
+
     func testSilentPathGivesNoNumberAndSaysWhy() throws {
         let server = try startServer(period: 256)
         // Nothing is ever sent to loopback:playback_2.

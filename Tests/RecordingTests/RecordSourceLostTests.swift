@@ -1,0 +1,64 @@
+import Foundation
+import JackKit
+import JackTestSupport
+import XCTest
+
+/// A client whose ports are being recorded dies and comes back: the take
+/// goes on, and the silence while it was away is logged with its length and
+/// the ports' names. Real processes: `jas play` as the source, SIGKILLed.
+final class RecordSourceLostTests: JackTestCase {
+    func testASourceThatDiesAndReturnsIsALoggedGapOfTheRightLength() throws {
+        let server = try startServer(period: 256)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func startSource() throws -> Process {
+            let player = Process()
+            player.executableURL = URL(fileURLWithPath: jas)
+            player.arguments = ["play", "--server", server.name, "--name", "source", "--port", "loopback:playback_1",
+                                "--mix"]
+            player.standardOutput = FileHandle.nullDevice
+            player.standardError = FileHandle.nullDevice
+            try player.run()
+            return player
+        }
+        var source = try startSource()
+        defer { if source.isRunning { source.terminate() } }
+        let probe = try Client(name: "probe", serverName: server.name)
+        defer { probe.close() }
+        XCTAssertTrue(waitUntil(timeout: 10) { probe.port(named: "source:out_1") != nil })
+        let recorder = try RecordProcess(jas: jas, arguments: ["--server", server.name, "--ports", "source:out_*",
+                                                               "--output", "\(folder)/take.wav", "--for", "8"])
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
+        usleep(1_500_000)
+        kill(source.processIdentifier, SIGKILL)
+        source.waitUntilExit()
+        let killedAt = Date()
+        XCTAssertTrue(waitUntil(timeout: 5) { recorder.event("source_lost") != nil }, "\(recorder.objects)")
+        usleep(1_100_000)
+        source = try startSource()
+        XCTAssertTrue(waitUntil(timeout: 10) { probe.port(named: "source:out_1") != nil })
+        let backAt = Date()
+        let summary = try XCTUnwrap(recorder.finish(timeout: 20), recorder.stderr)
+        XCTAssertEqual(recorder.process.terminationStatus, 0, recorder.stderr)
+
+        let lost = try XCTUnwrap(recorder.event("source_lost"))
+        XCTAssertEqual(lost["ports"] as? [String], ["source:out_1"])
+        let log = logEvents("\(folder)/take.log")
+        let gaps = log.filter { $0["event"] as? String == "gap" && $0["reason"] as? String == "source-lost" }
+        XCTAssertEqual(gaps.count, 1, "\(log)")
+        let gap = try XCTUnwrap(gaps.first)
+        XCTAssertEqual(gap["ports"] as? [String], ["source:out_1"])
+        XCTAssertEqual(gap["returned"] as? Bool, true)
+        XCTAssertEqual(gap["at_frame"] as? Int, lost["at_frame"] as? Int)
+        // Away from the kill until the new ports were connected: at least the
+        // 1.1 s wait, at most until the test saw them back, and a little more
+        // (the session reconnects 50 ms after a registration; checked every 20 ms).
+        let seconds = Double(try XCTUnwrap(gap["frames"] as? Int)) / 48000
+        print(String(format: "source lost: gap %.3f s; the test saw it away %.3f s", seconds, backAt.timeIntervalSince(killedAt)))
+        XCTAssertGreaterThanOrEqual(seconds, 1.1 - 0.05, "\(gap)")
+        XCTAssertLessThanOrEqual(seconds, backAt.timeIntervalSince(killedAt) + 0.3, "\(gap)")
+        // The summary counts it with the other gaps (a client killed mid-cycle costs the graph xruns too).
+        XCTAssertEqual(summary["gaps"] as? Int, log.filter { $0["event"] as? String == "gap" }.count, "\(summary) \(log)")
+        XCTAssertEqual(summary["frames_written"] as? Int, 8 * 48000, "the take is whole: \(summary)")
+    }
+}
