@@ -93,6 +93,9 @@ extension AudioSession {
     /// Whether the session was interrupted and the interruption has not ended.
     public var isInterrupted: Bool { arbitration.withLock { $0.interrupter != nil } }
 
+    /// The JACK client name of the session interrupting this one (nil: none).
+    public var interruptingClient: String? { arbitration.withLock { $0.interrupter?.state.client } }
+
     /// Whether another session lowers this one now.
     public var isDucked: Bool { arbitration.withLock { $0.ducked } }
 

@@ -35,6 +35,7 @@ public final class LiveMeter: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var connectedFrom: UInt32?
+    private var eventTask: Task<Void, Never>?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -42,14 +43,19 @@ public final class LiveMeter: @unchecked Sendable {
                                recordConsent: .givenByCaller)
     }
 
-    deinit { session.close() }
+    deinit {
+        eventTask?.cancel()
+        session.close()
+    }
 
     /// The ports metered, channel order (after `start`).
     public private(set) var ports: [String] = []
 
     /// Resolves the ports, starts the session and the worker; `onReading` is
-    /// called on the worker for every interval.
-    public func start(onReading: @escaping @Sendable (MeterReading) -> Void) throws(RecordingError) {
+    /// called on the worker for every interval, `onEvent` with every event of
+    /// the session (the meter reads the session's one event stream itself).
+    public func start(onReading: @escaping @Sendable (MeterReading) -> Void,
+                      onEvent: @escaping @Sendable (AudioSessionEvent) -> Void = { _ in }) throws(RecordingError) {
         let resolved = try PortTap.resolve(configuration.portPatterns, channels: nil,
                                            serverName: session.serverName, clientName: configuration.clientName)
         ports = resolved.ports
@@ -70,14 +76,34 @@ public final class LiveMeter: @unchecked Sendable {
             throw .session(error.description)
         }
         connectedFrom = PortTap.connectedFrom(session)
+        watchSession(onEvent: onEvent)
         // Set only now: `stop` waits for the worker when there is a meter.
         self.meter = meter
         let thread = Thread { [self] in drain(meter: meter, capture: capture, onReading: onReading) }
         thread.start()
     }
 
+    /// Hands on the session's events; and, as the seeds' guideline for
+    /// metering apps says, when an interruption ends, activates again, with
+    /// or without shouldResume (a refusal, a call still holding the audio,
+    /// is tried again every half second).
+    private func watchSession(onEvent: @escaping @Sendable (AudioSessionEvent) -> Void) {
+        let events = session.events
+        eventTask = Task.detached { [weak self] in
+            for await event in events {
+                onEvent(event)
+                guard case .interruption(.ended, _, _) = event else { continue }
+                while let self, !self.stopping.load(ordering: .acquiring), !self.session.isActive {
+                    if (try? self.session.setActive(true)) != nil { break }
+                    try? await Task.sleep(nanoseconds: 500_000_000)
+                }
+            }
+        }
+    }
+
     /// Stops the session, meters what the ring still holds and returns the summary.
     public func stop() -> MeterSummary? {
+        eventTask?.cancel()
         try? session.setActive(false)
         if !stopping.exchange(true, ordering: .acquiringAndReleasing), meter != nil { finished.wait() }
         session.close()

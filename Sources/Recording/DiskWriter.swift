@@ -39,6 +39,8 @@ final class DiskWriter: @unchecked Sendable {
         var overrunFrames: Int64 = 0
         var gaps = 0
         var gapFrames: Int64 = 0
+        var interruptions = 0
+        var interruptionFrames: Int64 = 0
         var xruns = 0
         var peaks: [Float]
         var firstFrameTime: UInt32?
@@ -57,6 +59,10 @@ final class DiskWriter: @unchecked Sendable {
     let stats: Mutex<Stats>
     /// Why the recording ends, for the log's last line.
     private let stopReason = Mutex<String?>(nil)
+    /// The interruption under way: who, since when (wall clock), and the
+    /// file position then. Its gap is written when capture resumes, or at
+    /// the take's end: a `--for` take ends on time however long it lasts.
+    private let interruption = Mutex<(by: String, since: Date, atFrame: Int64)?>(nil)
     /// The current sample rate of the server (read at a restart).
     let currentSampleRate: @Sendable () -> Int
     /// JACK frame time of the start command, +1 (0: none yet).
@@ -112,6 +118,13 @@ final class DiskWriter: @unchecked Sendable {
         done.wait()
     }
 
+    /// The session was interrupted by `by`: the cycles stop until it is
+    /// active again, and the frames missed then are the interruption's.
+    func noteInterruption(by: String) {
+        let at = stats.withLock { $0.framesWritten }
+        interruption.withLock { $0 = $0 ?? (by, Date(), at) }
+    }
+
     /// Where JACK frame time `frame` falls in the file (for xruns).
     func position(ofFrameTime frame: UInt32) -> Int64 {
         stats.withLock { stats in
@@ -130,7 +143,10 @@ final class DiskWriter: @unchecked Sendable {
                 lastHeaderUpdate = Date()
             }
             if stopping && drained == 0 { break }
-            if drained == 0 { usleep(5_000) }
+            if drained == 0 {
+                endInterruptedTakeOnTime()
+                usleep(5_000)
+            }
         }
         files.close()
         partClaims.forEach { $0.release() }
@@ -264,8 +280,47 @@ final class DiskWriter: @unchecked Sendable {
         }
     }
 
+    /// A take with a duration that is interrupted (no cycles come) ends when
+    /// its timeline is full by the wall clock: the rest is the interruption's
+    /// silence, logged.
+    private func endInterruptedTakeOnTime() {
+        guard let limit = settings.limitFrames, let current = interruption.withLock({ $0 }) else { return }
+        let (written, recording) = stats.withLock { ($0.framesWritten, $0.recording && !$0.finished) }
+        guard recording else { return }
+        let elapsed = Int64(Date().timeIntervalSince(current.since) * Double(files.sampleRate))
+        guard written + elapsed >= limit else { return }
+        interruption.withLock { $0 = nil }
+        writeInterruption(frames: Int(limit - written), by: current.by, resumedAt: nil)
+    }
+
+    /// Writes the silence of an interruption and logs it with who interrupted.
+    private func writeInterruption(frames: Int, by: String, resumedAt frameTime: UInt32?) {
+        let at = stats.withLock { $0.framesWritten }
+        record(.interruptionGap(atFrame: at, frames: frames, by: by, resumedFrameTime: frameTime))
+        let allowed = allowedFrames(frames)
+        do {
+            try files.writeSilence(frames: allowed)
+        } catch {
+            fail(error)
+            return
+        }
+        advance(by: allowed) { stats in
+            stats.gaps += 1
+            stats.gapFrames += Int64(frames)
+            stats.interruptions += 1
+            stats.interruptionFrames += Int64(frames)
+            if let frameTime { stats.anchor = (frameTime, stats.framesWritten + Int64(allowed)) }
+        }
+    }
+
     /// Writes silence for missing frames, so the timeline stays whole, and logs it.
     private func fillGap(frames: Int, reason: CaptureTimeline.GapReason, resumedAt frameTime: UInt32) {
+        // The cycles an interruption cost: the same server's clock ran on
+        // while the session was inactive.
+        if reason == .discontinuity, let current = interruption.withLock({ value in defer { value = nil }; return value }) {
+            writeInterruption(frames: frames, by: current.by, resumedAt: frameTime)
+            return
+        }
         if reason == .serverRestart {
             let rate = currentSampleRate()
             if rate > 0 && rate != files.sampleRate {

@@ -219,7 +219,9 @@ public final class Recorder: @unchecked Sendable {
             durationSeconds: sampleRate > 0 ? Double(stats?.framesWritten ?? 0) / Double(sampleRate) : 0,
             sampleRate: sampleRate, channels: ports.count, ports: ports,
             overruns: stats?.overruns ?? 0, overrunFrames: stats?.overrunFrames ?? 0, xruns: stats?.xruns ?? 0,
-            gaps: stats?.gaps ?? 0, gapFrames: stats?.gapFrames ?? 0, firstFrameTime: stats?.firstFrameTime,
+            gaps: stats?.gaps ?? 0, gapFrames: stats?.gapFrames ?? 0,
+            interruptions: stats?.interruptions ?? 0, interruptionFrames: stats?.interruptionFrames ?? 0,
+            firstFrameTime: stats?.firstFrameTime,
             prerollFrames: stats?.prerollFrames ?? 0, timeReference: stats?.timeReference,
             captureLatencyFrames: captureLatencyFrames, bufferSeconds: configuration.bufferSeconds,
             problem: stats?.problem)
@@ -246,6 +248,18 @@ public final class Recorder: @unchecked Sendable {
                         return counts
                     }
                     if recording { self.emit(.xrun(atFrame: writer.position(ofFrameTime: client.frameTime), delayMicroseconds: delay)) }
+                case let .interruption(type, _, _):
+                    // The seeds' guideline for recording and metering apps:
+                    // stop on an interruption, and always try to reactivate
+                    // when it ends, with or without shouldResume.
+                    guard let writer = self.writer else { continue }
+                    if type == .began {
+                        let by = self.session.interruptingClient ?? "another session"
+                        writer.noteInterruption(by: by)
+                        self.emit(.interrupted(by: by, atFrame: writer.stats.withLock { $0.framesWritten }))
+                    } else {
+                        self.resumeAfterInterruption(attempt: 1)
+                    }
                 case let .mediaServicesWereLost(reason):
                     self.capture?.serverEpoch.add(1, ordering: .relaxed)
                     self.serverLost.store(true, ordering: .relaxed)
@@ -257,6 +271,22 @@ public final class Recorder: @unchecked Sendable {
                 default:
                     continue
                 }
+            }
+        }
+    }
+
+    /// Activates the session again after an interruption; a refusal (a call
+    /// still holds the audio) is logged once and tried again every half
+    /// second until it works or the take ends.
+    private func resumeAfterInterruption(attempt: Int) {
+        guard !stopped.withLock({ $0 }), !session.isActive else { return }
+        do {
+            try session.setActive(true)
+            emit(.resumed(attempts: attempt))
+        } catch {
+            if attempt == 1 { emit(.resumeRefused(reason: error.message)) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { [weak self] in
+                self?.resumeAfterInterruption(attempt: attempt + 1)
             }
         }
     }

@@ -15,6 +15,16 @@ public enum RecordingEvent: Sendable, Equatable {
     /// The silence while recorded ports were away: they came back at
     /// `resumedFrameTime` (nil: the take ended first).
     case sourceGap(atFrame: Int64, frames: Int, ports: [String], resumedFrameTime: UInt32?)
+    /// Another session interrupted this one (`by`: its client): capture stops
+    /// until the interruption ends and the session is active again.
+    case interrupted(by: String, atFrame: Int64)
+    /// The interruption ended and capture goes on (`attempts`: activations tried).
+    case resumed(attempts: Int)
+    /// Reactivating after an interruption was refused; tried again shortly.
+    case resumeRefused(reason: String)
+    /// The silence an interruption cost (`resumedFrameTime` nil: the take
+    /// reached its duration first).
+    case interruptionGap(atFrame: Int64, frames: Int, by: String, resumedFrameTime: UInt32?)
     /// The server reported an xrun at about this position.
     case xrun(atFrame: Int64, delayMicroseconds: Double)
     /// The server went away; the recording waits for it.
@@ -44,6 +54,15 @@ public enum RecordingEvent: Sendable, Equatable {
         case let .sourceGap(at, frames, ports, resumed):
             ["event": "gap", "at_frame": at, "frames": frames, "reason": "source-lost", "ports": ports,
              "resumed_frame_time": resumed as Any? ?? NSNull(), "returned": resumed != nil]
+        case let .interrupted(by, at):
+            ["event": "interrupted", "by": by, "at_frame": at]
+        case let .resumed(attempts):
+            ["event": "resumed", "attempts": attempts]
+        case let .resumeRefused(reason):
+            ["event": "resume_refused", "reason": reason]
+        case let .interruptionGap(at, frames, by, resumed):
+            ["event": "gap", "at_frame": at, "frames": frames, "reason": "interrupted", "by": by,
+             "resumed_frame_time": resumed as Any? ?? NSNull()]
         case let .xrun(at, delay):
             ["event": "xrun", "at_frame": at, "delay_us": delay]
         case let .serverLost(at, reason):
@@ -75,6 +94,15 @@ public enum RecordingEvent: Sendable, Equatable {
         case let .sourceGap(at, frames, ports, resumed):
             "\(frames) frames of silence from frame \(at) while \(ports.joined(separator: ", ")) "
                 + (resumed == nil ? "never came back" : "\(ports.count == 1 ? "was" : "were") away")
+        case let .interrupted(by, at):
+            "interrupted by '\(by)' at frame \(at): silence until it ends"
+        case let .resumed(attempts):
+            "the interruption ended: recording again" + (attempts > 1 ? " (after \(attempts) attempts)" : "")
+        case let .resumeRefused(reason):
+            "could not resume yet (\(reason)); trying again"
+        case let .interruptionGap(at, frames, by, resumed):
+            "\(frames) frames of silence from frame \(at) while '\(by)' interrupted"
+                + (resumed == nil ? " (until the end of the take)" : "")
         case let .xrun(at, delay):
             String(format: "xrun at frame %lld (%.0f µs late)", at, delay)
         case let .serverLost(at, reason):

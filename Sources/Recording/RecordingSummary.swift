@@ -23,6 +23,10 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     /// Every stretch of silence written for missing frames (overruns included).
     public var gaps: Int
     public var gapFrames: Int64
+    /// Interruptions by other sessions, and the frames of silence they cost
+    /// (counted in `gaps` too).
+    public var interruptions: Int
+    public var interruptionFrames: Int64
     /// JACK frame time of the file's first frame (nil: nothing recorded).
     public var firstFrameTime: UInt32?
     /// Frames of pre-roll at the start of the file.

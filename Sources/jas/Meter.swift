@@ -101,21 +101,17 @@ struct Meter: AsyncParsableCommand {
             if let summary = meter.stop() { display.finish(summary) }
         }
         do {
-            try meter.start { display.show($0) }
+            try meter.start(onReading: { display.show($0) }, onEvent: { event in
+                switch event {
+                case .mediaServicesWereLost, .mediaServicesWereReset, .interruption: display.event(event)
+                default: break
+                }
+            })
         } catch {
             Output.diagnostic("jas meter: \(Output.reason(error))")
             throw ExitCode(2)
         }
         display.announce(ports: meter.ports, server: meter.session.serverName)
-        let events = meter.session.events
-        Task.detached {
-            for await event in events {
-                switch event {
-                case .mediaServicesWereLost, .mediaServicesWereReset: display.event(event)
-                default: continue
-                }
-            }
-        }
         if let seconds {
             try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
             WedgeWatch.claimEnding()

@@ -240,6 +240,7 @@ final class RecordDisplay: @unchecked Sendable {
                   "sample_rate": summary.sampleRate, "channels": summary.channels, "ports": summary.ports,
                   "overruns": summary.overruns, "overrun_frames": summary.overrunFrames, "xruns": summary.xruns,
                   "gaps": summary.gaps, "gap_frames": summary.gapFrames,
+                  "interruptions": summary.interruptions, "interruption_frames": summary.interruptionFrames,
                   "first_frame_time": summary.firstFrameTime.map { $0 as Any } ?? NSNull(),
                   "preroll_frames": summary.prerollFrames,
                   "time_reference": summary.timeReference.map { $0 as Any } ?? NSNull(),
@@ -250,6 +251,7 @@ final class RecordDisplay: @unchecked Sendable {
                         summary.paths.joined(separator: ", ")))
             line("overruns \(summary.overruns)" + (summary.overruns > 0 ? " (\(summary.overrunFrames) frames)" : "")
                  + ", xruns \(summary.xruns), gaps \(summary.gaps)"
+                 + (summary.interruptions > 0 ? ", interruptions \(summary.interruptions)" : "")
                  + (summary.gaps > 0 ? " (\(summary.gapFrames) frames written as silence; see \(summary.logPath))" : ""))
             if let problem = summary.problem { line("stopped early: \(problem)") }
         }

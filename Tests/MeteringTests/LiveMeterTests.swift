@@ -208,3 +208,26 @@ final class MeterRestartTests: JackTestCase {
         XCTAssertEqual(meter.terminationStatus, 0)
     }
 }
+
+/// A call interrupts a meter: it says so, and meters again when the call ends
+/// (the seeds' guideline for metering apps: reactivate, shouldResume or not).
+final class MeterInterruptionTests: JackTestCase {
+    func testMeterResumesWhenTheInterruptionEnds() throws {
+        let server = try startServer(period: 256)
+        let (meter, lines) = try startMeter(jas, ["--server", server.name, "--ports", "loopback:capture_1",
+                                                  "--interval", "0.25s"])
+        defer { if meter.isRunning { meter.terminate() } }
+        XCTAssertTrue(waitUntil(timeout: 10) { lines.objects.count >= 2 })
+        let call = try run([jas, "interrupt", "--server", server.name, "--as", "call", "--for", "1.5"])
+        XCTAssertEqual(call.status, 0, call.output)
+        let readingsAfterCall = lines.objects.filter { $0["event"] as? String == "reading" }.count
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            lines.objects.filter { $0["event"] as? String == "reading" }.count >= readingsAfterCall + 4
+        }, "readings go on after the interruption: \(lines.objects.compactMap { $0["event"] as? String })")
+        let interruptions = lines.objects.filter { $0["event"] as? String == "interruption" }
+        XCTAssertEqual(interruptions.compactMap { $0["type"] as? String }, ["began", "ended"], "\(interruptions)")
+        meter.interrupt()
+        meter.waitUntilExit()
+        XCTAssertEqual(meter.terminationStatus, 0)
+    }
+}

@@ -63,14 +63,26 @@ final class RecordRestartTests: JackTestCase {
         let lostAt = try XCTUnwrap(gap["at_frame"] as? Int)
         let before = sender.compare(Array(samples[0..<(lostAt / 256 * 256 * 2)]), channels: 2, firstFrameTime: first,
                                     period: 256)
-        XCTAssertEqual(before.sameCycle, before.total, before.firstMismatch ?? "")
+        // Every cycle exact, unless jackd reported xruns in the take: a late
+        // cycle on a loaded machine (jackd without real-time scheduling) is
+        // read or refreshed mid-cycle, and then at most 2 % may differ.
+        let xruns = summary["xruns"] as? Int ?? 0
+        func checkExact(_ part: SignalSender.Comparison, _ name: String) {
+            if xruns == 0 {
+                XCTAssertEqual(part.sameCycle, part.total, "\(name): \(part.firstMismatch ?? "")")
+            } else {
+                XCTAssertGreaterThanOrEqual(part.sameCycle * 100, part.total * 98,
+                                            "\(name), \(xruns) xruns: \(part.firstMismatch ?? "")")
+            }
+        }
+        checkExact(before, "before the loss")
         XCTAssertGreaterThan(before.total, 2 * 48000 / 256)
         let resumedAt = lostAt + gapFrames
         let resumedFrame = UInt32(try XCTUnwrap(gap["resumed_frame_time"] as? Int))
         let tail = frames - 48000
         let after = sender.compare(Array(samples[(tail * 2)...]), channels: 2,
                                    firstFrameTime: resumedFrame &+ UInt32(tail - resumedAt), period: 256)
-        XCTAssertEqual(after.sameCycle, after.total, after.firstMismatch ?? "")
+        checkExact(after, "after the return")
         print("restart: server away \(String(format: "%.2f", downtime)) s, gap \(gapFrames) frames "
               + "(\(String(format: "%.3f", Double(gapFrames) / 48000)) s); file \(frames) frames for "
               + "\(String(format: "%.2f", covered)) s of wall clock")
