@@ -36,7 +36,7 @@ public final class ClientLifecycle: Sendable {
         weak var client: Client?
     }
 
-    private init() {
+    init() {
         queue.setSpecific(key: onLane, value: true)
     }
 
@@ -52,7 +52,12 @@ public final class ClientLifecycle: Sendable {
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         queue.async { [self] in
-            if wedgedReason == nil { result.withLock { $0 = withoutBrokenPipeSignal(body) } }
+            // The body runs outside the lock: a caller that timed out reads
+            // `result` at once, and must not wait for a body stuck in libjack.
+            if wedgedReason == nil {
+                let value = withoutBrokenPipeSignal(body)
+                result.withLock { $0 = value }
+            }
             done.signal()
         }
         if done.wait(timeout: .now() + bound) == .timedOut {

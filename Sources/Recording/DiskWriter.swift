@@ -296,20 +296,10 @@ final class DiskWriter: @unchecked Sendable {
     /// Writes the silence of an interruption and logs it with who interrupted.
     private func writeInterruption(frames: Int, by: String, resumedAt frameTime: UInt32?) {
         let at = stats.withLock { $0.framesWritten }
-        record(.interruptionGap(atFrame: at, frames: frames, by: by, resumedFrameTime: frameTime))
-        let allowed = allowedFrames(frames)
-        do {
-            try files.writeSilence(frames: allowed)
-        } catch {
-            fail(error)
-            return
-        }
-        advance(by: allowed) { stats in
-            stats.gaps += 1
-            stats.gapFrames += Int64(frames)
+        writeGap(frames: frames, event: .interruptionGap(atFrame: at, frames: frames, by: by, resumedFrameTime: frameTime),
+                 resumedAt: frameTime) { stats in
             stats.interruptions += 1
             stats.interruptionFrames += Int64(frames)
-            if let frameTime { stats.anchor = (frameTime, stats.framesWritten + Int64(allowed)) }
         }
     }
 
@@ -329,7 +319,20 @@ final class DiskWriter: @unchecked Sendable {
             }
         }
         let at = stats.withLock { $0.framesWritten }
-        record(.gap(atFrame: at, frames: frames, reason: reason.rawValue, resumedFrameTime: frameTime))
+        writeGap(frames: frames, event: .gap(atFrame: at, frames: frames, reason: reason.rawValue, resumedFrameTime: frameTime),
+                 resumedAt: frameTime) { stats in
+            if reason == .overrun {
+                stats.overruns += 1
+                stats.overrunFrames += Int64(frames)
+            }
+        }
+    }
+
+    /// Logs `event`, writes `frames` of silence and counts them as a gap
+    /// (and as `count` says); the timeline resumes at `frameTime` (nil: the take ends).
+    private func writeGap(frames: Int, event: RecordingEvent, resumedAt frameTime: UInt32?,
+                          count: (inout Stats) -> Void) {
+        record(event)
         let allowed = allowedFrames(frames)
         do {
             try files.writeSilence(frames: allowed)
@@ -340,11 +343,8 @@ final class DiskWriter: @unchecked Sendable {
         advance(by: allowed) { stats in
             stats.gaps += 1
             stats.gapFrames += Int64(frames)
-            if reason == .overrun {
-                stats.overruns += 1
-                stats.overrunFrames += Int64(frames)
-            }
-            stats.anchor = (frameTime, stats.framesWritten + Int64(allowed))
+            count(&stats)
+            if let frameTime { stats.anchor = (frameTime, stats.framesWritten + Int64(allowed)) }
         }
     }
 

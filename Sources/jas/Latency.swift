@@ -78,12 +78,15 @@ struct Latency: ParsableCommand {
     }
 
     /// Prints readings until `wanted` valid ones came (forever when nil);
-    /// gives up after 2·wanted + 8 readings. Returns the valid readings.
+    /// gives up after 2·wanted + 8 readings that found no number in the
+    /// signal, or after 60 readings spoilt by xruns (about 20 s of a server
+    /// too loaded to measure: each is printed, saying so). Returns the valid readings.
     private func measure(_ meter: LatencyMeter, wanted: Int?) -> [LatencyReading] {
         var valid: [LatencyReading] = []
         var total = 0
+        var spoilt = 0
         var waiting = false
-        while wanted.map({ valid.count < $0 && total < 2 * $0 + 8 }) ?? true {
+        while wanted.map({ valid.count < $0 && total - spoilt < 2 * $0 + 8 && spoilt < 60 }) ?? true {
             guard let reading = meter.nextReading(timeout: 5) else {
                 if !waiting {
                     Output.diagnostic("jas latency: no audio from server '\(meter.configuration.serverName)' for 5 s; "
@@ -96,6 +99,7 @@ struct Latency: ParsableCommand {
             waiting = false
             total += 1
             if reading.valid { valid.append(reading) }
+            if reading.problem == .xrun { spoilt += 1 }
             if json {
                 Output.jsonLine(reading)
             } else {
@@ -103,7 +107,8 @@ struct Latency: ParsableCommand {
             }
         }
         if let wanted, valid.count < wanted {
-            Output.diagnostic("jas latency: \(valid.count) valid reading(s) of \(wanted) wanted after \(total) reading(s)")
+            Output.diagnostic("jas latency: \(valid.count) valid reading(s) of \(wanted) wanted after \(total) reading(s)"
+                              + (spoilt > 0 ? ", \(spoilt) of them spoilt by xruns the server reported" : ""))
         }
         return valid
     }

@@ -127,6 +127,8 @@ final class HostileInputTests: JackTestCase {
         kill(server.pid, SIGSTOP)
         var continued = false
         defer { if !continued { kill(server.pid, SIGCONT) } }
+        // SIGSTOP takes effect when the kernel next schedules jackd: wait for it.
+        XCTAssertTrue(waitUntil(timeout: 5) { ServerProcess.stopped(serverName: server.name) == server.pid })
         let started = Date()
         XCTAssertThrowsError(try Client(name: "probe", serverName: server.name)) { error in
             XCTAssertEqual(error as? JackError, .serverStopped(server: server.name, pid: server.pid))
