@@ -173,9 +173,9 @@ public final class LoopbackServer: @unchecked Sendable {
             envp.forEach { free($0) }
         }
         // jackd starts with nothing blocked and the usual signals at their
-        // defaults, whatever its parent blocks or ignores (jas blocks the
-        // signals it waits for, and ignores SIGPIPE): a mask and an ignored
-        // signal survive exec, and a jackd that ignores SIGTERM cannot be stopped.
+        // defaults, whatever its parent blocks or ignores (jas ignores
+        // SIGPIPE): a mask and an ignored signal survive exec, and a jackd
+        // that ignores SIGTERM cannot be stopped.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

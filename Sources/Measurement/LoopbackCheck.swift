@@ -49,8 +49,8 @@ public struct LoopbackCheck: Sendable {
         public var bitExact: Bool
         public var samplesCompared: Int
         public var mismatches: Int
-        /// Samples a late cycle left stale (see `LoopbackAnalysis.lateSamples`);
-        /// excused only in a run with xruns.
+        /// Samples one period off in a late cycle (see
+        /// `LoopbackAnalysis.lateSamples`); excused only in a run with xruns.
         public var lateSamples: Int
         public var xruns: Int
         public var attempts: Int

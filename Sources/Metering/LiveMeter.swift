@@ -83,20 +83,16 @@ public final class LiveMeter: @unchecked Sendable {
         thread.start()
     }
 
-    /// Hands on the session's events; and, as the seeds' guideline for
-    /// metering apps says, when an interruption ends, activates again, with
-    /// or without shouldResume (a refusal, a call still holding the audio,
-    /// is tried again every half second).
+    /// Hands on the session's events, and activates again when an
+    /// interruption ends (`PortTap.activateAgain`).
     private func watchSession(onEvent: @escaping @Sendable (AudioSessionEvent) -> Void) {
         let events = session.events
+        let session = session
         eventTask = Task.detached { [weak self] in
             for await event in events {
                 onEvent(event)
                 guard case .interruption(.ended, _, _) = event else { continue }
-                while let self, !self.stopping.load(ordering: .acquiring), !self.session.isActive {
-                    if (try? self.session.setActive(true)) != nil { break }
-                    try? await Task.sleep(nanoseconds: 500_000_000)
-                }
+                PortTap.activateAgain(session, stopped: { [weak self] in self?.stopping.load(ordering: .acquiring) ?? true })
             }
         }
     }

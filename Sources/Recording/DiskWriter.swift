@@ -59,10 +59,10 @@ final class DiskWriter: @unchecked Sendable {
     let stats: Mutex<Stats>
     /// Why the recording ends, for the log's last line.
     private let stopReason = Mutex<String?>(nil)
-    /// The interruption under way: who, since when (wall clock), and the
-    /// file position then. Its gap is written when capture resumes, or at
-    /// the take's end: a `--for` take ends on time however long it lasts.
-    private let interruption = Mutex<(by: String, since: Date, atFrame: Int64)?>(nil)
+    /// The interruption under way: who, and since when (wall clock). Its gap
+    /// is written when capture resumes, or at the take's end: a `--for` take
+    /// ends on time however long it lasts.
+    private let interruption = Mutex<(by: String, since: Date)?>(nil)
     /// The current sample rate of the server (read at a restart).
     let currentSampleRate: @Sendable () -> Int
     /// JACK frame time of the start command, +1 (0: none yet).
@@ -121,8 +121,7 @@ final class DiskWriter: @unchecked Sendable {
     /// The session was interrupted by `by`: the cycles stop until it is
     /// active again, and the frames missed then are the interruption's.
     func noteInterruption(by: String) {
-        let at = stats.withLock { $0.framesWritten }
-        interruption.withLock { $0 = $0 ?? (by, Date(), at) }
+        interruption.withLock { $0 = $0 ?? (by, Date()) }
     }
 
     /// Where JACK frame time `frame` falls in the file (for xruns).

@@ -1,4 +1,5 @@
 import AudioSession
+import Foundation
 import JackKit
 
 /// Listening to JACK ports without disturbing anyone: what a recorder and a
@@ -30,6 +31,26 @@ public enum PortTap {
         session.setPreferredInputPortNames(ports)
         session.setRenderBlock(renderBlock)
         try session.setActive(true)
+    }
+
+    /// After an interruption ended, activates `session` again, as the seeds'
+    /// guideline for recording and metering apps says (with or without
+    /// shouldResume). A refusal (a call still holds the audio) is reported
+    /// once and tried again every half second, until it works or `stopped`.
+    public static func activateAgain(_ session: AudioSession, stopped: @escaping @Sendable () -> Bool,
+                                     refused: @escaping @Sendable (AudioSessionError) -> Void = { _ in },
+                                     resumed: @escaping @Sendable (_ attempts: Int) -> Void = { _ in },
+                                     attempt: Int = 1) {
+        guard !stopped(), !session.isActive else { return }
+        do {
+            try session.setActive(true)
+            resumed(attempt)
+        } catch {
+            if attempt == 1 { refused(error) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) {
+                activateAgain(session, stopped: stopped, refused: refused, resumed: resumed, attempt: attempt + 1)
+            }
+        }
     }
 
     /// The JACK frame time from which the session's ports are connected: the

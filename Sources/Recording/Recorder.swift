@@ -258,7 +258,9 @@ public final class Recorder: @unchecked Sendable {
                         writer.noteInterruption(by: by)
                         self.emit(.interrupted(by: by, atFrame: writer.stats.withLock { $0.framesWritten }))
                     } else {
-                        self.resumeAfterInterruption(attempt: 1)
+                        PortTap.activateAgain(self.session, stopped: { [weak self] in self?.stopped.withLock { $0 } ?? true },
+                                              refused: { [weak self] in self?.emit(.resumeRefused(reason: $0.message)) },
+                                              resumed: { [weak self] in self?.emit(.resumed(attempts: $0)) })
                     }
                 case let .mediaServicesWereLost(reason):
                     self.capture?.serverEpoch.add(1, ordering: .relaxed)
@@ -271,22 +273,6 @@ public final class Recorder: @unchecked Sendable {
                 default:
                     continue
                 }
-            }
-        }
-    }
-
-    /// Activates the session again after an interruption; a refusal (a call
-    /// still holds the audio) is logged once and tried again every half
-    /// second until it works or the take ends.
-    private func resumeAfterInterruption(attempt: Int) {
-        guard !stopped.withLock({ $0 }), !session.isActive else { return }
-        do {
-            try session.setActive(true)
-            emit(.resumed(attempts: attempt))
-        } catch {
-            if attempt == 1 { emit(.resumeRefused(reason: error.message)) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { [weak self] in
-                self?.resumeAfterInterruption(attempt: attempt + 1)
             }
         }
     }

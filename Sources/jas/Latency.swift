@@ -131,7 +131,7 @@ struct Latency: ParsableCommand {
                                                       reportedCapture: middle.reportedCaptureFrames,
                                                       reportedPlayback: middle.reportedPlaybackFrames)
         } catch {
-            let reason = "\(Output.reason(error))"
+            let reason = Output.reason(error)
             Output.diagnostic("jas latency: the calibration was not stored: \(reason)")
             throw ExitCode(2)
         }

@@ -49,7 +49,7 @@ struct Permission: ParsableCommand {
         do {
             try store.set(permission, for: app)
         } catch {
-            let reason = "\(Output.reason(error))"
+            let reason = Output.reason(error)
             Output.diagnostic("jas permission: cannot record the decision: \(reason)")
             throw ExitCode(2)
         }
