@@ -36,6 +36,7 @@ public final class LiveMeter: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var connectedFrom: UInt32?
     private var eventTask: Task<Void, Never>?
+    private let xruns = Atomic<Int>(0)
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -90,6 +91,7 @@ public final class LiveMeter: @unchecked Sendable {
         let session = session
         eventTask = Task.detached { [weak self] in
             for await event in events {
+                if case let .xrun(count, _, _) = event { self?.xruns.add(count, ordering: .relaxed) }
                 onEvent(event)
                 guard case .interruption(.ended, _, _) = event else { continue }
                 PortTap.activateAgain(session, stopped: { [weak self] in self?.stopping.load(ordering: .acquiring) ?? true })
@@ -103,8 +105,18 @@ public final class LiveMeter: @unchecked Sendable {
         try? session.setActive(false)
         if !stopping.exchange(true, ordering: .acquiringAndReleasing), meter != nil { finished.wait() }
         session.close()
-        return lock.withLock { meter?.summary() }
+        return lock.withLock { meter?.summary() }.map { summary in
+            var summary = summary
+            summary.xruns = xruns.load(ordering: .relaxed)
+            return summary
+        }
     }
+
+    /// Starts the programme's figures again (see `ProgrammeMeter.resetProgramme`).
+    public func resetProgramme() { lock.withLock { meter?.resetProgramme() } }
+
+    /// Pauses or resumes the programme's figures; readings go on.
+    public func setProgrammePaused(_ paused: Bool) { lock.withLock { meter?.setProgrammePaused(paused) } }
 
     private func drain(meter: ProgrammeMeter, capture: RealtimeCapture,
                        onReading: @escaping @Sendable (MeterReading) -> Void) {

@@ -20,10 +20,10 @@ extension MeterReading {
 
 extension MeterSummary {
     public var jsonObject: [String: Any] {
-        ["event": "summary", "seconds": seconds, "sample_rate": sampleRate, "layout": layout,
+        ["event": "summary", "seconds": seconds, "programme_seconds": programmeSeconds, "sample_rate": sampleRate, "layout": layout,
          "integrated_lufs": json(integratedLUFS), "lra_lu": json(lraLU), "true_peak_dbtp": json(truePeakDBTP),
          "sample_peak_dbfs": json(samplePeakDBFS), "max_momentary_lufs": json(maxMomentaryLUFS),
-         "max_short_term_lufs": json(maxShortTermLUFS), "channels": channels.map(\.jsonObject)]
+         "max_short_term_lufs": json(maxShortTermLUFS), "channels": channels.map(\.jsonObject), "xruns": xruns]
     }
 }
 

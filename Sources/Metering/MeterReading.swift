@@ -37,6 +37,9 @@ public struct MeterReading: Sendable, Equatable, Codable {
 public struct MeterSummary: Sendable, Equatable, Codable {
     /// Seconds metered.
     public var seconds: Double
+    /// Seconds the programme's figures cover: since the start or the last
+    /// reset, less the pauses (`seconds` when neither happened).
+    public var programmeSeconds: Double
     public var sampleRate: Int
     public var layout: String
     /// Integrated loudness (both gates), LUFS.
@@ -52,4 +55,7 @@ public struct MeterSummary: Sendable, Equatable, Codable {
     public var maxShortTermLUFS: Double?
     /// Per channel: peaks and RMS over the programme, highest PPM and VU readings.
     public var channels: [ChannelReading]
+    /// Xruns the server reported while metering live (0 for a file): each
+    /// may have cost or repeated a period, so a peak across it can read high.
+    public var xruns = 0
 }

@@ -10,14 +10,18 @@ final class ProgrammeLoudness {
     private var state: UnsafeMutablePointer<ebur128_state>?
 
     /// A meter for `channels` channels in `layout` (nil: each channel weight 1)
-    /// at `sampleRate`; with `truePeak`, libebur128 measures true peak too.
-    init(channels: Int, layout: ChannelLayout?, sampleRate: Int, truePeak: Bool = false) throws(RecordingError) {
+    /// at `sampleRate`; with `truePeak`, libebur128 measures true peak too;
+    /// with `windowsOnly`, only `window(milliseconds:)` up to 400 ms (no
+    /// gating blocks kept: what metering needs while the programme is paused).
+    init(channels: Int, layout: ChannelLayout?, sampleRate: Int, truePeak: Bool = false,
+         windowsOnly: Bool = false) throws(RecordingError) {
         self.channels = channels
         // libebur128's short-term reading sums its whole 3 s window per call, so
         // ProgrammeMeter builds momentary and short-term from 100 ms windows.
         // Not histogram mode: its 0.1 LU bins moved integrated loudness by up to 0.05 LU.
-        let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_S.rawValue
-                         | EBUR128_MODE_M.rawValue | (truePeak ? EBUR128_MODE_TRUE_PEAK.rawValue : 0))
+        let mode = windowsOnly ? Int32(EBUR128_MODE_M.rawValue)
+            : Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_S.rawValue
+                    | EBUR128_MODE_M.rawValue | (truePeak ? EBUR128_MODE_TRUE_PEAK.rawValue : 0))
         state = channels > 0 && sampleRate > 0 ? ebur128_init(UInt32(channels), UInt(sampleRate), mode) : nil
         guard state != nil else {
             throw .unsupportedFormat("libebur128 cannot meter \(channels) channels at \(sampleRate) Hz (it takes 1 to "

@@ -29,9 +29,11 @@ public final class ProgrammeMeter: @unchecked Sendable {
     }
 
     public let configuration: Configuration
-    private let loudness: ProgrammeLoudness
+    /// Gated loudness and LRA of the programme (fed while not paused).
+    private var loudness: ProgrammeLoudness
+    /// Momentary windows while the programme is paused (nil otherwise: `loudness` gives them).
+    private var pausedWindows: ProgrammeLoudness?
     private var truePeaks: TruePeakDetector
-    private var programmeTruePeak: [Double]
     private var ppmI: [PeakProgrammeMeter]
     private var ppmIIb: [PeakProgrammeMeter]
     private var vu: [VolumeUnitMeter]
@@ -42,15 +44,8 @@ public final class ProgrammeMeter: @unchecked Sendable {
     private var intervalTruePeak: [Double]
     private var intervalSquares: [Double]
     private var intervalFrames = 0
-    // The programme.
-    private var programmePeak: [Float]
-    private var programmeSquares: [Double]
-    private var highestPPMI: [Double]
-    private var highestPPMIIb: [Double]
-    private var highestVU: [Double]
-    private var highestK: [Double]
-    private var maxMomentary: Double?
-    private var maxShortTerm: Double?
+    /// The programme's figures since the start or the last reset.
+    private var programme: ProgrammeTotals
     /// Momentary and short-term loudness at the last 100 ms step, LUFS.
     private var momentary: Double?
     private var shortTerm: Double?
@@ -59,6 +54,9 @@ public final class ProgrammeMeter: @unchecked Sendable {
     /// Energy (mean square, K-weighted, channel-weighted) of the last 30 windows of 100 ms.
     private var recentEnergies = [Double](repeating: 0, count: 30)
     private var energyIndex = 0
+    /// A reset or pause asked for, applied at the next 100 ms step.
+    private var pendingReset = false
+    private var pendingPause: Bool?
 
     public init(configuration: Configuration) throws(RecordingError) {
         self.configuration = configuration
@@ -66,7 +64,7 @@ public final class ProgrammeMeter: @unchecked Sendable {
         loudness = try ProgrammeLoudness(channels: channels, layout: configuration.layout, sampleRate: rate)
         loudnessStep = max(1, rate / 10)
         truePeaks = TruePeakDetector(channels: channels, sampleRate: rate)
-        programmeTruePeak = Array(repeating: 0, count: channels)
+        programme = ProgrammeTotals(channels: channels)
         // Calibrate once, copy per channel.
         ppmI = Array(repeating: PeakProgrammeMeter(kind: .typeI, sampleRate: rate), count: channels)
         ppmIIb = Array(repeating: PeakProgrammeMeter(kind: .typeIIb, sampleRate: rate), count: channels)
@@ -76,16 +74,26 @@ public final class ProgrammeMeter: @unchecked Sendable {
         intervalPeak = Array(repeating: 0, count: channels)
         intervalTruePeak = Array(repeating: 0, count: channels)
         intervalSquares = Array(repeating: 0, count: channels)
-        programmePeak = Array(repeating: 0, count: channels)
-        programmeSquares = Array(repeating: 0, count: channels)
-        highestPPMI = Array(repeating: -.infinity, count: channels)
-        highestPPMIIb = Array(repeating: -.infinity, count: channels)
-        highestVU = Array(repeating: -.infinity, count: channels)
-        highestK = Array(repeating: -.infinity, count: channels)
     }
 
     /// Seconds metered so far.
     public var seconds: Double { Double(framesMetered) / Double(configuration.sampleRate) }
+
+    /// Seconds in the programme's figures: since the start or the last reset, less the pauses.
+    public var programmeSeconds: Double { Double(programme.frames) / Double(configuration.sampleRate) }
+
+    /// Whether the programme's figures are paused (readings go on).
+    public private(set) var isPaused = false
+
+    /// Starts the programme again at the next 100 ms step: integrated
+    /// loudness, LRA, the maxima and the programme's peaks cover only what
+    /// comes after. Momentary and short-term loudness and the ballistic
+    /// meters go on (they are windows on the signal, not the programme).
+    public func resetProgramme() { pendingReset = true }
+
+    /// Pauses or resumes the programme's figures at the next 100 ms step:
+    /// what plays while paused does not count in them; readings go on.
+    public func setProgrammePaused(_ paused: Bool) { pendingPause = paused }
 
     /// Meters `frames` interleaved frames.
     public func add(_ samples: UnsafePointer<Float>, frames: Int) {
@@ -108,7 +116,7 @@ public final class ProgrammeMeter: @unchecked Sendable {
     /// 100 ms window's energy and the 29 before it (windows are disjoint, so
     /// their mean energy is the longer window's), and keeps their maxima.
     private func sampleLoudness() {
-        let latest = loudness.window(milliseconds: 100).map { pow(10, ($0 + 0.691) / 10) } ?? 0
+        let latest = (pausedWindows ?? loudness).window(milliseconds: 100).map { pow(10, ($0 + 0.691) / 10) } ?? 0
         recentEnergies[energyIndex % recentEnergies.count] = latest
         energyIndex += 1
         func meanLoudness(_ windows: Int) -> Double? {
@@ -117,18 +125,42 @@ public final class ProgrammeMeter: @unchecked Sendable {
         }
         momentary = meanLoudness(4)
         shortTerm = meanLoudness(30)
-        if let momentary { maxMomentary = max(maxMomentary ?? -.infinity, momentary) }
-        if let shortTerm { maxShortTerm = max(maxShortTerm ?? -.infinity, shortTerm) }
+        if !isPaused {
+            if let momentary { programme.maxMomentary = max(programme.maxMomentary ?? -.infinity, momentary) }
+            if let shortTerm { programme.maxShortTerm = max(programme.maxShortTerm ?? -.infinity, shortTerm) }
+        }
+        applyRequests()
+    }
+
+    /// Applies a reset or pause asked for since the last step: at a step, so
+    /// that every 100 ms window is read from one libebur128 state.
+    private func applyRequests() {
+        let rate = configuration.sampleRate, channels = configuration.channels, layout = configuration.layout
+        if pendingReset, let fresh = try? ProgrammeLoudness(channels: channels, layout: layout, sampleRate: rate) {
+            loudness = fresh
+            programme = ProgrammeTotals(channels: channels)
+        }
+        pendingReset = false
+        if let pause = pendingPause, pause != isPaused {
+            isPaused = pause
+            pausedWindows = pause ? try? ProgrammeLoudness(channels: channels, layout: layout, sampleRate: rate,
+                                                           windowsOnly: true) : nil
+        }
+        pendingPause = nil
     }
 
     private func addToMeters(_ samples: UnsafePointer<Float>, frames: Int) {
         guard frames > 0 else { return }
         let channels = configuration.channels
-        loudness.add(samples, frames: frames)
+        if let pausedWindows {
+            pausedWindows.add(samples, frames: frames)
+        } else {
+            loudness.add(samples, frames: frames)
+        }
+        let counts = !isPaused
         let chunkTruePeaks = truePeaks.peaks(samples, frames: frames)
         for channel in 0..<channels {
             intervalTruePeak[channel] = max(intervalTruePeak[channel], chunkTruePeaks[channel])
-            programmeTruePeak[channel] = max(programmeTruePeak[channel], chunkTruePeaks[channel])
             // Local copies: the per-sample loop touches no array (no
             // uniqueness or exclusivity check per sample).
             var peak = intervalPeak[channel]
@@ -151,15 +183,14 @@ public final class ProgrammeMeter: @unchecked Sendable {
             k[channel] = kMeter
             intervalPeak[channel] = peak
             intervalSquares[channel] += squares
-            programmeSquares[channel] += squares
-            programmePeak[channel] = max(programmePeak[channel], peak)
-            highestPPMI[channel] = max(highestPPMI[channel], ppmI[channel].decibels)
-            highestPPMIIb[channel] = max(highestPPMIIb[channel], ppmIIb[channel].decibels)
-            highestVU[channel] = max(highestVU[channel], vu[channel].reading)
-            highestK[channel] = max(highestK[channel], k[channel].reading)
+            if counts {
+                programme.add(channel: channel, peak: peak, truePeak: chunkTruePeaks[channel], squares: squares,
+                              ppmI: typeI.decibels, ppmIIb: typeIIb.decibels, vu: volume.reading, k: kMeter.reading)
+            }
         }
         intervalFrames += frames
         framesMetered += Int64(frames)
+        if counts { programme.frames += Int64(frames) }
     }
 
     /// The figures for the interval since the previous reading (which it ends).
@@ -184,24 +215,25 @@ public final class ProgrammeMeter: @unchecked Sendable {
                             channels: channels)
     }
 
-    /// The figures for everything metered so far.
+    /// The figures for the programme: everything metered so far, or since
+    /// the last reset, less the pauses.
     public func summary() -> MeterSummary {
         let channels = (0..<configuration.channels).map { channel in
             ChannelReading(
                 channel: channel + 1, source: source(channel),
-                samplePeakDBFS: Self.decibels(Double(programmePeak[channel])),
-                truePeakDBTP: Self.decibels(programmeTruePeak[channel]),
-                rmsDBFS: Self.rms(programmeSquares[channel], frames: Int(framesMetered)),
-                ppmTypeIDBFS: highestPPMI[channel], ppmTypeIIbDBFS: highestPPMIIb[channel],
-                vu: highestVU[channel], kMeter: highestK[channel])
+                samplePeakDBFS: Self.decibels(Double(programme.peak[channel])),
+                truePeakDBTP: Self.decibels(programme.truePeak[channel]),
+                rmsDBFS: Self.rms(programme.squares[channel], frames: Int(programme.frames)),
+                ppmTypeIDBFS: programme.highestPPMI[channel], ppmTypeIIbDBFS: programme.highestPPMIIb[channel],
+                vu: programme.highestVU[channel], kMeter: programme.highestK[channel])
         }
         return MeterSummary(
-            seconds: seconds, sampleRate: configuration.sampleRate,
+            seconds: seconds, programmeSeconds: programmeSeconds, sampleRate: configuration.sampleRate,
             layout: configuration.layout?.rawValue ?? "\(configuration.channels) channels",
             integratedLUFS: loudness.integrated, lraLU: loudness.loudnessRange,
             truePeakDBTP: channels.map(\.truePeakDBTP).max() ?? -.infinity,
             samplePeakDBFS: channels.map(\.samplePeakDBFS).max() ?? -.infinity,
-            maxMomentaryLUFS: maxMomentary, maxShortTermLUFS: maxShortTerm, channels: channels)
+            maxMomentaryLUFS: programme.maxMomentary, maxShortTermLUFS: programme.maxShortTerm, channels: channels)
     }
 
     private func source(_ channel: Int) -> String {
@@ -213,5 +245,40 @@ public final class ProgrammeMeter: @unchecked Sendable {
     /// AES17 RMS: a full-scale sine is 0 dBFS.
     static func rms(_ squares: Double, frames: Int) -> Double {
         frames > 0 && squares > 0 ? 10 * log10(2 * squares / Double(frames)) : -.infinity
+    }
+}
+
+/// The figures a programme accumulates (what a reset starts again).
+private struct ProgrammeTotals {
+    var frames: Int64 = 0
+    var peak: [Float]
+    var truePeak: [Double]
+    var squares: [Double]
+    var highestPPMI: [Double]
+    var highestPPMIIb: [Double]
+    var highestVU: [Double]
+    var highestK: [Double]
+    var maxMomentary: Double?
+    var maxShortTerm: Double?
+
+    init(channels: Int) {
+        peak = Array(repeating: 0, count: channels)
+        truePeak = Array(repeating: 0, count: channels)
+        squares = Array(repeating: 0, count: channels)
+        highestPPMI = Array(repeating: -.infinity, count: channels)
+        highestPPMIIb = Array(repeating: -.infinity, count: channels)
+        highestVU = Array(repeating: -.infinity, count: channels)
+        highestK = Array(repeating: -.infinity, count: channels)
+    }
+
+    mutating func add(channel: Int, peak: Float, truePeak: Double, squares: Double, ppmI: Double, ppmIIb: Double,
+                      vu: Double, k: Double) {
+        self.peak[channel] = max(self.peak[channel], peak)
+        self.truePeak[channel] = max(self.truePeak[channel], truePeak)
+        self.squares[channel] += squares
+        highestPPMI[channel] = max(highestPPMI[channel], ppmI)
+        highestPPMIIb[channel] = max(highestPPMIIb[channel], ppmIIb)
+        highestVU[channel] = max(highestVU[channel], vu)
+        highestK[channel] = max(highestK[channel], k)
     }
 }

@@ -2,6 +2,8 @@ import ArgumentParser
 import AudioSession
 import Foundation
 import Metering
+import Recording
+import Synchronization
 
 /// `jas meter`: broadcast meters on JACK ports or a file, for people and programs.
 struct Meter: AsyncParsableCommand {
@@ -42,25 +44,30 @@ struct Meter: AsyncParsableCommand {
     @Option(help: "The K-meter scale: 12, 14 or 20.")
     var kScale: Int = 14
 
+    @Option(help: "Append a loudness log to this file: one JSON line per --log-interval (live metering).")
+    var log: String?
+
+    @Option(help: "Audio per line of the --log, e.g. 10s, 1min or 1h.")
+    var logInterval: String = "1min"
+
     func validate() throws {
         _ = try intervalSeconds()
         _ = try channelLayout()
         guard [12, 14, 20].contains(kScale) else { throw ValidationError("--k-scale must be 12, 14 or 20") }
         try OptionCheck.seconds(seconds, "--for")
         try OptionCheck.number(vuReference, "--vu-reference", in: -60...0, unit: "dBFS")
-        if file != nil && (!ports.isEmpty || server != nil) {
-            throw ValidationError("--file meters a file; --ports and --server are for live metering")
+        _ = try logIntervalSeconds()
+        if file != nil && (!ports.isEmpty || server != nil || log != nil) {
+            throw ValidationError("--file meters a file; --ports, --server and --log are for live metering")
         }
     }
 
     func intervalSeconds() throws -> Double {
-        let text = interval.lowercased()
-        let value = text.hasSuffix("ms") ? Double(text.dropLast(2)).map { $0 / 1000 }
-            : Double(text.hasSuffix("s") ? String(text.dropLast()) : text)
-        guard let value, value >= 0.01, value <= 60 else {
-            throw ValidationError("--interval must be a duration between 10ms and 60s, e.g. 100ms or 1s, not '\(interval)'")
-        }
-        return value
+        try OptionCheck.duration(interval, "--interval", in: 0.01...60, example: "100ms or 1s")
+    }
+
+    func logIntervalSeconds() throws -> Double {
+        try OptionCheck.duration(logInterval, "--log-interval", in: 0.1...86_400, example: "10s, 1min or 1h")
     }
 
     func channelLayout() throws -> ChannelLayout? {
@@ -94,14 +101,29 @@ struct Meter: AsyncParsableCommand {
         configuration.vuReferenceDBFS = vuReference
         configuration.kScale = kScale
         let meter = LiveMeter(configuration: configuration)
-        Signals.onInterrupt(exitStatus: 0) {
-            if let summary = meter.stop() { display.finish(summary) }
-        }
-        WedgeWatch.start(command: "meter") {
-            if let summary = meter.stop() { display.finish(summary) }
-        }
+        var opened: LoudnessLog?
         do {
-            try meter.start(onReading: { display.show($0) }, onEvent: { event in
+            if let log { opened = try LoudnessLog(path: log, intervalSeconds: try logIntervalSeconds()) }
+        } catch {
+            Output.diagnostic("jas meter: \(Output.reason(error))")
+            throw ExitCode(2)
+        }
+        let loudnessLog = opened
+        let finish: @Sendable () -> Void = {
+            let summary = meter.stop()
+            loudnessLog?.finish()
+            if let summary { display.finish(summary) }
+        }
+        Signals.onInterrupt(exitStatus: 0, finish)
+        WedgeWatch.start(command: "meter", finalise: finish)
+        let control = ProgrammeControl(meter: meter, display: display, log: loudnessLog)
+        Signals.onUser1 { control.perform("reset") }
+        do {
+            try meter.start(onReading: { reading in
+                control.lastSeconds.withLock { $0 = reading.seconds }
+                display.show(reading)
+                loudnessLog?.add(reading)
+            }, onEvent: { event in
                 switch event {
                 case .mediaServicesWereLost, .mediaServicesWereReset, .interruption: display.event(event)
                 default: break
@@ -112,13 +134,61 @@ struct Meter: AsyncParsableCommand {
             throw ExitCode(2)
         }
         display.announce(ports: meter.ports, server: meter.session.serverName)
+        control.readCommands()
         if let seconds {
             try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
             WedgeWatch.claimEnding()
-            if let summary = meter.stop() { display.finish(summary) }
+            finish()
             WedgeWatch.leaveIfWedged(command: "meter")
             return
         }
         while true { try? await Task.sleep(nanoseconds: 1_000_000_000) }
+    }
+}
+
+/// Reset, pause and resume of the programme's loudness while `jas meter`
+/// runs: from SIGUSR1 (reset) and from lines on stdin (`reset`, `pause`,
+/// `resume`); each is shown as an event and written to the --log.
+final class ProgrammeControl: Sendable {
+    let meter: LiveMeter
+    let display: MeterDisplay
+    let log: LoudnessLog?
+    /// Seconds of audio metered at the last reading (where a command lands).
+    let lastSeconds = Mutex(0.0)
+
+    init(meter: LiveMeter, display: MeterDisplay, log: LoudnessLog?) {
+        self.meter = meter
+        self.display = display
+        self.log = log
+    }
+
+    func perform(_ command: String) {
+        let event: String
+        switch command.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "reset":
+            meter.resetProgramme()
+            event = "loudness_reset"
+        case "pause":
+            meter.setProgrammePaused(true)
+            event = "loudness_paused"
+        case "resume":
+            meter.setProgrammePaused(false)
+            event = "loudness_resumed"
+        case "":
+            return
+        default:
+            display.warn("unknown command '\(command)' on stdin: reset, pause or resume")
+            return
+        }
+        let seconds = lastSeconds.withLock { $0 }
+        display.programme(event, seconds: seconds)
+        log?.note(event, seconds: seconds)
+    }
+
+    /// Reads commands from stdin until it ends (at once when it is /dev/null).
+    func readCommands() {
+        Thread.detachNewThread { [self] in
+            while let line = readLine() { perform(line) }
+        }
     }
 }

@@ -44,6 +44,20 @@ final class MeterDisplay: @unchecked Sendable {
         }
     }
 
+    /// A reset, pause or resume of the programme's loudness.
+    func programme(_ event: String, seconds: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        if json {
+            emit(["event": event, "seconds": seconds])
+        } else {
+            let what = ["loudness_reset": "integrated loudness and LRA start again",
+                        "loudness_paused": "integrated loudness and LRA paused",
+                        "loudness_resumed": "integrated loudness and LRA resumed"][event] ?? event
+            Output.diagnostic(String(format: "%.1f s: ", seconds) + what)
+        }
+    }
+
     /// Something that makes the figures less than the whole truth: a line on
     /// stderr, or a `warning` event.
     func warn(_ message: String) {

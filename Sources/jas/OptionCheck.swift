@@ -26,6 +26,27 @@ enum OptionCheck {
         }
     }
 
+    /// A duration written as `100ms`, `10s`, `5min`, `1h` or a plain number
+    /// of seconds, within `range` seconds; `example` shows the form in the message.
+    static func duration(_ text: String, _ option: String, in range: ClosedRange<Double>, example: String) throws -> Double {
+        let lowered = text.lowercased().trimmingCharacters(in: .whitespaces)
+        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("min", 60), ("m", 60), ("h", 3600), ("s", 1)]
+        let unit = units.first { lowered.hasSuffix($0.suffix) }
+        let number = Double(lowered.dropLast(unit?.suffix.count ?? 0))
+        guard let number, number.isFinite, range.contains(number * (unit?.seconds ?? 1)) else {
+            throw ValidationError("\(option) must be a duration from \(spoken(range.lowerBound)) to \(spoken(range.upperBound)), "
+                                  + "e.g. \(example), not '\(text)'")
+        }
+        return number * (unit?.seconds ?? 1)
+    }
+
+    /// Seconds as a person writes them: 10ms, 60s, 24h.
+    private static func spoken(_ seconds: Double) -> String {
+        if seconds < 1 { return format(seconds * 1000) + "ms" }
+        if seconds >= 3600 && seconds.truncatingRemainder(dividingBy: 3600) == 0 { return format(seconds / 3600) + "h" }
+        return format(seconds) + "s"
+    }
+
     private static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }

@@ -92,10 +92,16 @@ final class LiveMeterTests: JackTestCase {
         XCTAssertTrue(lines.waitForEnd(), "the meter's output ends")
         let summary = try XCTUnwrap(lines.objects.last { $0["event"] as? String == "summary" })
         for (key, expected) in [("integrated_lufs", fromFile.integratedLUFS), ("max_momentary_lufs", fromFile.maxMomentaryLUFS),
-                                ("max_short_term_lufs", fromFile.maxShortTermLUFS), ("true_peak_dbtp", fromFile.truePeakDBTP),
-                                ("sample_peak_dbfs", fromFile.samplePeakDBFS)] {
+                                ("max_short_term_lufs", fromFile.maxShortTermLUFS), ("sample_peak_dbfs", fromFile.samplePeakDBFS)] {
             XCTAssertEqual(summary[key] as? Double ?? 0, try XCTUnwrap(expected), accuracy: 0.1, key)
         }
+        // A true-peak meter reads a splice of the sine higher (seen: −22.5
+        // for −23.0 on a loaded machine): that is allowed only when jackd
+        // reported an xrun, which may have cost or repeated a period.
+        let xruns = try XCTUnwrap(summary["xruns"] as? Int)
+        let truePeak = summary["true_peak_dbtp"] as? Double ?? 0
+        XCTAssertGreaterThanOrEqual(truePeak, fromFile.truePeakDBTP - 0.1)
+        XCTAssertLessThanOrEqual(truePeak, fromFile.truePeakDBTP + (xruns > 0 ? 3.1 : 0.1), "xruns: \(xruns)")
         XCTAssertEqual(summary["lra_lu"] as? Double ?? -1, try XCTUnwrap(fromFile.lraLU), accuracy: 1)
         XCTAssertEqual(summary["integrated_lufs"] as? Double ?? 0, -23, accuracy: 0.1)
     }
@@ -187,7 +193,10 @@ final class BufferPlayer: @unchecked Sendable {
     func play() { source.playing.store(true, ordering: .relaxed) }
 
     /// Whether every sample has been played.
-    var finished: Bool { source.position.load(ordering: .relaxed) >= source.samples.count / source.channels }
+    var finished: Bool { playedFrames >= source.samples.count / source.channels }
+
+    /// Frames played so far.
+    var playedFrames: Int { source.position.load(ordering: .relaxed) }
 }
 
 /// A long-running meter survives a jackd restart: it says so and goes on reading.
