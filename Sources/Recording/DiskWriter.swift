@@ -24,6 +24,9 @@ final class DiskWriter: @unchecked Sendable {
         /// Whether an existing file may be replaced (`--overwrite`); else a
         /// later part skips a name that is taken.
         var overwrite = false
+        /// Dead air: the level, dBFS, and how long below it makes a `silence` event.
+        var silenceThresholdDBFS = -60.0
+        var silenceHoldSeconds = 10.0
     }
 
     /// Cycles before this JACK frame time ran before the ports were connected
@@ -81,6 +84,7 @@ final class DiskWriter: @unchecked Sendable {
     private var history: PrerollHistory
     private var scratch: [Float]
     private let channels: Int
+    private var silenceAlarm: SilenceAlarm
 
     init(capture: RealtimeCapture, files: RecordingFiles, settings: Settings,
          record: @escaping @Sendable (RecordingEvent) -> Void, currentSampleRate: @escaping @Sendable () -> Int) {
@@ -94,6 +98,8 @@ final class DiskWriter: @unchecked Sendable {
         history = PrerollHistory(channels: channels, capacityFrames: settings.prerollFrames)
         scratch = [Float](repeating: 0, count: (RealtimeCapture.maximumFrames + RealtimeCapture.headerCount) * channels)
         stats = Mutex(Stats(peaks: [Float](repeating: 0, count: channels), paths: files.paths))
+        silenceAlarm = SilenceAlarm(channels: channels, thresholdDBFS: settings.silenceThresholdDBFS,
+                                    holdFrames: Int64(settings.silenceHoldSeconds * Double(files.sampleRate)))
     }
 
     /// Starts the disk thread.
@@ -273,9 +279,25 @@ final class DiskWriter: @unchecked Sendable {
                 }
             }
         }
+        watchLevel(peaks, frames: allowed)
         advance(by: allowed) { stats in
             for channel in 0..<channels { stats.peaks[channel] = max(stats.peaks[channel], peaks[channel]) }
             if let frameTime { stats.anchor = (frameTime &+ UInt32(allowed), stats.framesWritten + Int64(allowed)) }
+        }
+    }
+
+    /// Feeds the dead-air alarm the peaks of frames about to be counted as written.
+    private func watchLevel(_ peaks: [Float], frames: Int) {
+        let at = stats.withLock { $0.framesWritten }
+        for change in silenceAlarm.observe(peaks: peaks, frames: frames, at: at) {
+            switch change.kind {
+            case .silence:
+                record(.silence(channels: change.channels, levelDBFS: change.levelDBFS, atFrame: change.atFrame,
+                                silentFrames: change.silentFrames))
+            case .signal:
+                record(.signal(channels: change.channels, levelDBFS: change.levelDBFS, atFrame: change.atFrame,
+                               silentFrames: change.silentFrames))
+            }
         }
     }
 
@@ -339,6 +361,7 @@ final class DiskWriter: @unchecked Sendable {
             fail(error)
             return
         }
+        watchLevel([Float](repeating: 0, count: channels), frames: allowed)
         advance(by: allowed) { stats in
             stats.gaps += 1
             stats.gapFrames += Int64(frames)

@@ -42,6 +42,15 @@ public final class Recorder: @unchecked Sendable {
         public var clientName = "jas-record"
         /// Replace files that exist at the output's paths (never, by default).
         public var overwrite = false
+        /// Dead air: a channel below this sample-peak level, dBFS, for
+        /// `silenceHoldSeconds` is a `silence` event; its return a `signal` event.
+        public var silenceThresholdDBFS = -60.0
+        public var silenceHoldSeconds = 10.0
+        /// Shell commands run at those events (environment: `JAS_EVENT`,
+        /// `JAS_CHANNELS`, `JAS_PORTS`, `JAS_LEVEL_DBFS`, `JAS_POSITION_FRAMES`,
+        /// `JAS_POSITION_SECONDS`, `JAS_SILENT_SECONDS`, `JAS_TIME`, `JAS_FILE`).
+        public var onSilence: String?
+        public var onSignal: String?
 
         public init(outputPath: String) { self.outputPath = outputPath }
     }
@@ -128,12 +137,15 @@ public final class Recorder: @unchecked Sendable {
             triggerLevel: config.triggerDBFS.map { Float(pow(10, $0 / 20)) },
             waitsForStart: config.waitsForStartCommand,
             limitFrames: config.duration.map { Int64(($0 * Double(sampleRate)).rounded()) },
-            captureLatencyFrames: captureLatencyFrames, overwrite: config.overwrite)
+            captureLatencyFrames: captureLatencyFrames, overwrite: config.overwrite,
+            silenceThresholdDBFS: config.silenceThresholdDBFS, silenceHoldSeconds: config.silenceHoldSeconds)
         let session = session
         let events = events
+        let hooks = levelHooks(log: log)
         let writer = DiskWriter(capture: capture, files: files, settings: settings, record: { event in
             log.append(event)
             events.yield(event)
+            hooks(event)
         }, currentSampleRate: { Int(session.sampleRate) })
         writer.connectedFrom = PortTap.connectedFrom(session)
         self.writer = writer
@@ -277,6 +289,39 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// Runs `--on-silence` and `--on-signal` for their events, with the facts in the environment.
+    private func levelHooks(log: RecordingLog) -> @Sendable (RecordingEvent) -> Void {
+        let events = events
+        func hook(_ command: String?, _ name: String) -> HookCommand? {
+            command.map { command in
+                HookCommand(command: command) { reason in
+                    let failure = RecordingEvent.hookFailed(event: name, command: command, reason: reason)
+                    log.append(failure)
+                    events.yield(failure)
+                }
+            }
+        }
+        let onSilence = hook(configuration.onSilence, "silence"), onSignal = hook(configuration.onSignal, "signal")
+        guard onSilence != nil || onSignal != nil else { return { _ in } }
+        let ports = ports, rate = Double(sampleRate), file = configuration.outputPath
+        return { event in
+            let facts: (hook: HookCommand?, name: String, channels: [Int], level: Double, at: Int64, silent: Int64)
+            switch event {
+            case let .silence(channels, level, at, silent): facts = (onSilence, "silence", channels, level, at, silent)
+            case let .signal(channels, level, at, silent): facts = (onSignal, "signal", channels, level, at, silent)
+            default: return
+            }
+            let (hook, name, channels, level, at, silent) = facts
+            hook?.run(environment: [
+                "JAS_EVENT": name, "JAS_CHANNELS": channels.map(String.init).joined(separator: ","),
+                "JAS_PORTS": channels.map { ports[$0 - 1] }.joined(separator: ","),
+                "JAS_LEVEL_DBFS": level.isFinite ? String(format: "%.1f", level) : "-inf",
+                "JAS_POSITION_FRAMES": String(at), "JAS_POSITION_SECONDS": String(format: "%.3f", Double(at) / rate),
+                "JAS_SILENT_SECONDS": String(format: "%.3f", Double(silent) / rate),
+                "JAS_TIME": ISO8601DateFormatter().string(from: Date()), "JAS_FILE": file])
+        }
+    }
+
     private func emit(_ event: RecordingEvent) {
         log?.append(event)
         events.yield(event)
@@ -297,6 +342,16 @@ public final class Recorder: @unchecked Sendable {
         }
         if let trigger = config.triggerDBFS, !(trigger < 0 && trigger > -200) {
             throw .badParameter("--trigger must be a level below 0 dBFS (e.g. -40)")
+        }
+        guard config.silenceThresholdDBFS < 0 && config.silenceThresholdDBFS > -200 else {
+            throw .badParameter("--silence-threshold must be a level below 0 dBFS (e.g. -60), not \(config.silenceThresholdDBFS)")
+        }
+        guard config.silenceHoldSeconds >= 0.1 && config.silenceHoldSeconds <= 86_400 else {
+            throw .badParameter("--silence-hold must be 0.1 to 86400 seconds, not \(config.silenceHoldSeconds)")
+        }
+        for (option, command) in [("--on-silence", config.onSilence), ("--on-signal", config.onSignal)]
+        where command?.trimmingCharacters(in: .whitespaces).isEmpty == true {
+            throw .badParameter("\(option) needs a command, e.g. \(option) 'logger dead air'")
         }
         if config.prerollSeconds > 0 && config.triggerDBFS == nil && !config.waitsForStartCommand {
             throw .badParameter("a pre-roll needs a start that comes later: a trigger or a start command")

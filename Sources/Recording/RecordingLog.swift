@@ -25,6 +25,13 @@ public enum RecordingEvent: Sendable, Equatable {
     /// The silence an interruption cost (`resumedFrameTime` nil: the take
     /// reached its duration first).
     case interruptionGap(atFrame: Int64, frames: Int, by: String, resumedFrameTime: UInt32?)
+    /// Channels (1-based) stayed below the silence threshold for the hold:
+    /// silent since `atFrame`, for `silentFrames` so far; their highest level then.
+    case silence(channels: [Int], levelDBFS: Double, atFrame: Int64, silentFrames: Int64)
+    /// The level of silent channels came back at `atFrame` after `silentFrames`.
+    case signal(channels: [Int], levelDBFS: Double, atFrame: Int64, silentFrames: Int64)
+    /// A command run for an event (`--on-silence`, `--on-signal`) failed.
+    case hookFailed(event: String, command: String, reason: String)
     /// The server reported an xrun at about this position.
     case xrun(atFrame: Int64, delayMicroseconds: Double)
     /// The server went away; the recording waits for it.
@@ -63,6 +70,14 @@ public enum RecordingEvent: Sendable, Equatable {
         case let .interruptionGap(at, frames, by, resumed):
             ["event": "gap", "at_frame": at, "frames": frames, "reason": "interrupted", "by": by,
              "resumed_frame_time": resumed as Any? ?? NSNull()]
+        case let .silence(channels, level, at, silent):
+            ["event": "silence", "channels": channels, "level_dbfs": level.isFinite ? level : -200, "at_frame": at,
+             "silent_frames": silent]
+        case let .signal(channels, level, at, silent):
+            ["event": "signal", "channels": channels, "level_dbfs": level.isFinite ? level : -200, "at_frame": at,
+             "silent_frames": silent]
+        case let .hookFailed(event, command, reason):
+            ["event": "hook_failed", "for": event, "command": command, "reason": reason]
         case let .xrun(at, delay):
             ["event": "xrun", "at_frame": at, "delay_us": delay]
         case let .serverLost(at, reason):
@@ -103,6 +118,14 @@ public enum RecordingEvent: Sendable, Equatable {
         case let .interruptionGap(at, frames, by, resumed):
             "\(frames) frames of silence from frame \(at) while '\(by)' interrupted"
                 + (resumed == nil ? " (until the end of the take)" : "")
+        case let .silence(channels, level, at, silent):
+            "silence on channel\(channels.count == 1 ? "" : "s") \(channels.map(String.init).joined(separator: ", ")) "
+                + "since frame \(at) (\(silent) frames so far, highest \(level.isFinite ? String(format: "%.1f", level) : "-inf") dBFS)"
+        case let .signal(channels, level, at, silent):
+            "signal back on channel\(channels.count == 1 ? "" : "s") \(channels.map(String.init).joined(separator: ", ")) "
+                + "at frame \(at) after \(silent) frames of silence (\(String(format: "%.1f", level)) dBFS)"
+        case let .hookFailed(event, command, reason):
+            "the command for \(event) ('\(command)') failed: \(reason)"
         case let .xrun(at, delay):
             String(format: "xrun at frame %lld (%.0f µs late)", at, delay)
         case let .serverLost(at, reason):

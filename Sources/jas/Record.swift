@@ -57,9 +57,23 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Print JSON Lines: events, a progress object each second, a final summary.")
     var json = false
 
+    @Option(parsing: .unconditional, help: "Dead air: a channel whose sample peak stays below this level, e.g. -60 or -60dBFS, ...")
+    var silenceThreshold: String = "-60"
+
+    @Option(help: "... for this long is a 'silence' event, e.g. 10s or 2min; its return a 'signal' event.")
+    var silenceHold: String = "10s"
+
+    @Option(help: "A shell command to run at a 'silence' event (environment: JAS_EVENT, JAS_CHANNELS, JAS_PORTS, JAS_LEVEL_DBFS, JAS_POSITION_SECONDS, JAS_SILENT_SECONDS, JAS_TIME, JAS_FILE).")
+    var onSilence: String?
+
+    @Option(help: "A shell command to run at a 'signal' event (the same environment).")
+    var onSignal: String?
+
     func validate() throws {
         _ = try recordingFormat()
         _ = try triggerLevel()
+        _ = try Self.level(silenceThreshold, "--silence-threshold", example: "-60")
+        _ = try OptionCheck.duration(silenceHold, "--silence-hold", in: 0.1...86_400, example: "10s or 2min")
         try OptionCheck.seconds(seconds, "--for")
         try OptionCheck.number(buffer, "--buffer", in: 0.1...600, unit: "seconds")
         try OptionCheck.seconds(preroll, "--preroll", allowZero: true, maximum: 600)
@@ -82,11 +96,15 @@ struct Record: AsyncParsableCommand {
     }
 
     func triggerLevel() throws -> Double? {
-        guard let trigger else { return nil }
-        var text = trigger.lowercased()
-        for suffix in ["dbfs", "db"] where text.hasSuffix(suffix) { text.removeLast(suffix.count) }
-        guard let level = Double(text.trimmingCharacters(in: .whitespaces)) else {
-            throw ValidationError("--trigger must be a level in dBFS, e.g. -40 or -40dBFS, not '\(trigger)'")
+        try trigger.map { try Self.level($0, "--trigger", example: "-40") }
+    }
+
+    /// A level in dBFS written as `-40`, `-40dB` or `-40dBFS`, below 0.
+    static func level(_ text: String, _ option: String, example: String) throws -> Double {
+        var number = text.lowercased()
+        for suffix in ["dbfs", "db"] where number.hasSuffix(suffix) { number.removeLast(suffix.count) }
+        guard let level = Double(number.trimmingCharacters(in: .whitespaces)), level.isFinite, level < 0, level > -200 else {
+            throw ValidationError("\(option) must be a level below 0 dBFS, e.g. \(example) or \(example)dBFS, not '\(text)'")
         }
         return level
     }
@@ -105,6 +123,11 @@ struct Record: AsyncParsableCommand {
         configuration.waitsForStartCommand = preroll > 0 && trigger == nil
         configuration.clientName = name
         configuration.overwrite = overwrite
+        configuration.silenceThresholdDBFS = try Self.level(silenceThreshold, "--silence-threshold", example: "-60")
+        configuration.silenceHoldSeconds = try OptionCheck.duration(silenceHold, "--silence-hold", in: 0.1...86_400,
+                                                                    example: "10s or 2min")
+        configuration.onSilence = onSilence
+        configuration.onSignal = onSignal
         // Nothing a reader of stdout does stops a take.
         Output.whenReaderGoes = .keepRecording
         let recorder = Recorder(configuration: configuration)

@@ -26,7 +26,10 @@ final class RecordRefusalTests: JackTestCase {
             (["--output", output, "--format", "mp3"], ["--format must be wav, rf64, w64 or flac"]),
             (["--output", fifo], ["is a FIFO", "--format flac"]),
             (["--ports", "loopback:capture_*", "--channels", "20", "--output", output], ["--channels 20", "12 port(s)"]),
-            (["--output", output, "--trigger", "loud"], ["--trigger must be a level in dBFS"]),
+            (["--output", output, "--trigger", "loud"], ["--trigger must be a level below 0 dBFS", "'loud'"]),
+            (["--output", output, "--silence-threshold", "3"], ["--silence-threshold must be a level below 0 dBFS"]),
+            (["--output", output, "--silence-hold", "forever"], ["--silence-hold must be a duration", "'forever'"]),
+            (["--output", output, "--on-silence", " "], ["--on-silence needs a command"]),
             (["--output", output, "--buffer", "0"], ["--buffer must be 0.1 to 600 seconds"]),
         ]
         for (arguments, phrases) in cases {
