@@ -11,6 +11,10 @@ struct CaptureTimeline {
         /// The server went away and a new one (or the same, restarted) came back;
         /// the length is the wall-clock time between the two.
         case serverRestart = "server-restart"
+        /// The same server's frame clock jumped while its wall clock says less
+        /// than a period went by (seen with jackd's dummy driver, which
+        /// restarts its clock after a late cycle); the length is the wall-clock time.
+        case clockJump = "clock-jump"
     }
 
     /// What a cycle is, relative to the one before.
@@ -45,6 +49,11 @@ struct CaptureTimeline {
             if abs(Double(frameGap) - timeGap) <= max(0.25 * Double(frameGap), 0.1 * Double(sampleRate)) {
                 return .gap(frames: frameGap, reason: .discontinuity)
             }
+        }
+        // The frame clock jumped while the wall clock says no period was
+        // lost: no server comes back that fast.
+        if cycle.epoch == last.epoch && timeGap < Double(last.frames) {
+            return .gap(frames: max(0, Int(timeGap.rounded())), reason: .clockJump)
         }
         return .gap(frames: max(0, Int(timeGap.rounded())), reason: .serverRestart)
     }

@@ -9,9 +9,8 @@ import Synchronization
 /// loses at most that much.
 final class DiskWriter: @unchecked Sendable {
     struct Settings {
-        var basePath: String
+        var naming: TakeNaming
         var format: RecordingFormat
-        var perChannel: Bool
         var prerollFrames: Int
         /// Linear sample level that starts the recording (nil: no trigger).
         var triggerLevel: Float?
@@ -19,6 +18,8 @@ final class DiskWriter: @unchecked Sendable {
         var waitsForStart: Bool
         /// Frames to record, then stop (nil: until stopped).
         var limitFrames: Int64?
+        /// Frames per file: a new set of files starts at every multiple (nil: one set).
+        var rotateFrames: Int64?
         /// Capture latency of the recorded ports, frames.
         var captureLatencyFrames: Int
         /// Whether an existing file may be replaced (`--overwrite`); else a
@@ -77,9 +78,15 @@ final class DiskWriter: @unchecked Sendable {
 
     // The disk thread's own state.
     private var files: RecordingFiles
-    private var part = 1
-    /// The claims on the later parts' files, held until the take ends.
-    private var partClaims: [OutputClaim] = []
+    /// Which set of files is open (1-based: rotations and rate changes).
+    private var fileSet = 1
+    /// Frames in the open set.
+    private var framesInSet: Int64 = 0
+    /// The claims on the later sets' files, held until the take ends.
+    private var laterClaims: [OutputClaim] = []
+    /// Wall-clock time and bext time reference of the take's first frame (for later sets').
+    private var firstFrameDate: Date?
+    private var firstTimeReference: UInt64 = 0
     private var timeline: CaptureTimeline
     private var history: PrerollHistory
     private var scratch: [Float]
@@ -154,7 +161,7 @@ final class DiskWriter: @unchecked Sendable {
             }
         }
         files.close()
-        partClaims.forEach { $0.release() }
+        laterClaims.forEach { $0.release() }
         let frames = stats.withLock { $0.framesWritten }
         record(.stopped(framesWritten: frames, reason: stopReason.withLock { $0 } ?? "stopped"))
         done.signal()
@@ -238,10 +245,9 @@ final class DiskWriter: @unchecked Sendable {
                                                         - Double(settings.captureLatencyFrames) / Double(rate))
         let midnight = Calendar.current.startOfDay(for: firstFrameDate)
         let timeReference = UInt64(max(0, firstFrameDate.timeIntervalSince(midnight) * Double(rate)).rounded())
-        if settings.format.container.carriesBroadcastExtension {
-            files.setBroadcastExtension(timeReference: timeReference, originationDate: firstFrameDate,
-                                        description: "jas record, \(channels) channel(s) at \(rate) Hz")
-        }
+        self.firstFrameDate = firstFrameDate
+        firstTimeReference = timeReference
+        describe(files, timeReference: timeReference, originationDate: firstFrameDate)
         stats.withLock {
             $0.recording = true
             $0.firstFrameTime = firstFrame
@@ -263,12 +269,7 @@ final class DiskWriter: @unchecked Sendable {
     private func write(_ samples: UnsafeBufferPointer<Float>, frames: Int, startingAt frameTime: UInt32?) {
         let allowed = allowedFrames(frames)
         guard allowed > 0 else { return }
-        do {
-            try files.write(samples, frames: allowed)
-        } catch {
-            fail(error)
-            return
-        }
+        guard store(samples, frames: allowed) else { return }
         var peaks = [Float](repeating: 0, count: channels)
         peaks.withUnsafeMutableBufferPointer { peaks in
             var index = 0
@@ -284,6 +285,35 @@ final class DiskWriter: @unchecked Sendable {
             for channel in 0..<channels { stats.peaks[channel] = max(stats.peaks[channel], peaks[channel]) }
             if let frameTime { stats.anchor = (frameTime &+ UInt32(allowed), stats.framesWritten + Int64(allowed)) }
         }
+    }
+
+    /// Puts `frames` frames (nil: silence) into the files, starting a new set
+    /// at each rotation boundary, so no frame is lost or repeated across
+    /// files. False when writing failed (the take has stopped).
+    private func store(_ samples: UnsafeBufferPointer<Float>?, frames: Int) -> Bool {
+        let start = stats.withLock { $0.framesWritten }
+        var done = 0
+        while done < frames {
+            if let rotate = settings.rotateFrames, framesInSet >= rotate {
+                openNextSet(sampleRate: files.sampleRate, at: start + Int64(done))
+                if stats.withLock({ $0.problem != nil }) { return false }
+            }
+            let room = settings.rotateFrames.map { Int(min(Int64(frames - done), $0 - framesInSet)) } ?? frames - done
+            do {
+                if let samples {
+                    try files.write(UnsafeBufferPointer(rebasing: samples[(done * channels)..<((done + room) * channels)]),
+                                    frames: room)
+                } else {
+                    try files.writeSilence(frames: room)
+                }
+            } catch {
+                fail(error)
+                return false
+            }
+            framesInSet += Int64(room)
+            done += room
+        }
+        return true
     }
 
     /// Feeds the dead-air alarm the peaks of frames about to be counted as written.
@@ -335,7 +365,7 @@ final class DiskWriter: @unchecked Sendable {
         if reason == .serverRestart {
             let rate = currentSampleRate()
             if rate > 0 && rate != files.sampleRate {
-                startNewPart(sampleRate: rate)
+                openNextSet(sampleRate: rate, at: nil)
                 return
             }
         }
@@ -355,12 +385,7 @@ final class DiskWriter: @unchecked Sendable {
                           count: (inout Stats) -> Void) {
         record(event)
         let allowed = allowedFrames(frames)
-        do {
-            try files.writeSilence(frames: allowed)
-        } catch {
-            fail(error)
-            return
-        }
+        guard store(nil, frames: allowed) else { return }
         watchLevel([Float](repeating: 0, count: channels), frames: allowed)
         advance(by: allowed) { stats in
             stats.gaps += 1
@@ -370,38 +395,59 @@ final class DiskWriter: @unchecked Sendable {
         }
     }
 
-    /// The server came back at another rate: close these files, open the next part.
-    private func startNewPart(sampleRate: Int) {
+    /// Closes these files and opens the next set: at a rotation boundary
+    /// (timeline frame `boundary`), or at another sample rate when the server
+    /// came back at one (`boundary` nil: the frames written so far).
+    private func openNextSet(sampleRate: Int, at boundary: Int64?) {
         files.close()
-        let at = stats.withLock { $0.framesWritten }
+        let rotation = boundary != nil
+        let at = boundary ?? stats.withLock { $0.framesWritten }
+        let rate = Double(sampleRate)
+        // The set's first frame by the take's clock: its name's time and its bext time reference.
+        let offset = Double(at) / Double(files.sampleRate)
+        let date = firstFrameDate.map { $0.addingTimeInterval(offset) } ?? Date()
+        fileSet += 1
         do throws(RecordingError) {
-            // Claimed as part 1 was: a name that is taken (a file left from
-            // an earlier take, another recorder's) is skipped, never replaced.
+            // Claimed as the first set was: a name that is taken (a file left
+            // from an earlier take, another recorder's) is skipped, never replaced.
             var refusals: [String] = []
+            var paths: [String] = []
             while true {
-                part += 1
-                let paths = RecordingFiles.paths(basePath: settings.basePath, part: part, channels: channels,
-                                                 perChannel: settings.perChannel)
+                paths = settings.naming.paths(index: fileSet, date: date, attempt: refusals.count)
                 do {
-                    partClaims.append(try OutputClaim.claim(paths: paths, logPath: nil, overwrite: settings.overwrite))
+                    laterClaims.append(try OutputClaim.claim(paths: paths, logPath: nil, overwrite: settings.overwrite))
                     break
                 } catch {
                     refusals.append(error.description)
                     if refusals.count >= 100 {
-                        throw .badParameter("no free name for the next part: " + refusals.suffix(3).joined(separator: "; "))
+                        throw .badParameter("no free name for the next file: " + refusals.suffix(3).joined(separator: "; "))
                     }
                 }
             }
             for refusal in refusals { record(.partSkipped(reason: refusal)) }
-            files = try RecordingFiles(basePath: settings.basePath, part: part, channels: channels,
-                                       perChannel: settings.perChannel, sampleRate: sampleRate, format: settings.format)
+            files = try RecordingFiles(paths: paths, channels: channels, sampleRate: sampleRate, format: settings.format)
         } catch {
             fail(error)
             return
         }
-        timeline.restart(sampleRate: sampleRate)
+        framesInSet = 0
+        if firstFrameDate != nil {
+            describe(files, timeReference: firstTimeReference + UInt64((offset * rate).rounded()), originationDate: date)
+        }
         stats.withLock { $0.paths += files.paths }
-        record(.newFile(path: files.paths[0], sampleRate: sampleRate, atFrame: at))
+        if rotation {
+            record(.rotated(path: files.paths[0], atFrame: at))
+        } else {
+            timeline.restart(sampleRate: sampleRate)
+            record(.newFile(path: files.paths[0], sampleRate: sampleRate, atFrame: at))
+        }
+    }
+
+    /// The Broadcast WAV description of a set whose first frame is at `timeReference`.
+    private func describe(_ files: RecordingFiles, timeReference: UInt64, originationDate: Date) {
+        guard settings.format.container.carriesBroadcastExtension else { return }
+        files.setBroadcastExtension(timeReference: timeReference, originationDate: originationDate,
+                                    description: "jas record, \(channels) channel(s) at \(files.sampleRate) Hz")
     }
 
     private func allowedFrames(_ frames: Int) -> Int {

@@ -23,13 +23,17 @@ public final class Recorder: @unchecked Sendable {
         public var portPatterns: [String] = []
         /// How many channels (default: every matched port, or 2 physical ports).
         public var channels: Int?
-        /// The file to write (with per-channel files, its stem gets `_1`, `_2`, ...).
+        /// The file to write (with per-channel files, its stem gets `_1`,
+        /// `_2`, ...); strftime fields (`take-%Y%m%d-%H%M%S.wav`) are filled
+        /// in with each file's start (see `TakeNaming`).
         public var outputPath: String
         public var format = RecordingFormat()
         /// One file per channel instead of one interleaved file.
         public var perChannelFiles = false
         /// Seconds to record, then stop (nil: until stopped).
         public var duration: Double?
+        /// Start a new file every this many seconds of timeline (nil: one file).
+        public var rotateSeconds: Double?
         /// Size of the ring between the real-time thread and the disk thread, seconds.
         public var bufferSeconds = 4.0
         /// Seconds of audio from before the start (command or trigger) that the file begins with.
@@ -66,6 +70,9 @@ public final class Recorder: @unchecked Sendable {
     private var writer: DiskWriter?
     private var log: RecordingLog?
     private var claim: OutputClaim?
+    /// The first file's name as written (the pattern filled in) and the take's log.
+    private var takePath: String
+    private var logPath: String
     private var ports: [String] = []
     private var sampleRate = 0
     private var captureLatencyFrames = 0
@@ -76,6 +83,8 @@ public final class Recorder: @unchecked Sendable {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
+        takePath = configuration.outputPath
+        logPath = RecordingLog.path(for: configuration.outputPath)
         session = AudioSession(clientName: configuration.clientName, serverName: configuration.serverName,
                                recordConsent: .givenByCaller)
         (eventStream, events) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
@@ -96,13 +105,16 @@ public final class Recorder: @unchecked Sendable {
                                                   serverName: session.serverName, clientName: config.clientName)
         let channels = ports.count
         try config.format.validate(channels: config.perChannelFiles ? 1 : channels, sampleRate: sampleRate)
-        let fifo = try Self.checkDestination(config, channels: channels, sampleRate: sampleRate)
-        let paths = RecordingFiles.paths(basePath: config.outputPath, part: 1, channels: channels,
-                                         perChannel: config.perChannelFiles)
+        let naming = TakeNaming(pattern: config.outputPath, rotates: config.rotateSeconds != nil, channels: channels,
+                                perChannel: config.perChannelFiles)
+        let now = Date()
+        takePath = naming.basePath(index: 1, date: now)
+        logPath = RecordingLog.path(for: takePath)
+        let fifo = try Self.checkDestination(config, path: takePath, channels: channels, sampleRate: sampleRate)
+        let paths = naming.paths(index: 1, date: now)
         let claim: OutputClaim
         do {
-            claim = try OutputClaim.claim(paths: paths, logPath: RecordingLog.path(for: config.outputPath),
-                                          overwrite: config.overwrite)
+            claim = try OutputClaim.claim(paths: paths, logPath: logPath, overwrite: config.overwrite)
         } catch {
             if let fifo { close(fifo) }
             throw error
@@ -110,10 +122,9 @@ public final class Recorder: @unchecked Sendable {
         let files: RecordingFiles
         let log: RecordingLog
         do {
-            files = try RecordingFiles(basePath: config.outputPath, part: 1, channels: channels,
-                                       perChannel: config.perChannelFiles, sampleRate: sampleRate, format: config.format,
+            files = try RecordingFiles(paths: paths, channels: channels, sampleRate: sampleRate, format: config.format,
                                        fifoDescriptor: fifo)
-            log = try RecordingLog(path: RecordingLog.path(for: config.outputPath))
+            log = try RecordingLog(path: logPath)
         } catch {
             claim.abandon()
             throw error
@@ -132,11 +143,12 @@ public final class Recorder: @unchecked Sendable {
             throw .session(error.description)
         }
         let settings = DiskWriter.Settings(
-            basePath: config.outputPath, format: config.format, perChannel: config.perChannelFiles,
+            naming: naming, format: config.format,
             prerollFrames: Int(config.prerollSeconds * Double(sampleRate)),
             triggerLevel: config.triggerDBFS.map { Float(pow(10, $0 / 20)) },
             waitsForStart: config.waitsForStartCommand,
             limitFrames: config.duration.map { Int64(($0 * Double(sampleRate)).rounded()) },
+            rotateFrames: config.rotateSeconds.map { Int64(($0 * Double(sampleRate)).rounded()) },
             captureLatencyFrames: captureLatencyFrames, overwrite: config.overwrite,
             silenceThresholdDBFS: config.silenceThresholdDBFS, silenceHoldSeconds: config.silenceHoldSeconds)
         let session = session
@@ -225,8 +237,7 @@ public final class Recorder: @unchecked Sendable {
         let stats = writer?.stats.withLock { $0 }
         let paths = stats?.paths ?? []
         return RecordingSummary(
-            path: paths.first ?? configuration.outputPath, paths: paths,
-            logPath: RecordingLog.path(for: configuration.outputPath),
+            path: paths.first ?? takePath, paths: paths, logPath: logPath,
             framesWritten: stats?.framesWritten ?? 0,
             durationSeconds: sampleRate > 0 ? Double(stats?.framesWritten ?? 0) / Double(sampleRate) : 0,
             sampleRate: sampleRate, channels: ports.count, ports: ports,
@@ -303,7 +314,7 @@ public final class Recorder: @unchecked Sendable {
         }
         let onSilence = hook(configuration.onSilence, "silence"), onSignal = hook(configuration.onSignal, "signal")
         guard onSilence != nil || onSignal != nil else { return { _ in } }
-        let ports = ports, rate = Double(sampleRate), file = configuration.outputPath
+        let ports = ports, rate = Double(sampleRate), file = takePath
         return { event in
             let facts: (hook: HookCommand?, name: String, channels: [Int], level: Double, at: Int64, silent: Int64)
             switch event {
@@ -334,6 +345,9 @@ public final class Recorder: @unchecked Sendable {
         if let duration = config.duration, !(duration.isFinite && duration > 0 && duration <= 31_536_000) {
             throw .badParameter("--for must be more than 0 to 31536000 seconds (a year), not \(duration)")
         }
+        if let rotate = config.rotateSeconds, !(rotate.isFinite && rotate >= 1 && rotate <= 31_536_000) {
+            throw .badParameter("--rotate must be 1 second to a year, not \(rotate) seconds")
+        }
         guard config.bufferSeconds >= 0.1 && config.bufferSeconds <= 600 else {
             throw .badParameter("--buffer must be between 0.1 and 600 seconds")
         }
@@ -361,8 +375,8 @@ public final class Recorder: @unchecked Sendable {
     /// Checks the output path (folder exists and is writable, not a folder
     /// itself; a FIFO only for FLAC) and the free space; returns an open
     /// descriptor when the destination is a FIFO.
-    static func checkDestination(_ config: Configuration, channels: Int, sampleRate: Int) throws(RecordingError) -> Int32? {
-        let path = config.outputPath
+    static func checkDestination(_ config: Configuration, path: String, channels: Int,
+                                 sampleRate: Int) throws(RecordingError) -> Int32? {
         let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue {
@@ -376,6 +390,9 @@ public final class Recorder: @unchecked Sendable {
         }
         var status = stat()
         if stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO {
+            guard config.rotateSeconds == nil else {
+                throw .badParameter("'\(path)' is a FIFO: a pipe cannot be rotated; drop --rotate")
+            }
             guard config.format.container == .flac, !config.perChannelFiles else {
                 throw .unsupportedFormat("'\(path)' is a FIFO: only --format flac can be written to a pipe "
                                          + "(WAV, RF64 and W64 need to rewrite their header)")

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The files one recording writes at one sample rate: one interleaved file,
-/// or one per channel (`take_1.wav`, `take_2.wav`, ...). A rate change after a
-/// server restart starts a new set (`take-part2.wav`).
+/// One set of a take's files, at one sample rate: one interleaved file, or
+/// one per channel (`take_1.wav`, `take_2.wav`, ...). A rate change after a
+/// server restart, or a rotation, starts a new set (see `TakeNaming`).
 final class RecordingFiles {
     let sampleRate: Int
     let channels: Int
@@ -10,28 +10,18 @@ final class RecordingFiles {
     private var scratch: [Float] = []
     private var silence: [Float] = []
 
-    /// Opens the files for `basePath` (part 1 is the path itself).
-    init(basePath: String, part: Int, channels: Int, perChannel: Bool, sampleRate: Int, format: RecordingFormat,
+    /// Opens the files at `paths` (one interleaved file, or one per channel).
+    init(paths: [String], channels: Int, sampleRate: Int, format: RecordingFormat,
          fifoDescriptor: Int32? = nil) throws(RecordingError) {
         self.sampleRate = sampleRate
         self.channels = channels
-        let paths = Self.paths(basePath: basePath, part: part, channels: channels, perChannel: perChannel)
         var writers: [SoundFileWriter] = []
         for path in paths {
-            writers.append(try SoundFileWriter(path: path, fileDescriptor: fifoDescriptor, channels: perChannel ? 1 : channels,
+            writers.append(try SoundFileWriter(path: path, fileDescriptor: fifoDescriptor,
+                                               channels: paths.count > 1 ? 1 : channels,
                                                sampleRate: sampleRate, format: format))
         }
         self.writers = writers
-    }
-
-    /// The paths a set writes.
-    static func paths(basePath: String, part: Int, channels: Int, perChannel: Bool) -> [String] {
-        let stem = (basePath as NSString).deletingPathExtension
-        let ext = (basePath as NSString).pathExtension
-        let partStem = part == 1 ? stem : "\(stem)-part\(part)"
-        func named(_ stem: String) -> String { ext.isEmpty ? stem : "\(stem).\(ext)" }
-        if !perChannel { return [part == 1 ? basePath : named(partStem)] }
-        return (1...channels).map { named("\(partStem)_\($0)") }
     }
 
     var paths: [String] { writers.map(\.path) }

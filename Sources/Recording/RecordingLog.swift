@@ -40,6 +40,8 @@ public enum RecordingEvent: Sendable, Equatable {
     case serverBack(sampleRate: Int, downtimeSeconds: Double)
     /// The server came back at another rate: the recording goes on in a new file.
     case newFile(path: String, sampleRate: Int, atFrame: Int64)
+    /// The take goes on in the next file (`--rotate`), from timeline frame `atFrame`.
+    case rotated(path: String, atFrame: Int64)
     /// A later part's name was taken: the next free one is used instead.
     case partSkipped(reason: String)
     /// Writing failed (disk full, I/O error): the recording stopped there.
@@ -86,6 +88,8 @@ public enum RecordingEvent: Sendable, Equatable {
             ["event": "server_back", "sample_rate": rate, "downtime_seconds": downtime]
         case let .newFile(path, rate, at):
             ["event": "new_file", "path": path, "sample_rate": rate, "at_frame": at]
+        case let .rotated(path, at):
+            ["event": "rotated", "path": path, "at_frame": at]
         case let .partSkipped(reason):
             ["event": "part_skipped", "reason": reason]
         case let .writeFailed(at, reason):
@@ -134,8 +138,10 @@ public enum RecordingEvent: Sendable, Equatable {
             String(format: "JACK server back after %.3f s at %d Hz", downtime, rate)
         case let .newFile(path, rate, at):
             "the server came back at \(rate) Hz: continuing in '\(path)' from frame \(at)"
+        case let .rotated(path, at):
+            "continuing in '\(path)' from frame \(at)"
         case let .partSkipped(reason):
-            "the next part's name is taken, skipped: \(reason)"
+            "the next file's name is taken, skipped: \(reason)"
         case let .writeFailed(at, reason):
             "writing stopped at frame \(at): \(reason)"
         case let .stopped(frames, reason):

@@ -39,6 +39,9 @@ struct Record: AsyncParsableCommand {
     @Option(name: .customLong("for"), help: "Stop after this many seconds of recording (default: until Ctrl-C).")
     var seconds: Double?
 
+    @Option(help: "Start a new file every this much of the take, e.g. 1h or 10min: no frame is lost or repeated between files (names: a strftime pattern in --output, e.g. 'take-%Y%m%d-%H%M%S.wav', else NAME-001, NAME-002, ...).")
+    var rotate: String?
+
     @Option(help: "Seconds of audio the ring between the audio thread and the disk holds.")
     var buffer: Double = 4
 
@@ -74,6 +77,7 @@ struct Record: AsyncParsableCommand {
         _ = try triggerLevel()
         _ = try Self.level(silenceThreshold, "--silence-threshold", example: "-60")
         _ = try OptionCheck.duration(silenceHold, "--silence-hold", in: 0.1...86_400, example: "10s or 2min")
+        _ = try rotateSeconds()
         try OptionCheck.seconds(seconds, "--for")
         try OptionCheck.number(buffer, "--buffer", in: 0.1...600, unit: "seconds")
         try OptionCheck.seconds(preroll, "--preroll", allowZero: true, maximum: 600)
@@ -93,6 +97,10 @@ struct Record: AsyncParsableCommand {
             throw ValidationError("--bits must be 16, 24, 32 or float, not '\(bitsName)'")
         }
         return RecordingFormat(container: container, sampleFormat: sampleFormat)
+    }
+
+    func rotateSeconds() throws -> Double? {
+        try rotate.map { try OptionCheck.duration($0, "--rotate", in: 1...OptionCheck.longestRun, example: "1h or 10min") }
     }
 
     func triggerLevel() throws -> Double? {
@@ -117,6 +125,7 @@ struct Record: AsyncParsableCommand {
         configuration.format = try recordingFormat()
         configuration.perChannelFiles = perChannel
         configuration.duration = seconds
+        configuration.rotateSeconds = try rotateSeconds()
         configuration.bufferSeconds = buffer
         configuration.prerollSeconds = preroll
         configuration.triggerDBFS = try triggerLevel()

@@ -44,6 +44,10 @@ final class TimelineTests: XCTestCase {
         var late = CaptureTimeline(sampleRate: rate)
         _ = late.step(cycle(900_000, seconds: 10))
         XCTAssertEqual(late.step(cycle(4096, seconds: 12 + 256.0 / 48000)), .gap(frames: 96000, reason: .serverRestart))
+        // A frame clock that jumps while the wall clock says no period went by is no restart.
+        var jumpy = CaptureTimeline(sampleRate: rate)
+        _ = jumpy.step(cycle(900_000, seconds: 10))
+        XCTAssertEqual(jumpy.step(cycle(900_000 + 256 - 64, seconds: 10 + 256.0 / 48000)), .gap(frames: 0, reason: .clockJump))
     }
 
     func testPrerollHistoryKeepsTheNewestFramesInOrder() {
@@ -74,12 +78,25 @@ final class TimelineTests: XCTestCase {
         XCTAssertThrowsError(try RecordingFormat(container: .wav, sampleFormat: .int16).validate(channels: 2000, sampleRate: 48000))
     }
 
-    func testPerChannelAndPartPaths() {
-        XCTAssertEqual(RecordingFiles.paths(basePath: "/r/take.wav", part: 1, channels: 2, perChannel: false), ["/r/take.wav"])
-        XCTAssertEqual(RecordingFiles.paths(basePath: "/r/take.wav", part: 2, channels: 2, perChannel: false),
-                       ["/r/take-part2.wav"])
-        XCTAssertEqual(RecordingFiles.paths(basePath: "/r/take.wav", part: 1, channels: 2, perChannel: true),
-                       ["/r/take_1.wav", "/r/take_2.wav"])
+    func testPerChannelPartAndRotationPaths() {
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        let plain = TakeNaming(pattern: "/r/take.wav", rotates: false, channels: 2, perChannel: false)
+        XCTAssertEqual(plain.paths(index: 1, date: date), ["/r/take.wav"])
+        XCTAssertEqual(plain.paths(index: 2, date: date), ["/r/take-part2.wav"])
+        XCTAssertEqual(plain.paths(index: 2, date: date, attempt: 1), ["/r/take-part3.wav"], "a taken part is skipped")
+        let split = TakeNaming(pattern: "/r/take.wav", rotates: false, channels: 2, perChannel: true)
+        XCTAssertEqual(split.paths(index: 1, date: date), ["/r/take_1.wav", "/r/take_2.wav"])
+        let numbered = TakeNaming(pattern: "/r/take.wav", rotates: true, channels: 2, perChannel: false)
+        XCTAssertEqual(numbered.paths(index: 1, date: date), ["/r/take-001.wav"])
+        XCTAssertEqual(numbered.paths(index: 12, date: date, attempt: 1), ["/r/take-012-2.wav"])
+        let timed = TakeNaming(pattern: "/r/take-%Y%m%d-%H%M%S.wav", rotates: true, channels: 2, perChannel: false)
+        var seconds = time_t(1_800_000_000)
+        var local = tm()
+        localtime_r(&seconds, &local)
+        let stamp = String(format: "%04d%02d%02d-%02d%02d%02d", local.tm_year + 1900, local.tm_mon + 1, local.tm_mday,
+                           local.tm_hour, local.tm_min, local.tm_sec)
+        XCTAssertEqual(timed.paths(index: 3, date: date), ["/r/take-\(stamp).wav"])
+        XCTAssertEqual(timed.paths(index: 3, date: date, attempt: 2), ["/r/take-\(stamp)-3.wav"], "a taken name gets a counter")
         XCTAssertEqual(RecordingLog.path(for: "/r/take.wav"), "/r/take.log")
     }
 }
