@@ -37,6 +37,17 @@ public final class LiveMeter: @unchecked Sendable {
     private var connectedFrom: UInt32?
     private var eventTask: Task<Void, Never>?
     private let xruns = Atomic<Int>(0)
+    private var sourceWatch: SourceWatch?
+
+    /// Metered ports that went away, or came back (`seconds`: of audio
+    /// metered; `awaySeconds` nil while away, `returned` false when the meter
+    /// stopped first).
+    public struct SourceChange: Sendable, Equatable {
+        public var ports: [String]
+        public var seconds: Double
+        public var awaySeconds: Double?
+        public var returned: Bool
+    }
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -56,7 +67,8 @@ public final class LiveMeter: @unchecked Sendable {
     /// called on the worker for every interval, `onEvent` with every event of
     /// the session (the meter reads the session's one event stream itself).
     public func start(onReading: @escaping @Sendable (MeterReading) -> Void,
-                      onEvent: @escaping @Sendable (AudioSessionEvent) -> Void = { _ in }) throws(RecordingError) {
+                      onEvent: @escaping @Sendable (AudioSessionEvent) -> Void = { _ in },
+                      onSource: @escaping @Sendable (SourceChange) -> Void = { _ in }) throws(RecordingError) {
         let resolved = try PortTap.resolve(configuration.portPatterns, channels: nil,
                                            serverName: session.serverName, clientName: configuration.clientName)
         ports = resolved.ports
@@ -77,21 +89,45 @@ public final class LiveMeter: @unchecked Sendable {
             throw .session(error.description)
         }
         connectedFrom = PortTap.connectedFrom(session)
-        watchSession(onEvent: onEvent)
         // Set only now: `stop` waits for the worker when there is a meter.
         self.meter = meter
+        watchSources(rate: Double(resolved.sampleRate), onSource: onSource)
+        watchSession(onEvent: onEvent)
         let thread = Thread { [self] in drain(meter: meter, capture: capture, onReading: onReading) }
         thread.start()
     }
 
+    /// Says when metered ports go away and come back (a client that ends, an
+    /// unplugged device), in seconds of audio metered.
+    private func watchSources(rate: Double, onSource: @escaping @Sendable (SourceChange) -> Void) {
+        let watch = SourceWatch(
+            ports: ports, session: session,
+            isWatching: { [weak self] in self.map { !$0.stopping.load(ordering: .acquiring) && $0.session.isActive } ?? false },
+            position: { [weak self] _ in
+                guard let self else { return 0 }
+                return Int64((lock.withLock { meter?.seconds ?? 0 } * rate).rounded())
+            },
+            onLost: { absence in
+                onSource(SourceChange(ports: absence.ports, seconds: Double(absence.at) / rate, awaySeconds: nil, returned: false))
+            },
+            onBack: { absence, end, frameTime in
+                onSource(SourceChange(ports: absence.ports, seconds: Double(end) / rate,
+                                      awaySeconds: Double(end - absence.at) / rate, returned: frameTime != nil))
+            })
+        watch.start()
+        sourceWatch = watch
+    }
+
     /// Hands on the session's events, and activates again when an
-    /// interruption ends (`PortTap.activateAgain`).
+    /// interruption ends (`PortTap.activateAgain`); a route change is looked
+    /// at for metered ports that went or came.
     private func watchSession(onEvent: @escaping @Sendable (AudioSessionEvent) -> Void) {
         let events = session.events
         let session = session
         eventTask = Task.detached { [weak self] in
             for await event in events {
                 if case let .xrun(count, _, _) = event { self?.xruns.add(count, ordering: .relaxed) }
+                if case .routeChange = event { self?.sourceWatch?.checkSoon() }
                 onEvent(event)
                 guard case .interruption(.ended, _, _) = event else { continue }
                 PortTap.activateAgain(session, stopped: { [weak self] in self?.stopping.load(ordering: .acquiring) ?? true })
@@ -102,6 +138,7 @@ public final class LiveMeter: @unchecked Sendable {
     /// Stops the session, meters what the ring still holds and returns the summary.
     public func stop() -> MeterSummary? {
         eventTask?.cancel()
+        sourceWatch?.stop()
         try? session.setActive(false)
         if !stopping.exchange(true, ordering: .acquiringAndReleasing), meter != nil { finished.wait() }
         session.close()

@@ -131,6 +131,20 @@ final class DiskWriter: @unchecked Sendable {
         done.wait()
     }
 
+    /// Ends the take now, for `reason` (the frames written so far are the take).
+    func finish(reason: String) {
+        stopReason.withLock { $0 = $0 ?? reason }
+        let ended = stats.withLock { stats -> Bool in
+            defer { stats.finished = true }
+            return !stats.finished
+        }
+        // The disk thread writes nothing more and finalises the files at the stop.
+        if ended { finished.signal() }
+    }
+
+    /// Why the take ended (nil: it has not).
+    var endReason: String? { stopReason.withLock { $0 } }
+
     /// The session was interrupted by `by`: the cycles stop until it is
     /// active again, and the frames missed then are the interruption's.
     func noteInterruption(by: String) {

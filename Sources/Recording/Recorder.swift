@@ -55,6 +55,9 @@ public final class Recorder: @unchecked Sendable {
         /// `JAS_POSITION_SECONDS`, `JAS_SILENT_SECONDS`, `JAS_TIME`, `JAS_FILE`).
         public var onSilence: String?
         public var onSignal: String?
+        /// End the take when a recorded port goes away, instead of recording
+        /// silence until it returns (what the seeds suggest for recording apps).
+        public var stopsOnSourceLost = false
 
         public init(outputPath: String) { self.outputPath = outputPath }
     }
@@ -163,9 +166,29 @@ public final class Recorder: @unchecked Sendable {
         self.writer = writer
         watchSession()
         writer.start()
-        let sourceWatch = SourceWatch(ports: ports, session: session, writer: writer,
-                                      isServerLost: { [weak self] in self?.serverLost.load(ordering: .relaxed) ?? true },
-                                      emit: { [weak self] event in self?.emit(event) })
+        let sourceWatch = SourceWatch(
+            ports: ports, session: session,
+            isWatching: { [weak self] in
+                guard let self, !self.serverLost.load(ordering: .relaxed) else { return false }
+                return writer.stats.withLock { $0.recording && !$0.finished }
+            },
+            position: { frameTime in
+                frameTime.map { writer.position(ofFrameTime: $0) } ?? writer.stats.withLock { $0.framesWritten }
+            },
+            onLost: { [weak self] absence in
+                self?.emit(.sourceLost(ports: absence.ports, atFrame: absence.at))
+                if config.stopsOnSourceLost {
+                    writer.finish(reason: "source lost: " + absence.ports.joined(separator: ", "))
+                }
+            },
+            onBack: { [weak self] absence, end, frameTime in
+                let frames = Int(max(0, end - absence.at))
+                writer.stats.withLock { stats in
+                    stats.gaps += 1
+                    stats.gapFrames += Int64(frames)
+                }
+                self?.emit(.sourceGap(atFrame: absence.at, frames: frames, ports: absence.ports, resumedFrameTime: frameTime))
+            })
         sourceWatch.start()
         self.sourceWatch = sourceWatch
         if config.triggerDBFS != nil || config.waitsForStartCommand {
@@ -247,7 +270,7 @@ public final class Recorder: @unchecked Sendable {
             firstFrameTime: stats?.firstFrameTime,
             prerollFrames: stats?.prerollFrames ?? 0, timeReference: stats?.timeReference,
             captureLatencyFrames: captureLatencyFrames, bufferSeconds: configuration.bufferSeconds,
-            problem: stats?.problem)
+            problem: stats?.problem, stopReason: writer?.endReason)
     }
 
     /// Frames the ring holds when full.
@@ -293,6 +316,8 @@ public final class Recorder: @unchecked Sendable {
                 case let .mediaServicesWereReset(reset):
                     self.serverLost.store(false, ordering: .relaxed)
                     self.emit(.serverBack(sampleRate: Int(reset.sampleRate), downtimeSeconds: reset.downtime))
+                case .routeChange:
+                    self.sourceWatch?.checkSoon()
                 default:
                     continue
                 }

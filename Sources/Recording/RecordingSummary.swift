@@ -39,6 +39,9 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     public var bufferSeconds: Double
     /// Why it stopped early, if it did (a write error).
     public var problem: String?
+    /// Why the take ended ("duration reached", "SIGTERM", "source lost: ...";
+    /// nil while it runs).
+    public var stopReason: String?
 }
 
 /// A live view of a recording, for a meter line or a progress object.

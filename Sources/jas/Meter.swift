@@ -128,7 +128,7 @@ struct Meter: AsyncParsableCommand {
                 case .mediaServicesWereLost, .mediaServicesWereReset, .interruption: display.event(event)
                 default: break
                 }
-            })
+            }, onSource: { display.source($0) })
         } catch {
             Output.diagnostic("jas meter: \(Output.reason(error))")
             throw ExitCode(2)

@@ -44,6 +44,29 @@ final class MeterDisplay: @unchecked Sendable {
         }
     }
 
+    /// Metered ports that went away or came back.
+    func source(_ change: LiveMeter.SourceChange) {
+        lock.lock()
+        defer { lock.unlock() }
+        let ports = change.ports.joined(separator: ", ")
+        if json {
+            var object: [String: Any] = ["event": change.awaySeconds == nil ? "source_lost" : "source_back",
+                                         "ports": change.ports, "seconds": change.seconds]
+            if let away = change.awaySeconds {
+                object["away_seconds"] = away
+                object["returned"] = change.returned
+            }
+            emit(object)
+        } else if let away = change.awaySeconds {
+            Output.diagnostic(String(format: "%.1f s: ", change.seconds) + "\(ports) "
+                              + (change.returned ? String(format: "back after %.1f s", away)
+                                                 : String(format: "never came back (%.1f s)", away)))
+        } else {
+            Output.diagnostic(String(format: "%.1f s: ", change.seconds) + "\(ports) went away: metering silence until "
+                              + (change.ports.count == 1 ? "it comes" : "they come") + " back")
+        }
+    }
+
     /// A reset, pause or resume of the programme's loudness.
     func programme(_ event: String, seconds: Double) {
         lock.lock()

@@ -42,6 +42,9 @@ struct Record: AsyncParsableCommand {
     @Option(help: "Start a new file every this much of the take, e.g. 1h or 10min: no frame is lost or repeated between files (names: a strftime pattern in --output, e.g. 'take-%Y%m%d-%H%M%S.wav', else NAME-001, NAME-002, ...).")
     var rotate: String?
 
+    @Flag(help: "End the take when a recorded port goes away (its client ends, its device is unplugged), instead of recording silence until it comes back.")
+    var stopOnSourceLost = false
+
     @Option(help: "Seconds of audio the ring between the audio thread and the disk holds.")
     var buffer: Double = 4
 
@@ -137,6 +140,7 @@ struct Record: AsyncParsableCommand {
                                                                     example: "10s or 2min")
         configuration.onSilence = onSilence
         configuration.onSignal = onSignal
+        configuration.stopsOnSourceLost = stopOnSourceLost
         // Nothing a reader of stdout does stops a take.
         Output.whenReaderGoes = .keepRecording
         let recorder = Recorder(configuration: configuration)
@@ -277,7 +281,8 @@ final class RecordDisplay: @unchecked Sendable {
                   "preroll_frames": summary.prerollFrames,
                   "time_reference": summary.timeReference.map { $0 as Any } ?? NSNull(),
                   "capture_latency_frames": summary.captureLatencyFrames, "buffer_seconds": summary.bufferSeconds,
-                  "problem": summary.problem.map { $0 as Any } ?? NSNull()])
+                  "problem": summary.problem.map { $0 as Any } ?? NSNull(),
+                  "stop_reason": summary.stopReason.map { $0 as Any } ?? NSNull()])
         } else {
             line(String(format: "wrote %lld frames (%.3f s) to %@", summary.framesWritten, summary.durationSeconds,
                         summary.paths.joined(separator: ", ")))
@@ -285,7 +290,11 @@ final class RecordDisplay: @unchecked Sendable {
                  + ", xruns \(summary.xruns), gaps \(summary.gaps)"
                  + (summary.interruptions > 0 ? ", interruptions \(summary.interruptions)" : "")
                  + (summary.gaps > 0 ? " (\(summary.gapFrames) frames written as silence; see \(summary.logPath))" : ""))
-            if let problem = summary.problem { line("stopped early: \(problem)") }
+            if let problem = summary.problem {
+                line("stopped early: \(problem)")
+            } else if let reason = summary.stopReason, reason.hasPrefix("source lost") {
+                line("stopped: \(reason) (--stop-on-source-lost)")
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import JackTestSupport
+import LoopbackHarness
 import XCTest
 
 /// A long metering run's programme, reset and paused without restarting
@@ -113,5 +114,40 @@ final class MeterProgrammeTests: JackTestCase {
         let interval = try run([jas, "meter", "--server", server.name, "--log-interval", "soon"])
         XCTAssertEqual(interval.status, 64, interval.output)
         XCTAssertTrue(interval.output.contains("--log-interval must be a duration"), interval.output)
+    }
+}
+
+/// A metered device that is unplugged and plugged in again (a route change):
+/// the meter says when it went and when it came back, and meters it again.
+final class MeterSourceLostTests: JackTestCase {
+    func testAnUnpluggedDeviceIsLostAndFoundAgain() throws {
+        let server = try startServer(period: 256)
+        var microphone: SimulatedDevice? = try SimulatedDevice(name: "usbmic", serverName: server.name, type: .usbAudio,
+                                                               channels: 1)
+        let (meter, lines) = try startMeter(jas, ["--server", server.name, "--ports", "usbmic:capture_1",
+                                                  "--interval", "100ms"])
+        defer { if meter.isRunning { meter.terminate() } }
+        func events(_ name: String) -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == name } }
+        XCTAssertTrue(waitUntil(timeout: 10) { events("reading").count >= 3 })
+        microphone?.unplug()
+        microphone = nil
+        XCTAssertTrue(waitUntil(timeout: 5) { !events("source_lost").isEmpty }, "\(lines.objects.suffix(3))")
+        usleep(1_000_000)
+        microphone = try SimulatedDevice(name: "usbmic", serverName: server.name, type: .usbAudio, channels: 1)
+        defer { microphone?.unplug() }
+        XCTAssertTrue(waitUntil(timeout: 5) { !events("source_back").isEmpty }, "\(lines.objects.suffix(3))")
+        let readings = events("reading").count
+        XCTAssertTrue(waitUntil(timeout: 5) { events("reading").count >= readings + 3 }, "readings go on")
+        meter.interrupt()
+        meter.waitUntilExit()
+        XCTAssertEqual(meter.terminationStatus, 0)
+        let lost = try XCTUnwrap(events("source_lost").first), back = try XCTUnwrap(events("source_back").first)
+        XCTAssertEqual(lost["ports"] as? [String], ["usbmic:capture_1"])
+        XCTAssertEqual(back["ports"] as? [String], ["usbmic:capture_1"])
+        XCTAssertEqual(back["returned"] as? Bool, true)
+        let away = try XCTUnwrap(back["away_seconds"] as? Double)
+        XCTAssertGreaterThan(away, 0.9, "\(back)")
+        XCTAssertLessThan(away, 3, "\(back)")
+        XCTAssertEqual(events("source_lost").count, 1)
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import JackKit
 import JackTestSupport
+import Measurement
+import Recording
 import XCTest
 
 /// A client whose ports are being recorded dies and comes back: the take
@@ -15,7 +17,7 @@ final class RecordSourceLostTests: JackTestCase {
             let player = Process()
             player.executableURL = URL(fileURLWithPath: jas)
             player.arguments = ["play", "--server", server.name, "--name", "source", "--port", "loopback:playback_1",
-                                "--mix"]
+                                "--mix", "--signal", "noise"]
             player.standardOutput = FileHandle.nullDevice
             player.standardError = FileHandle.nullDevice
             try player.run()
@@ -60,5 +62,90 @@ final class RecordSourceLostTests: JackTestCase {
         // The summary counts it with the other gaps (a client killed mid-cycle costs the graph xruns too).
         XCTAssertEqual(summary["gaps"] as? Int, log.filter { $0["event"] as? String == "gap" }.count, "\(summary) \(log)")
         XCTAssertEqual(summary["frames_written"] as? Int, 8 * 48000, "the take is whole: \(summary)")
+
+        // Capture goes on bit-exact from the new ports: after the gap the file
+        // holds the new player's noise, sample after sample, from wherever in
+        // its sequence the reconnection caught it. A later gap (the server
+        // skipped cycles: nobody ran them, the player's sequence did not move
+        // on) is silence in the file: the comparison finds its place again after it.
+        let recorded = try SoundFileReader(path: "\(folder)/take.wav").readAll()
+        let gapEnd = try XCTUnwrap(gap["at_frame"] as? Int) + (try XCTUnwrap(gap["frames"] as? Int))
+        let laterGaps = log.filter { $0["event"] as? String == "gap" }
+            .compactMap { event -> Range<Int>? in
+                guard let at = event["at_frame"] as? Int, let frames = event["frames"] as? Int, at >= gapEnd else { return nil }
+                return at..<(at + frames)
+            }.sorted { $0.lowerBound < $1.lowerBound }
+        var runs: [Range<Int>] = []
+        var from = gapEnd
+        for later in laterGaps {
+            if later.lowerBound > from { runs.append(from..<later.lowerBound) }
+            from = max(from, later.upperBound)
+        }
+        if from < recorded.count { runs.append(from..<recorded.count) }
+        let noise = Self.playedNoise(frames: 8 * 48000)
+        var cursor = 0, compared = 0, differing = 0
+        for run in runs {
+            guard let first = recorded[run].firstIndex(where: { $0 != 0 }), first + 1 < run.upperBound else { continue }
+            let window = cursor..<min(noise.count - 1, cursor + 2 * 48000)
+            guard let start = window.first(where: { noise[$0] == recorded[first] && noise[$0 + 1] == recorded[first + 1] })
+            else {
+                XCTFail("samples from \(first) on are none of jas play's")
+                continue
+            }
+            let count = min(run.upperBound - first, noise.count - start)
+            differing += (0..<count).filter { recorded[first + $0].bitPattern != noise[start + $0].bitPattern }.count
+            compared += count
+            cursor = start + count
+        }
+        let xruns = try XCTUnwrap(summary["xruns"] as? Int)
+        print("after the return: \(compared) samples compared in \(runs.count) run(s), \(differing) differ; xruns \(xruns)")
+        // A late client (an xrun) may have a period read half-written; without one, nothing differs.
+        XCTAssertLessThanOrEqual(differing, xruns * 2 * 256, "\(summary)")
+        XCTAssertGreaterThan(compared, 48000 * 3)
+    }
+
+    /// What `jas play --signal noise` sends on its first stream (seed 1, −20 dBFS), from its first sample.
+    static func playedNoise(frames: Int) -> [Float] {
+        let generator = SignalGenerator(shape: .noise, levelDBFS: -20, sampleRate: 48000, seed: 1)
+        var samples = [Float](repeating: 0, count: frames)
+        samples.withUnsafeMutableBufferPointer { buffer in
+            var pointer: UnsafeMutablePointer<Float>? = buffer.baseAddress
+            withUnsafePointer(to: &pointer) { list in
+                list.withMemoryRebound(to: UnsafeMutablePointer<Float>.self, capacity: 1) { rebound in
+                    generator.render(into: UnsafeBufferPointer(start: rebound, count: 1), frames: frames)
+                }
+            }
+        }
+        return samples
+    }
+
+    func testStopOnSourceLostEndsTheTake() throws {
+        let server = try startServer(period: 256)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: jas)
+        player.arguments = ["play", "--server", server.name, "--name", "source", "--port", "loopback:playback_1", "--mix"]
+        player.standardOutput = FileHandle.nullDevice
+        player.standardError = FileHandle.nullDevice
+        try player.run()
+        defer { if player.isRunning { player.terminate() } }
+        let probe = try Client(name: "probe", serverName: server.name)
+        defer { probe.close() }
+        XCTAssertTrue(waitUntil(timeout: 10) { probe.port(named: "source:out_1") != nil })
+        let recorder = try RecordProcess(jas: jas, arguments: ["--server", server.name, "--ports", "source:out_*",
+                                                               "--output", "\(folder)/take.wav", "--stop-on-source-lost"])
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
+        usleep(1_000_000)
+        kill(player.processIdentifier, SIGKILL)
+        let summary = try XCTUnwrap(recorder.finish(timeout: 10), "the take ends by itself: \(recorder.stderr)")
+        XCTAssertEqual(recorder.process.terminationStatus, 0, recorder.stderr)
+        XCTAssertEqual(summary["stop_reason"] as? String, "source lost: source:out_1")
+        let log = logEvents("\(folder)/take.log")
+        XCTAssertEqual(log.last?["event"] as? String, "stopped")
+        XCTAssertEqual(log.last?["reason"] as? String, "source lost: source:out_1")
+        let written = try XCTUnwrap(summary["frames_written"] as? Int)
+        XCTAssertEqual(Int(try SoundFileReader(path: "\(folder)/take.wav").frames), written, "the file holds the whole take")
+        XCTAssertGreaterThan(written, 48000 / 2)
     }
 }
