@@ -9,8 +9,8 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 SWIFT ?= swift
-# sox: the tests open recordings with it too; pyloudnorm (PyPI): the second loudness implementation the tests compare with.
-APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox
+# sox: the tests open recordings with it too; gdb: a test stops a program inside jackd's metadata store to kill it there; pyloudnorm (PyPI): the second loudness implementation the tests compare with.
+APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox gdb
 PIP_PACKAGES := pyloudnorm
 # The toolchain's clang ships RealtimeSanitizer's runtime.
 CLANG := $(dir $(realpath $(shell command -v $(SWIFT))))clang

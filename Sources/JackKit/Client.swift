@@ -55,6 +55,7 @@ public final class Client: @unchecked Sendable {
                 ClientLifecycle.shared.declareWedged(reason)
                 return .wedged(reason: reason)
             }
+            ClientLifecycle.shared.noteClose()
             jack_client_close(handle)
             bridgeRetain.release()
             processorRetain.withLock { retained in

@@ -1,4 +1,5 @@
 import CJack
+import Glibc
 import Dispatch
 import Synchronization
 
@@ -61,13 +62,34 @@ public final class ClientLifecycle: Sendable {
             done.signal()
         }
         if done.wait(timeout: .now() + bound) == .timedOut {
-            let reason = "\(what) did not return within \(Int(bound)) s; libjack is wedged in this process "
-                + "(jack2 issue #395) and no JACK client can be opened or closed in it any more: restart the program"
+            // jack2 #395 needs a close before; an open that hangs without one
+            // is stuck in the metadata store, which a restart does not cure.
+            let reason = what.hasPrefix("opening") && !closed.load(ordering: .relaxed)
+                ? "\(what) did not return within \(Int(bound)) s: " + Self.metadataStoreHint
+                : "\(what) did not return within \(Int(bound)) s; libjack is wedged in this process (jack2 issue "
+                    + "#395) and no JACK client can be opened or closed in it any more: restart the program"
+                    + (what.hasPrefix("opening") ? "; or else " + Self.metadataStoreHint : "")
             wedge.withLock { if $0 == nil { $0 = reason } }
         }
         guard let value = result.withLock({ $0 }) else { throw .libraryWedged(reason: wedgedReason ?? what) }
         return value
     }
+
+    /// The other cause of an open that never returns: libjack opens jackd's
+    /// metadata store (Berkeley DB) in every process, and a program killed
+    /// while inside it leaves its lock held for good.
+    static var metadataStoreHint: String {
+        let store = "/dev/shm/jack_db-\(getuid())"
+        return "jackd's metadata store '\(store)' is probably locked by a program killed inside it (libjack opens it "
+            + "in every program, and every JACK program of this user then hangs when it starts): stop the JACK servers "
+            + "of this user (a clean stop removes the store; kill one that does not stop), or remove '\(store)' while "
+            + "none runs"
+    }
+
+    /// Whether this process has closed a client (the first step of jack2 #395).
+    private let closed = Atomic<Bool>(false)
+
+    func noteClose() { closed.store(true, ordering: .relaxed) }
 
     /// Calls the library wedged (a close found a notification thread that never went quiet).
     func declareWedged(_ reason: String) {

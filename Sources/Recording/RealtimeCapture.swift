@@ -22,6 +22,10 @@ public final class RealtimeCapture: @unchecked Sendable {
     /// Bumped by the non-real-time side when the server is lost, so the disk
     /// thread knows frames of the next server are not a continuation.
     public let serverEpoch = Atomic<UInt32>(0)
+    /// Cleared before the session is deactivated at the end: jackd's
+    /// deactivation disconnects the ports one by one and may run cycles in
+    /// between, which would hand the take silence that was never played.
+    public let accepting = Atomic<Bool>(true)
     /// Floats of header before each cycle's frames.
     public static let headerCount = 6
     /// The longest cycle it captures, frames (JACK's largest period).
@@ -54,6 +58,7 @@ public final class RealtimeCapture: @unchecked Sendable {
     /// call the compiler cannot check; RealtimeSanitizer and the allocation
     /// counter do) and runs the checked kernel.
     public func process(_ cycle: ProcessCycle) {
+        guard accepting.load(ordering: .acquiring) else { return }
         capture(cycle, at: cjack_monotonic_nanoseconds())
     }
 

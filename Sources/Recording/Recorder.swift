@@ -228,6 +228,8 @@ public final class Recorder: @unchecked Sendable {
             stats.problem.map { "failed: \($0)" } ?? (stats.finished ? "duration reached" : nil)
         } ?? "stopped by the program"
         sourceWatch?.stop()
+        // The take ends here, not after jack_deactivate's disconnections.
+        capture?.accepting.store(false, ordering: .releasing)
         try? session.setActive(false)
         writer?.stopAndWait(reason: why)
         claim?.release()

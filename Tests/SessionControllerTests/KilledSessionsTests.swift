@@ -47,6 +47,7 @@ final class KilledSessionsTests: JackTestCase {
     /// and a ducker lowers it by its level.
     func assertArbitrationWorks(on server: LoopbackServer, environment: [String: String] = [:],
                                 file: StaticString = #filePath, line: UInt = #line) throws {
+        try skipIfTheStoreWasWedged(server, file: file, line: line)
         let answering = try Client(name: "after-the-kills", serverName: server.name)
         XCTAssertTrue(answering.portNames(flags: [.physical, .output]).contains("loopback:capture_1"),
                       "the server does not answer", file: file, line: line)
@@ -82,6 +83,86 @@ final class KilledSessionsTests: JackTestCase {
         kill(ducker.process.processIdentifier, SIGKILL)
         XCTAssertTrue(waitUntil(timeout: 2) { abs(probe.levels(over: 0.1)[0] - playing) < 0.5 },
                       "a killed ducker left the player ducked", file: file, line: line)
+    }
+
+    /// A kill can land while the killed program is inside jackd's metadata
+    /// store: libjack opens it (Berkeley DB, no recovery of a lock held by a
+    /// dead process) in every process that opens a client, so its lock stays
+    /// held and every JACK program of this user hangs when it starts, ours
+    /// and jack2's own tools alike (seen once in 500 kills, in the 21st
+    /// rehearsal: the test process's own open hung). Looked at from a child
+    /// process first, so the test process never hangs in it. Then what we
+    /// promise is checked instead: `jas` says so within its bound, naming the
+    /// store and the remedy; the store is removed (the server stopped) so
+    /// the rest of the suite runs, and the arbitration check is skipped.
+    func skipIfTheStoreWasWedged(_ server: LoopbackServer, file: StaticString, line: UInt) throws {
+        if try Self.aClientOpens(on: server) { return }
+        try assertJasNamesTheLockedStore(server, file: file, line: line)
+        Self.removeTheLockedStore(server)
+        throw XCTSkip("a kill left jackd's metadata store locked (jack2 cannot recover that; every JACK client of this "
+                      + "user hung at open): jas said so within its bound; the store was removed, and arbitration "
+                      + "after the kills was not checked in this run")
+    }
+
+    /// Whether `jack_lsp` (a child process: an open stuck in the store never
+    /// returns) gets through to `server` within `seconds`.
+    static func aClientOpens(on server: LoopbackServer, within seconds: Double = 10) throws -> Bool {
+        let lsp = Process()
+        lsp.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        lsp.arguments = ["jack_lsp", "-s", server.name]
+        lsp.standardOutput = FileHandle.nullDevice
+        lsp.standardError = FileHandle.nullDevice
+        try lsp.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        while lsp.isRunning && Date() < deadline { usleep(20_000) }
+        if !lsp.isRunning { return true }
+        kill(lsp.processIdentifier, SIGKILL)
+        lsp.waitUntilExit()
+        return false
+    }
+
+    /// `jas play` on a store left locked: refused within its bound (exit 2),
+    /// naming the store and the remedy, and not blaming libjack's close/open
+    /// deadlock (nothing was closed: a restart would not help).
+    func assertJasNamesTheLockedStore(_ server: LoopbackServer, file: StaticString = #filePath, line: UInt = #line) throws {
+        let store = "/dev/shm/jack_db-\(getuid())"
+        let started = Date()
+        let play = try run([jas, "play", "--server", server.name, "--for", "1"])
+        XCTAssertEqual(play.status, 2, play.output, file: file, line: line)
+        XCTAssertTrue(play.output.contains("metadata store '\(store)' is probably locked by a program killed inside it"),
+                      play.output, file: file, line: line)
+        XCTAssertTrue(play.output.contains("stop the JACK servers of this user"), play.output, file: file, line: line)
+        XCTAssertFalse(play.output.contains("restart the program"), play.output, file: file, line: line)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "jas play hung", file: file, line: line)
+    }
+
+    /// The remedy: the server killed (its clean stop hangs in the store too)
+    /// and the store removed, when no other server of the user runs.
+    static func removeTheLockedStore(_ server: LoopbackServer) {
+        server.kill()
+        if (ServerRegistry.slots() ?? []).allSatisfy({ kill($0.pid, 0) != 0 }) {
+            try? FileManager.default.removeItem(atPath: "/dev/shm/jack_db-\(getuid())")
+        }
+    }
+
+    /// The kill that wedges the store, made deterministic: `jack_lsp` held by
+    /// gdb right after libdb took the store environment's mutex (its first
+    /// lock, in `__env_ref_increment`), and SIGKILLed there.
+    func testAStoreLeftLockedByAKilledProgramIsNamedNotHungOn() throws {
+        let others = (ServerRegistry.slots() ?? []).filter { kill($0.pid, 0) == 0 }
+        try XCTSkipUnless(others.isEmpty, "other JACK servers of this user run (\(others.map(\.prefix))): the store is "
+                          + "theirs too")
+        let server = try startServer(period: 256)
+        XCTAssertTrue(try Self.aClientOpens(on: server), "the store answers before")
+        let gdb = try run(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex", "break __db_pthread_mutex_lock",
+                           "-ex", "run", "-ex", "finish", "-ex", "kill", "--args", "jack_lsp", "-s", server.name])
+        XCTAssertTrue(gdb.output.contains("Breakpoint 1"), gdb.output)
+        XCTAssertFalse(try Self.aClientOpens(on: server, within: 5), "a killed holder of the store's lock wedges every open")
+        try assertJasNamesTheLockedStore(server)
+        Self.removeTheLockedStore(server)
+        // The remedy works: a new server, and a client opens on it.
+        let next = try startServer(period: 256)
+        XCTAssertTrue(try Self.aClientOpens(on: next), "a client opens once the store is gone")
     }
 
     func testFiveHundredKilledSessionsLeaveArbitrationWorking() throws {
