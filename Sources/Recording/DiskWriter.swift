@@ -87,6 +87,8 @@ final class DiskWriter: @unchecked Sendable {
     /// Wall-clock time and bext time reference of the take's first frame (for later sets').
     private var firstFrameDate: Date?
     private var firstTimeReference: UInt64 = 0
+    /// Whether a set was opened at another rate (timeline frames then mix rates).
+    private var rateChanged = false
     private var timeline: CaptureTimeline
     private var history: PrerollHistory
     private var scratch: [Float]
@@ -445,8 +447,14 @@ final class DiskWriter: @unchecked Sendable {
             return
         }
         framesInSet = 0
-        if firstFrameDate != nil {
-            describe(files, timeReference: firstTimeReference + UInt64((offset * rate).rounded()), originationDate: date)
+        if let firstFrameDate {
+            // Samples since midnight at the set's own rate: while the rate
+            // never changed, exactly the first frame's plus the frames since.
+            if !rotation { rateChanged = true }
+            let midnight = Calendar.current.startOfDay(for: firstFrameDate)
+            let reference = rateChanged ? UInt64(max(0, date.timeIntervalSince(midnight) * rate).rounded())
+                : firstTimeReference + UInt64(at)
+            describe(files, timeReference: reference, originationDate: date)
         }
         stats.withLock { $0.paths += files.paths }
         if rotation {
