@@ -2,10 +2,15 @@ import Foundation
 import Synchronization
 
 /// Other processes' clients coming and going on a server every 100 ms
-/// (`jack_lsp`), as qjackctl's or a patchbay's polling does.
+/// (`jack_lsp`), as qjackctl's or a patchbay's polling does. A `jack_lsp`
+/// that has not ended after 5 s is killed and counted: jack_lsp itself can
+/// hang for ever in `jack_client_close` when its server goes away while it
+/// runs (jack2 #395 in jack2's own tool; seen in a rehearsal's restart test,
+/// whose churn then waited for it for ever).
 public final class ClientChurn: @unchecked Sendable {
     private let running = Atomic<Bool>(true)
     private let count = Atomic<Int>(0)
+    private let hungCount = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts churning on the server `server`.
@@ -17,7 +22,15 @@ public final class ClientChurn: @unchecked Sendable {
                 lsp.arguments = ["-s", server]
                 lsp.standardOutput = FileHandle.nullDevice
                 lsp.standardError = FileHandle.nullDevice
-                if (try? lsp.run()) != nil { lsp.waitUntilExit() }
+                if (try? lsp.run()) != nil {
+                    let deadline = Date().addingTimeInterval(5)
+                    while lsp.isRunning && Date() < deadline { usleep(10_000) }
+                    if lsp.isRunning {
+                        kill(lsp.processIdentifier, SIGKILL)
+                        hungCount.add(1, ordering: .relaxed)
+                    }
+                    lsp.waitUntilExit()
+                }
                 count.add(1, ordering: .relaxed)
                 usleep(100_000)
             }
@@ -27,6 +40,9 @@ public final class ClientChurn: @unchecked Sendable {
 
     /// How many clients came and went so far.
     public var runs: Int { count.load(ordering: .relaxed) }
+
+    /// How many `jack_lsp` runs hung and were killed.
+    public var hung: Int { hungCount.load(ordering: .relaxed) }
 
     /// Stops churning and waits for the last client to end.
     public func stop() {

@@ -8,6 +8,8 @@ public final class LevelProbe: @unchecked Sendable {
     let client: Client
     let meter: LevelAccumulator
     public let sources: [String]
+    /// Xruns the server reported since the probe started.
+    public var xruns: Int { meter.xruns.load(ordering: .relaxed) }
 
     /// Opens `name` with one input per source port, connected to it.
     public init(name: String = "level-probe", serverName: String, listeningTo sources: [String]) throws {
@@ -16,6 +18,8 @@ public final class LevelProbe: @unchecked Sendable {
         self.client = client
         let inputs = try sources.indices.map { try client.registerPort("in_\($0 + 1)", flags: .input) }
         meter = LevelAccumulator(channels: sources.count)
+        let meter = meter
+        try client.setEventHandler { event in if case .xrun = event { meter.xruns.add(1, ordering: .relaxed) } }
         try client.setProcessor(RealtimeProcessor(client: client, inputs: inputs, outputs: [], render: meter.renderBlock))
         try client.activate()
         for (index, source) in sources.enumerated() { try client.connect(source, to: "\(name):in_\(index + 1)") }
@@ -27,6 +31,19 @@ public final class LevelProbe: @unchecked Sendable {
     /// −60 dBFS) of each source since the probe started, or nil.
     public func audibleSpans() -> [(first: Int64, last: Int64)?] {
         meter.spans()
+    }
+
+    /// The levels over the next `seconds`, read again (up to `attempts`
+    /// times) while the server reports an xrun during the reading: a late
+    /// cycle on a loaded machine may have been heard half-written.
+    public func levelsWithoutXruns(over seconds: Double = 0.3, attempts: Int = 3) -> [Double] {
+        var result: [Double] = []
+        for _ in 0..<attempts {
+            let before = xruns
+            result = levels(over: seconds)
+            if xruns == before { break }
+        }
+        return result
     }
 
     /// The RMS level of each source over the next `seconds`, dBFS (−200 for silence).
@@ -48,6 +65,8 @@ public final class LevelProbe: @unchecked Sendable {
 final class LevelAccumulator: @unchecked Sendable {
     let channels: Int
     let frames = Atomic<Int>(0)
+    /// Xruns reported to the probe's client.
+    let xruns = Atomic<Int>(0)
 
     init(channels: Int) {
         self.channels = channels

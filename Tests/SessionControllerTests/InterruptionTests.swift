@@ -133,7 +133,9 @@ final class InterruptionTests: JackTestCase {
             waitUntil(timeout: seconds) { abs(probe.levels()[0] - level) < 0.5 }
         }
         XCTAssertTrue(settles(at: playing - 20, within: 2))
-        XCTAssertEqual(probe.levels()[0], playing - 20, accuracy: 0.5)
+        // Read again when jackd reports an xrun meanwhile (rehearsal 23: −40.8 for −43.0 right after settling,
+        // with the ducker and the probe late).
+        XCTAssertEqual(probe.levelsWithoutXruns()[0], playing - 20, accuracy: 0.5)
         talking.on.store(false, ordering: .relaxed)
         XCTAssertTrue(settles(at: playing, within: 3), "silent for longer than the hold and still ducking")
         XCTAssertTrue(ducker.isActive)

@@ -202,6 +202,7 @@ final class MediaServicesTests: JackTestCase {
         XCTAssertNil(session.libraryWedgedReason)
         XCTAssertEqual(resets(recorder).count, restarts)
         XCTAssertGreaterThan(churn.runs, restarts, "the churn ran during the restarts")
+        if churn.hung > 0 { print("client churn: \(churn.hung) jack_lsp run(s) hung in jack_client_close (jack2 #395) and were killed") }
         XCTAssertLessThanOrEqual(ProcessStats.threads, threadsBefore + 2, "threads")
         XCTAssertLessThanOrEqual(ProcessStats.openDescriptors, descriptorsBefore + 2, "file descriptors")
         XCTAssertLessThan(ProcessStats.residentBytes - memoryBefore, 16 << 20, "resident memory")
