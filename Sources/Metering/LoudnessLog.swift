@@ -19,11 +19,17 @@ public final class LoudnessLog: @unchecked Sendable {
     private var samplePeak = -Double.infinity
     private var last: MeterReading?
     private var paused = false
+    /// Told once when a line cannot be written (a full disk, a removed
+    /// folder); the meter goes on, and later lines are tried again.
+    private let onProblem: @Sendable (String) -> Void
+    private var problemSaid = false
 
     /// Opens (or creates) the log at `path` for appending.
-    public init(path: String, intervalSeconds: Double) throws(RecordingError) {
+    public init(path: String, intervalSeconds: Double,
+                onProblem: @escaping @Sendable (String) -> Void = { _ in }) throws(RecordingError) {
         self.path = path
         self.intervalSeconds = intervalSeconds
+        self.onProblem = onProblem
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
             throw .unwritablePath(path: path, reason: "it is a folder; give the log file's path")
@@ -74,6 +80,14 @@ public final class LoudnessLog: @unchecked Sendable {
         var object = object
         object["time"] = ISO8601DateFormatter().string(from: Date())
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-        try? handle.write(contentsOf: data + Data("\n".utf8))
+        do {
+            try handle.write(contentsOf: data + Data("\n".utf8))
+            problemSaid = false
+        } catch {
+            guard !problemSaid else { return }
+            problemSaid = true
+            onProblem("cannot write to the loudness log '\(path)' (\(error.localizedDescription)); metering goes on, "
+                      + "and the next lines are tried again: free space or fix the folder")
+        }
     }
 }

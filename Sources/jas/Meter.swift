@@ -103,7 +103,9 @@ struct Meter: AsyncParsableCommand {
         let meter = LiveMeter(configuration: configuration)
         var opened: LoudnessLog?
         do {
-            if let log { opened = try LoudnessLog(path: log, intervalSeconds: try logIntervalSeconds()) }
+            if let log {
+                opened = try LoudnessLog(path: log, intervalSeconds: try logIntervalSeconds()) { display.warn($0) }
+            }
         } catch {
             Output.diagnostic("jas meter: \(Output.reason(error))")
             throw ExitCode(2)

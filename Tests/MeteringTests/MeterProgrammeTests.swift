@@ -106,11 +106,23 @@ final class MeterProgrammeTests: JackTestCase {
         XCTAssertGreaterThan(loudest, -12, "the louder tone's seconds are logged while paused too")
     }
 
-    func testALogThatCannotBeWrittenIsRefusedBeforeStart() throws {
+    func testALogThatCannotBeWrittenIsRefusedBeforeStartOrSaidOnceAfter() throws {
         let server = try startServer(period: 256)
         let result = try run([jas, "meter", "--server", server.name, "--log", "/nonexistent/folder/l.jsonl", "--for", "1"])
         XCTAssertEqual(result.status, 2, result.output)
         XCTAssertTrue(result.output.contains("/nonexistent/folder/l.jsonl"), result.output)
+        // A log that fills up (/dev/full: every write fails with ENOSPC) is said once; metering goes on.
+        let full = try run([jas, "meter", "--json", "--server", server.name, "--log", "/dev/full", "--log-interval", "0.2s",
+                            "--interval", "100ms", "--for", "1.5"])
+        XCTAssertEqual(full.status, 0, full.output)
+        let objects = full.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let warnings = objects.filter { $0["event"] as? String == "warning" }
+        XCTAssertEqual(warnings.count, 1, full.output)
+        XCTAssertTrue((warnings.first?["message"] as? String ?? "").contains("cannot write to the loudness log '/dev/full'"),
+                      full.output)
+        XCTAssertEqual(objects.last?["event"] as? String, "summary", full.output)
         let interval = try run([jas, "meter", "--server", server.name, "--log-interval", "soon"])
         XCTAssertEqual(interval.status, 64, interval.output)
         XCTAssertTrue(interval.output.contains("--log-interval must be a duration"), interval.output)
