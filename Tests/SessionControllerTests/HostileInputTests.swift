@@ -117,7 +117,12 @@ final class HostileInputTests: JackTestCase {
             let started = Date()
             let result = try run(["bash", "-c", "timeout 30 '\(jas)' \(command) --server \(server.name) --json "
                                   + "| head -1 >/dev/null; echo \"status ${PIPESTATUS[0]}\""])
-            XCTAssertTrue(result.output.contains("status 0"), "jas \(command) | head -1: \(result.output)")
+            // The command ends normally: 0, or for selftest also 1 (its verdict:
+            // bit-exact or not, which this test is not about; the player is
+            // paused by the selftest's session only once arbitration saw it),
+            // never 141 (killed by SIGPIPE) or a timeout.
+            let ended = result.output.contains("status 0") || (command.hasPrefix("selftest") && result.output.contains("status 1"))
+            XCTAssertTrue(ended, "jas \(command) | head -1: \(result.output)")
             XCTAssertLessThan(Date().timeIntervalSince(started), 25, "jas \(command) | head -1 took too long")
         }
     }
