@@ -287,7 +287,8 @@ public final class Client: @unchecked Sendable {
     /// hanging its caller.
     public func deactivate() throws(JackError) {
         let outcome = try ClientLifecycle.shared.perform("deactivating JACK client '\(name)'",
-                                                         within: ClientLifecycle.closeBound) { [self] in
+                                                         within: ClientLifecycle.closeBound,
+                                                         excludingMetadata: false) { [self] in
             Result { () throws(JackError) in try request { jack_deactivate($0) } }
         }
         let code = try outcome.get()

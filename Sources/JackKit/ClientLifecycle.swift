@@ -46,17 +46,20 @@ public final class ClientLifecycle: Sendable {
 
     /// Runs `body` on the lane and waits for it at most `bound` seconds. When
     /// it does not return by then, the library is wedged from now on.
-    func perform<T: Sendable>(_ what: String, within bound: Double,
+    /// `excludingMetadata`: an open or a close, which may make or tear down
+    /// libjack's process-wide state (see `LibraryGlobals`).
+    func perform<T: Sendable>(_ what: String, within bound: Double, excludingMetadata: Bool = true,
                               _ body: @escaping @Sendable () -> T) throws(JackError) -> T {
+        let guarded: @Sendable () -> T = { excludingMetadata ? LibraryGlobals.lifecycle { body() } : body() }
         if let reason = wedgedReason { throw .libraryWedged(reason: reason) }
-        if DispatchQueue.getSpecific(key: onLane) == true { return withoutBrokenPipeSignal(body) }
+        if DispatchQueue.getSpecific(key: onLane) == true { return withoutBrokenPipeSignal(guarded) }
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         queue.async { [self] in
             // The body runs outside the lock: a caller that timed out reads
             // `result` at once, and must not wait for a body stuck in libjack.
             if wedgedReason == nil {
-                let value = withoutBrokenPipeSignal(body)
+                let value = withoutBrokenPipeSignal(guarded)
                 result.withLock { $0 = value }
             }
             done.signal()

@@ -25,11 +25,20 @@ public enum MetadataCalls {
     static func run<T>(_ what: String, _ body: @escaping @Sendable () -> T?) -> T? {
         guard notAnswering == nil else { return nil }
         let outcome = CallOutcome<T>()
+        let started = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         queue.async {
-            outcome.value = body()
+            // Not while a client opens or closes (see LibraryGlobals); the
+            // bound below counts from when the call itself starts.
+            let ran = LibraryGlobals.metadataCall(waitBound: ClientLifecycle.openBound + 5) { () -> T? in
+                started.signal()
+                return body()
+            }
+            if case let .some(value) = ran { outcome.value = value } else { started.signal() }
             finished.signal()
         }
+        // An open or close that never ends is the lifecycle's to report.
+        guard started.wait(timeout: .now() + ClientLifecycle.openBound + 10) == .success else { return nil }
         guard finished.wait(timeout: .now() + bound) == .success else {
             let store = "/dev/shm/jack_db-\(getuid())"
             let reason = "JACK's metadata store (\(store)) did not answer \(what) within \(Int(bound)) s"

@@ -186,3 +186,37 @@ final class ClientRetirementTests: JackTestCase {
         XCTAssertNil(ClientLifecycle.shared.wedgedReason)
     }
 }
+
+/// A metadata call under way while the process's last client closes: libjack
+/// tears its metadata store's handle down in that close, and the call then
+/// ran through a null pointer (two rehearsals crashed inside
+/// `jack_get_property`, `DB->get` at offset 0x278). JackKit keeps the two
+/// apart (`LibraryGlobals`). Each round opens the only client of this
+/// process, reads metadata on another thread without pause, and closes it.
+final class MetadataCloseRaceTests: JackTestCase {
+    func testMetadataCallsRacingTheLastCloseDoNotCrash() throws {
+        let server = try startServer(period: 256)
+        var reads = 0
+        for round in 0..<60 {
+            let client = try Client(name: "racer-\(round)", serverName: server.name)
+            let uuid = client.uuid
+            let done = DispatchSemaphore(value: 0)
+            let running = Atomic<Bool>(true)
+            let count = Atomic<Int>(0)
+            Thread.detachNewThread {
+                while running.load(ordering: .relaxed) {
+                    _ = client.property(MetadataKey.prettyName, on: uuid)
+                    count.add(1, ordering: .relaxed)
+                }
+                done.signal()
+            }
+            usleep(UInt32.random(in: 0...3000))
+            client.close()
+            running.store(false, ordering: .relaxed)
+            done.wait()
+            reads += count.load(ordering: .relaxed)
+        }
+        XCTAssertGreaterThan(reads, 60, "metadata was read while the clients closed")
+        XCTAssertNil(MetadataCalls.notAnswering)
+    }
+}
