@@ -34,11 +34,13 @@ public struct Port: @unchecked Sendable, Hashable {
 
     init(_ handle: OpaquePointer) { self.handle = handle }
 
-    /// Full name, `client:port`.
-    public var name: String { printableName(jack_port_name(handle)) }
+    /// Full name, `client:port` ("" once libjack no longer knows the port:
+    /// its server went away while a route refresh held it; seen as a crash
+    /// in the 100-restart test).
+    public var name: String { jack_port_name(handle).map { printableName($0) } ?? "" }
 
-    /// The part after the colon.
-    public var shortName: String { String(cString: jack_port_short_name(handle)) }
+    /// The part after the colon ("" once libjack no longer knows the port).
+    public var shortName: String { jack_port_short_name(handle).map { String(cString: $0) } ?? "" }
 
     /// The port's flags.
     public var flags: PortFlags { PortFlags(rawValue: UInt(bitPattern: Int(jack_port_flags(handle)))) }
