@@ -284,7 +284,10 @@ extension AudioSession {
     func refreshRoute(reason forcedReason: RouteChangeReason? = nil) {
         transition.lock()
         defer { transition.unlock() }
-        guard let client = openClient, !client.isClosed else { return }
+        // Not on a client whose server went away: its close is coming on the
+        // lifecycle lane, and libjack calls racing it crashed the 100-restart
+        // test (rehearsal 28: WaitGraphChange's assertion). The reset refreshes.
+        guard let client = openClient, !client.isClosed, !client.serverWentAway else { return }
         let catalog = DeviceCatalog(client: client)
         let (change, history, active, ports, previous) = activation.withLock { state in
             let change = state.history.update(from: state.catalog, to: catalog)
