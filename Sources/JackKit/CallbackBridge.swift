@@ -85,16 +85,16 @@ final class CallbackBridge: @unchecked Sendable {
             let bridge = CallbackBridge.from(arg)
             guard !bridge.isGated else { return }
             var name = ""
-            if let client = bridge.client, let port = jack_port_by_id(client, id) {
-                name = String(cString: jack_port_name(port))
+            if let client = bridge.client, let port = jack_port_by_id(client, id), let text = jack_port_name(port) {
+                name = printableName(text)
             }
             bridge.deliver(.portRegistration(name: name, registered: registered != 0))
         }, opaque), "port registration")
         try check(jack_set_port_connect_callback(client, { a, b, connected, arg in
             let bridge = CallbackBridge.from(arg)
             guard !bridge.isGated, let client = bridge.client else { return }
-            let source = jack_port_by_id(client, a).map { String(cString: jack_port_name($0)) } ?? ""
-            let destination = jack_port_by_id(client, b).map { String(cString: jack_port_name($0)) } ?? ""
+            let source = jack_port_by_id(client, a).flatMap { jack_port_name($0) }.map { printableName($0) } ?? ""
+            let destination = jack_port_by_id(client, b).flatMap { jack_port_name($0) }.map { printableName($0) } ?? ""
             bridge.deliver(.portConnection(source: source, destination: destination, connected: connected != 0))
         }, opaque), "port connect")
         try check(jack_set_client_registration_callback(client, { name, registered, arg in

@@ -16,9 +16,9 @@ public final class Client: @unchecked Sendable {
     public let name: String
     let bridge: CallbackBridge
     private let resources: Resources
-    private let closed = Atomic<Bool>(false)
-    /// Calls inside libjack on this client right now: a close waits for them.
-    private let callsInFlight = Atomic<Int>(0)
+    /// Open or closed, and the calls inside libjack on this client or its
+    /// ports right now: a close waits for them.
+    let liveness = ClientLiveness()
     /// libjack sends a client's requests over one socket with no lock of its
     /// own: two threads' requests interleave, jackd reads garbage ("Unknown
     /// request") and drops the client. JackKit sends one at a time per client.
@@ -123,7 +123,7 @@ public final class Client: @unchecked Sendable {
     /// `ClientLifecycle.closeBound` seconds: the process can open no client any more.
     @discardableResult
     public func close() -> ClientCloseOutcome {
-        guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return .alreadyClosed }
+        guard liveness.markClosed() else { return .alreadyClosed }
         bridge.gate()
         let resources = resources
         defer { ClientLifecycle.shared.unregister(self) }
@@ -142,7 +142,7 @@ public final class Client: @unchecked Sendable {
     /// this one the careful way, and tells its handler of the loss if it has
     /// not heard of it.
     func closeOnLane() {
-        guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        guard liveness.markClosed() else { return }
         bridge.gate()
         ClientLifecycle.shared.unregister(self)
         if waitForCallsInFlight() {
@@ -166,7 +166,7 @@ public final class Client: @unchecked Sendable {
     public var serverWentAway: Bool { bridge.serverWentAway }
 
     /// Whether `close()` has been called.
-    public var isClosed: Bool { closed.load(ordering: .acquiring) }
+    public var isClosed: Bool { liveness.isClosed }
 
     func ensureOpen() throws(JackError) {
         if isClosed { throw .clientClosed(client: name) }
@@ -177,10 +177,7 @@ public final class Client: @unchecked Sendable {
     /// away) waits until no such call is running, so no thread reaches a
     /// freed client.
     func whileOpen<T>(_ body: (OpaquePointer) throws(JackError) -> T) throws(JackError) -> T? {
-        callsInFlight.add(1, ordering: .sequentiallyConsistent)
-        defer { callsInFlight.subtract(1, ordering: .sequentiallyConsistent) }
-        guard !closed.load(ordering: .sequentiallyConsistent) else { return nil }
-        return try body(handle)
+        try liveness.whileOpen { () throws(JackError) in try body(handle) }
     }
 
     /// `whileOpen` for calls that fail with `JackError.clientClosed` once it is closed.
@@ -225,14 +222,9 @@ public final class Client: @unchecked Sendable {
         try? whileOpen { handle in requestLock.withLock { withoutBrokenPipeSignal { body(handle) } } }
     }
 
-    /// After `closed` is set: waits (bounded) until no call is inside libjack on this client.
+    /// After the close began: waits (bounded) until no call is inside libjack on this client or its ports.
     private func waitForCallsInFlight() -> Bool {
-        let deadline = cjack_monotonic_nanoseconds() + UInt64(ClientLifecycle.quietBound * 1e9)
-        while callsInFlight.load(ordering: .sequentiallyConsistent) > 0 {
-            if cjack_monotonic_nanoseconds() >= deadline { return false }
-            usleep(500)
-        }
-        return true
+        liveness.waitForCallsInFlight(within: ClientLifecycle.quietBound)
     }
 
     // MARK: Callbacks
@@ -341,7 +333,7 @@ public final class Client: @unchecked Sendable {
         guard let port = registered else {
             throw .portRegistrationFailed(port: "\(name):\(shortName)", client: name)
         }
-        return Port(port)
+        return Port(port, of: liveness)
     }
 
     /// Removes one of this client's ports.
@@ -353,7 +345,7 @@ public final class Client: @unchecked Sendable {
     /// The port with this full name, if the server has one.
     public func port(named fullName: String) -> Port? {
         guard let port = (try? whileOpen { jack_port_by_name($0, fullName) }) ?? nil else { return nil }
-        return Port(port)
+        return Port(port, of: liveness)
     }
 
     /// Full names of the ports whose name matches `pattern` (a regular
@@ -376,7 +368,7 @@ public final class Client: @unchecked Sendable {
             var ports: [Port] = []
             var index = 0
             while let entry = list[index] {
-                if let port = jack_port_by_name(handle, entry) { ports.append(Port(port)) }
+                if let port = jack_port_by_name(handle, entry) { ports.append(Port(port, of: liveness)) }
                 index += 1
             }
             return ports

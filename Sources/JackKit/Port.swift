@@ -26,60 +26,77 @@ public enum PortType: String, Sendable {
     case midi = "8 bit raw midi"
 }
 
-/// A port of any client on the server, by handle. Valid while the server runs
-/// and the port stays registered.
+/// A port of any client on the server, by handle, as seen through the client
+/// it was taken from. Valid while that client is open, the server runs and
+/// the port stays registered; once the client closes, it reads as a port
+/// libjack no longer knows (empty name, no connections, zero latency).
 public struct Port: @unchecked Sendable, Hashable {
     /// The libjack handle (`jack_port_t *`).
     public let handle: OpaquePointer
+    /// The client the handle was taken from: every call runs while it is open.
+    private let liveness: ClientLiveness
 
-    init(_ handle: OpaquePointer) { self.handle = handle }
+    init(_ handle: OpaquePointer, of liveness: ClientLiveness) {
+        self.handle = handle
+        self.liveness = liveness
+    }
 
-    /// Full name, `client:port` ("" once libjack no longer knows the port:
-    /// its server went away while a route refresh held it; seen as a crash
-    /// in the 100-restart test).
-    public var name: String { jack_port_name(handle).map { printableName($0) } ?? "" }
+    public static func == (lhs: Port, rhs: Port) -> Bool { lhs.handle == rhs.handle }
+    public func hash(into hasher: inout Hasher) { hasher.combine(handle) }
+
+    /// Runs a libjack call on the port while its client is open.
+    private func read<T>(_ body: (OpaquePointer) -> T?) -> T? {
+        liveness.whileOpen { body(handle) } ?? nil
+    }
+
+    /// Full name, `client:port` ("" once libjack no longer knows the port).
+    public var name: String { read { jack_port_name($0).map { printableName($0) } } ?? "" }
 
     /// The part after the colon ("" once libjack no longer knows the port).
-    public var shortName: String { jack_port_short_name(handle).map { String(cString: $0) } ?? "" }
+    public var shortName: String { read { jack_port_short_name($0).map { String(cString: $0) } } ?? "" }
 
     /// The port's flags.
-    public var flags: PortFlags { PortFlags(rawValue: UInt(bitPattern: Int(jack_port_flags(handle)))) }
+    public var flags: PortFlags { PortFlags(rawValue: UInt(bitPattern: Int(read { jack_port_flags($0) } ?? 0))) }
 
     /// The port's type string (`32 bit float mono audio` for audio).
-    public var typeName: String { String(cString: jack_port_type(handle)) }
+    public var typeName: String { read { jack_port_type($0).map { String(cString: $0) } } ?? "" }
 
-    /// The port's UUID (metadata subject).
-    public var uuid: UInt64 { jack_port_uuid(handle) }
+    /// The port's UUID (metadata subject; 0 once libjack no longer knows the port).
+    public var uuid: UInt64 { read { jack_port_uuid($0) } ?? 0 }
 
     /// Aliases the port carries (up to two in JACK).
     public var aliases: [String] {
-        let size = Int(jack_port_name_size())
-        let first = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-        let second = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-        defer { first.deallocate(); second.deallocate() }
-        var slots: [UnsafeMutablePointer<CChar>?] = [first, second]
-        let count = slots.withUnsafeMutableBufferPointer { jack_port_get_aliases(handle, $0.baseAddress) }
-        return (0..<Int(max(0, count))).map { String(cString: slots[$0]!) }
+        read { handle in
+            let size = Int(jack_port_name_size())
+            let first = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+            let second = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+            defer { first.deallocate(); second.deallocate() }
+            var slots: [UnsafeMutablePointer<CChar>?] = [first, second]
+            let count = slots.withUnsafeMutableBufferPointer { jack_port_get_aliases(handle, $0.baseAddress) }
+            return (0..<Int(max(0, count))).map { String(cString: slots[$0]!) }
+        } ?? []
     }
 
     /// Full names of the ports this one is connected to.
     public var connections: [String] {
-        guard let list = jack_port_get_connections(handle) else { return [] }
-        defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
-        return stringList(list)
+        read { handle in
+            guard let list = jack_port_get_connections(handle) else { return [] }
+            defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
+            return stringList(list)
+        } ?? []
     }
 
     /// The latency range JACK holds for this port in the given mode, frames.
     public func latencyRange(_ mode: LatencyMode) -> LatencyRange {
         var range = jack_latency_range_t()
-        jack_port_get_latency_range(handle, mode.raw, &range)
+        _ = read { jack_port_get_latency_range($0, mode.raw, &range) }
         return LatencyRange(range)
     }
 
     /// Sets this port's latency range; meaningful only inside a latency callback.
     public func setLatencyRange(_ range: LatencyRange, _ mode: LatencyMode) {
         var raw = range.raw
-        jack_port_set_latency_range(handle, mode.raw, &raw)
+        _ = read { jack_port_set_latency_range($0, mode.raw, &raw) }
     }
 }
 

@@ -220,3 +220,40 @@ final class MetadataCloseRaceTests: JackTestCase {
         XCTAssertNil(MetadataCalls.notAnswering)
     }
 }
+
+/// Port calls take no client in libjack but read state the process's last
+/// close destroys: reading a port's connections then hit libjack's
+/// `WaitGraphChange` assertion and aborted the process (the 100-restart test
+/// did, from a route refresh). A port handle now answers only while the
+/// client it came from is open.
+final class PortCloseRaceTests: JackTestCase {
+    func testPortCallsRacingTheLastCloseDoNotCrash() throws {
+        let server = try startServer(period: 256)
+        var reads = 0
+        var namedAfterClose = 0
+        for round in 0..<60 {
+            let client = try Client(name: "port-racer-\(round)", serverName: server.name)
+            let port = try client.registerPort("in", flags: .input)
+            let done = DispatchSemaphore(value: 0)
+            let running = Atomic<Bool>(true)
+            let count = Atomic<Int>(0)
+            Thread.detachNewThread {
+                while running.load(ordering: .relaxed) {
+                    _ = port.connections
+                    _ = port.name
+                    _ = port.latencyRange(.capture)
+                    count.add(1, ordering: .relaxed)
+                }
+                done.signal()
+            }
+            usleep(UInt32.random(in: 0...3000))
+            client.close()
+            running.store(false, ordering: .relaxed)
+            done.wait()
+            reads += count.load(ordering: .relaxed)
+            if !port.name.isEmpty { namedAfterClose += 1 }
+        }
+        XCTAssertGreaterThan(reads, 60, "the ports were read while their clients closed")
+        XCTAssertEqual(namedAfterClose, 0, "a port of a closed client still answered")
+    }
+}
