@@ -9,9 +9,11 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 SWIFT ?= swift
-# sox: the tests open recordings with it too; gdb: a test stops a program inside jackd's metadata store to kill it there; pyloudnorm (PyPI): the second loudness implementation the tests compare with.
-APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox gdb
-PIP_PACKAGES := pyloudnorm
+# sox: the tests open recordings with it too; gdb: a test stops a program inside jackd's metadata store to kill it there;
+# chromium, chromium-driver: the --http page is tested in a real browser. From PyPI: pyloudnorm, the second loudness
+# implementation the tests compare with; prometheus_client, websockets and selenium read the --http server as users do.
+APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox gdb chromium chromium-driver
+PIP_PACKAGES := pyloudnorm prometheus_client websockets selenium
 # The toolchain's clang ships RealtimeSanitizer's runtime.
 CLANG := $(dir $(realpath $(shell command -v $(SWIFT))))clang
 RTSAN_RUNTIME = $(shell $(CLANG) -print-resource-dir)/lib/linux/libclang_rt.rtsan-x86_64.a
@@ -129,6 +131,7 @@ bench: release bench-tools baseline-jas
 	timeout 600 .build/release/latency-bench
 	timeout 600 .build/release/record-bench
 	timeout 600 .build/release/meter-bench
+	timeout 600 .build/release/watch-bench
 
 # Every benchmark binary of the release build, briefly, so that none can rot (part of make test).
 bench-smoke: release bench-tools
@@ -137,6 +140,7 @@ bench-smoke: release bench-tools
 	timeout 300 .build/release/latency-bench --readings 2
 	timeout 300 .build/release/record-bench --seconds 2 --channels 8
 	timeout 300 .build/release/meter-bench --seconds 2 --cycles 300
+	timeout 300 .build/release/watch-bench --seconds 2 --browser no
 	timeout 300 .build/release/restart-soak --restarts 5
 	timeout 300 .build/release/arbitration-bench --runs 2
 

@@ -11,11 +11,18 @@ let package = Package(
         .library(name: "Recording", targets: ["Recording"]),
         .library(name: "Metering", targets: ["Metering"]),
         .library(name: "LoopbackHarness", targets: ["LoopbackHarness"]),
+        .library(name: "RemoteWatch", targets: ["RemoteWatch"]),
         .executable(name: "jas", targets: ["jas"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C shims only: jack_client_open is variadic; real-time markers.
@@ -67,11 +74,26 @@ let package = Package(
             name: "LoopbackHarness",
             dependencies: ["JackKit", "AudioSession"]
         ),
+        // Watching a headless box: a live page, a WebSocket stream, Prometheus
+        // metrics and control routes over HTTP (hummingbird, swift-prometheus,
+        // swift-service-lifecycle), fed by a tool off the real-time path.
+        .target(
+            name: "RemoteWatch",
+            dependencies: [
+                "Metering",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // The command-line tool: parses, calls the library, prints.
         .executableTarget(
             name: "jas",
             dependencies: [
-                "AudioSession", "Measurement", "Recording", "Metering", "LoopbackHarness", "JackKit",
+                "AudioSession", "Measurement", "Recording", "Metering", "LoopbackHarness", "JackKit", "RemoteWatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -132,6 +154,12 @@ let package = Package(
                            "BenchmarkSupport"],
             path: "Benchmarks/MeteringCost"
         ),
+        // What serving --http costs a live meter: the callback and CPU, watched and not (make bench).
+        .executableTarget(
+            name: "watch-bench",
+            dependencies: ["RemoteWatch", "Metering", "AudioSession", "JackKit", "LoopbackHarness", "BenchmarkSupport"],
+            path: "Benchmarks/WatchCost"
+        ),
         // jas latency's readings next to jack_delay's (make bench).
         .executableTarget(
             name: "latency-bench",
@@ -182,6 +210,11 @@ let package = Package(
         .testTarget(
             name: "MeteringTests",
             dependencies: ["Metering", "Recording", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "jas"]
+        ),
+        .testTarget(
+            name: "RemoteWatchTests",
+            dependencies: ["RemoteWatch", "JackTestSupport", "LoopbackHarness", "jas"],
+            exclude: ["Probes"]
         ),
         .testTarget(
             name: "AudioSessionTests",

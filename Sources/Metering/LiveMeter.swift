@@ -30,8 +30,9 @@ public final class LiveMeter: @unchecked Sendable {
     public let configuration: Configuration
     /// The tap session.
     public let session: AudioSession
-    private var meter: ProgrammeMeter?
-    private let lock = NSLock()
+    private let meterBox = Mutex<IntervalMeter?>(nil)
+    /// Set once `start` has made it.
+    private var meter: IntervalMeter? { meterBox.withLock { $0 } }
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var connectedFrom: UInt32?
@@ -81,7 +82,8 @@ public final class LiveMeter: @unchecked Sendable {
             layout: configuration.layout ?? ChannelLayout.standard(forChannels: ports.count), sources: ports)
         meterConfiguration.vuReferenceDBFS = configuration.vuReferenceDBFS
         meterConfiguration.kScale = configuration.kScale
-        let meter = try ProgrammeMeter(configuration: meterConfiguration)
+        let meter = try IntervalMeter(configuration: meterConfiguration, interval: configuration.interval,
+                                      onReading: onReading)
         let capture = RealtimeCapture(channels: ports.count, ringSeconds: 2, sampleRate: resolved.sampleRate)
         do {
             try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)
@@ -90,10 +92,10 @@ public final class LiveMeter: @unchecked Sendable {
         }
         connectedFrom = PortTap.connectedFrom(session)
         // Set only now: `stop` waits for the worker when there is a meter.
-        self.meter = meter
+        meterBox.withLock { $0 = meter }
         watchSources(rate: Double(resolved.sampleRate), onSource: onSource)
         watchSession(onEvent: onEvent)
-        let thread = Thread { [self] in drain(meter: meter, capture: capture, onReading: onReading) }
+        let thread = Thread { [self] in drain(meter: meter, capture: capture) }
         thread.start()
     }
 
@@ -105,7 +107,7 @@ public final class LiveMeter: @unchecked Sendable {
             isWatching: { [weak self] in self.map { !$0.stopping.load(ordering: .acquiring) && $0.session.isActive } ?? false },
             position: { [weak self] _ in
                 guard let self else { return 0 }
-                return Int64((lock.withLock { meter?.seconds ?? 0 } * rate).rounded())
+                return Int64(((meter?.seconds ?? 0) * rate).rounded())
             },
             onLost: { absence in
                 onSource(SourceChange(ports: absence.ports, seconds: Double(absence.at) / rate, awaySeconds: nil, returned: false))
@@ -142,7 +144,7 @@ public final class LiveMeter: @unchecked Sendable {
         try? session.setActive(false)
         if !stopping.exchange(true, ordering: .acquiringAndReleasing), meter != nil { finished.wait() }
         session.close()
-        return lock.withLock { meter?.summary() }.map { summary in
+        return (meter?.summary()).map { summary in
             var summary = summary
             summary.xruns = xruns.load(ordering: .relaxed)
             return summary
@@ -150,17 +152,14 @@ public final class LiveMeter: @unchecked Sendable {
     }
 
     /// Starts the programme's figures again (see `ProgrammeMeter.resetProgramme`).
-    public func resetProgramme() { lock.withLock { meter?.resetProgramme() } }
+    public func resetProgramme() { meter?.resetProgramme() }
 
     /// Pauses or resumes the programme's figures; readings go on.
-    public func setProgrammePaused(_ paused: Bool) { lock.withLock { meter?.setProgrammePaused(paused) } }
+    public func setProgrammePaused(_ paused: Bool) { meter?.setProgrammePaused(paused) }
 
-    private func drain(meter: ProgrammeMeter, capture: RealtimeCapture,
-                       onReading: @escaping @Sendable (MeterReading) -> Void) {
+    private func drain(meter: IntervalMeter, capture: RealtimeCapture) {
         let channels = capture.channels
         var scratch = [Float](repeating: 0, count: (RealtimeCapture.maximumFrames + RealtimeCapture.headerCount) * channels)
-        let intervalFrames = max(1, Int(configuration.interval * Double(meter.configuration.sampleRate)))
-        var sinceReading = 0
         while true {
             let stop = stopping.load(ordering: .acquiring)
             var drained = 0
@@ -175,18 +174,7 @@ public final class LiveMeter: @unchecked Sendable {
                         if Int32(bitPattern: header.frameTime &- floor) < 0 { return }
                         connectedFrom = nil
                     }
-                    // Readings fall on interval boundaries, whatever the period.
-                    var offset = 0
-                    while offset < header.frames {
-                        let take = min(header.frames - offset, intervalFrames - sinceReading)
-                        lock.withLock { meter.add(body.baseAddress! + offset * channels, frames: take) }
-                        offset += take
-                        sinceReading += take
-                        if sinceReading == intervalFrames {
-                            sinceReading = 0
-                            onReading(lock.withLock { meter.reading() })
-                        }
-                    }
+                    meter.add(body.baseAddress!, frames: header.frames)
                 }
                 drained += 1
             }

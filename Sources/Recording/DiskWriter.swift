@@ -28,6 +28,8 @@ final class DiskWriter: @unchecked Sendable {
         /// Dead air: the level, dBFS, and how long below it makes a `silence` event.
         var silenceThresholdDBFS = -60.0
         var silenceHoldSeconds = 10.0
+        /// Hears what is written (nil: silence); see `Recorder.Configuration.onWritten`.
+        var onWritten: (@Sendable (UnsafeBufferPointer<Float>?, Int) -> Void)?
     }
 
     /// Cycles before this JACK frame time ran before the ports were connected
@@ -317,10 +319,12 @@ final class DiskWriter: @unchecked Sendable {
             let room = settings.rotateFrames.map { Int(min(Int64(frames - done), $0 - framesInSet)) } ?? frames - done
             do {
                 if let samples {
-                    try files.write(UnsafeBufferPointer(rebasing: samples[(done * channels)..<((done + room) * channels)]),
-                                    frames: room)
+                    let chunk = UnsafeBufferPointer(rebasing: samples[(done * channels)..<((done + room) * channels)])
+                    try files.write(chunk, frames: room)
+                    settings.onWritten?(chunk, room)
                 } else {
                     try files.writeSilence(frames: room)
+                    settings.onWritten?(nil, room)
                 }
             } catch {
                 fail(error)

@@ -58,6 +58,10 @@ public final class Recorder: @unchecked Sendable {
         /// End the take when a recorded port goes away, instead of recording
         /// silence until it returns (what the seeds suggest for recording apps).
         public var stopsOnSourceLost = false
+        /// Hears the take as it is written, on the disk thread: interleaved
+        /// frames, or nil for frames written as silence (a logged gap). For
+        /// a meter beside the take; it must not block.
+        public var onWritten: (@Sendable (UnsafeBufferPointer<Float>?, Int) -> Void)?
 
         public init(outputPath: String) { self.outputPath = outputPath }
     }
@@ -153,7 +157,8 @@ public final class Recorder: @unchecked Sendable {
             limitFrames: config.duration.map { Int64(($0 * Double(sampleRate)).rounded()) },
             rotateFrames: config.rotateSeconds.map { Int64(($0 * Double(sampleRate)).rounded()) },
             captureLatencyFrames: captureLatencyFrames, overwrite: config.overwrite,
-            silenceThresholdDBFS: config.silenceThresholdDBFS, silenceHoldSeconds: config.silenceHoldSeconds)
+            silenceThresholdDBFS: config.silenceThresholdDBFS, silenceHoldSeconds: config.silenceHoldSeconds,
+            onWritten: config.onWritten)
         let session = session
         let events = events
         let hooks = levelHooks(log: log)
@@ -215,6 +220,13 @@ public final class Recorder: @unchecked Sendable {
     /// Whether the recording reached its duration or stopped on a write error.
     public var isFinished: Bool { writer?.stats.withLock { $0.finished } ?? false }
 
+    /// Ends the take now, for `reason`, as a reached duration does:
+    /// `isFinished` becomes true, and the summary's `stopReason` says why.
+    /// The owner then calls `stop()` (from any thread: a remote stop).
+    public func end(reason: String) {
+        writer?.finish(reason: reason)
+    }
+
     /// Stops capturing, writes what the ring still holds, finalises the files
     /// and the log, which says `reason` (nil: the duration was reached, or
     /// writing failed, or the program stopped it). Idempotent.
@@ -245,7 +257,8 @@ public final class Recorder: @unchecked Sendable {
     public func progress() -> RecordingProgress {
         guard let writer, let capture else {
             return RecordingProgress(isRecording: false, framesWritten: 0, sampleRate: sampleRate, peakDBFS: [],
-                                     ringFill: 0, overruns: 0, xruns: 0, gaps: 0, serverLost: false)
+                                     ringFill: 0, overruns: 0, xruns: 0, gaps: 0, gapFrames: 0, path: nil,
+                                     serverLost: false)
         }
         let peaks = writer.takePeaks().map { $0 > 0 ? 20 * log10(Double($0)) : -Double.infinity }
         return writer.stats.withLock { stats in
@@ -253,6 +266,7 @@ public final class Recorder: @unchecked Sendable {
                               sampleRate: sampleRate, peakDBFS: peaks,
                               ringFill: Double(capture.ring.availableToRead) / Double(capture.ring.capacity),
                               overruns: stats.overruns, xruns: stats.xruns, gaps: stats.gaps,
+                              gapFrames: stats.gapFrames, path: stats.paths.last,
                               serverLost: serverLost.load(ordering: .relaxed))
         }
     }

@@ -58,6 +58,10 @@ public struct RecordingProgress: Sendable, Equatable {
     public var overruns: Int
     public var xruns: Int
     public var gaps: Int
+    /// Frames written as silence for a logged reason, so far.
+    public var gapFrames: Int64
+    /// The file written now (the last of a rotated take's files); nil before the first.
+    public var path: String?
     /// Whether the server is gone (the recording waits for it).
     public var serverLost: Bool
 }

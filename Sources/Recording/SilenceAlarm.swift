@@ -5,20 +5,20 @@ import Foundation
 /// watched one by one; channels that change at the same moment are reported
 /// together (a stereo feed that goes quiet is one alarm, not two). Pure: it
 /// sees each written stretch's per-channel sample peaks and its place on the
-/// take's timeline.
-struct SilenceAlarm {
+/// take's timeline. `jas meter` uses it too, on its readings' peaks.
+public struct SilenceAlarm {
     /// A change of state, for one or more channels (1-based).
-    struct Change: Equatable {
-        enum Kind: String { case silence, signal }
-        var kind: Kind
-        var channels: [Int]
+    public struct Change: Equatable, Sendable {
+        public enum Kind: String, Sendable { case silence, signal }
+        public var kind: Kind
+        public var channels: [Int]
         /// The highest level of those channels: over the silence so far, or
         /// the stretch where the signal came back, dBFS.
-        var levelDBFS: Double
+        public var levelDBFS: Double
         /// Timeline frame where the silence began, or where the signal returned.
-        var atFrame: Int64
+        public var atFrame: Int64
         /// The silence's length: so far (at `silence`, at least the hold) or all of it (at `signal`).
-        var silentFrames: Int64
+        public var silentFrames: Int64
     }
 
     let threshold: Float
@@ -29,7 +29,7 @@ struct SilenceAlarm {
     private var alarmed: [Bool]
     private var quietPeak: [Float]
 
-    init(channels: Int, thresholdDBFS: Double, holdFrames: Int64) {
+    public init(channels: Int, thresholdDBFS: Double, holdFrames: Int64) {
         threshold = Float(pow(10, thresholdDBFS / 20))
         self.holdFrames = holdFrames
         quietSince = Array(repeating: nil, count: channels)
@@ -39,7 +39,7 @@ struct SilenceAlarm {
 
     /// Takes a stretch of `frames` frames starting at timeline frame `at`
     /// with these per-channel peaks (linear); returns what changed.
-    mutating func observe(peaks: [Float], frames: Int, at: Int64) -> [Change] {
+    public mutating func observe(peaks: [Float], frames: Int, at: Int64) -> [Change] {
         var silent: [Int] = [], returned: [Int] = []
         var silentLevel: Float = 0, returnedLevel: Float = 0
         var returnedSilence: Int64 = 0

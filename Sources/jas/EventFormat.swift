@@ -1,8 +1,9 @@
 import AudioSession
 import Foundation
 
-/// How `jas` prints session events: one JSON object per line with
-/// AVAudioSession's names in lower camel case, or a line of text.
+/// How `jas` prints session events: one JSON object per line (snake_case
+/// keys like every `--json` stream; the event and reason values keep
+/// AVAudioSession's names), or a line of text.
 enum EventFormat {
     static func json(_ event: AudioSessionEvent, time: Date = Date()) -> String {
         var object: [String: Any] = ["time": time.timeIntervalSince1970]
@@ -16,18 +17,18 @@ enum EventFormat {
             object["event"] = "routeChange"
             object["reason"] = reason.name
             object["streams"] = streams
-            object["previousRoute"] = route(previous)
-            object["currentRoute"] = route(current)
+            object["previous_route"] = route(previous)
+            object["current_route"] = route(current)
         case let .mediaServicesWereLost(reason):
             object["event"] = "mediaServicesWereLost"
             object["reason"] = reason
         case let .mediaServicesWereReset(reset):
             object["event"] = "mediaServicesWereReset"
-            object["downtimeSeconds"] = reset.downtime
-            object["sampleRate"] = reset.sampleRate
-            object["previousSampleRate"] = reset.previousSampleRate
-            object["ioBufferFrames"] = reset.ioBufferFrames
-            object["previousIOBufferFrames"] = reset.previousIOBufferFrames
+            object["downtime_seconds"] = reset.downtime
+            object["sample_rate"] = reset.sampleRate
+            object["previous_sample_rate"] = reset.previousSampleRate
+            object["io_buffer_frames"] = reset.ioBufferFrames
+            object["previous_io_buffer_frames"] = reset.previousIOBufferFrames
             object["reactivated"] = reset.reactivated
         case let .silenceSecondaryAudioHint(begin):
             object["event"] = "silenceSecondaryAudioHint"
@@ -36,7 +37,7 @@ enum EventFormat {
             object["event"] = "xrun"
             object["count"] = count
             object["total"] = total
-            object["delayMicroseconds"] = delay
+            object["delay_microseconds"] = delay
         case let .ioBufferDurationChange(seconds, frames):
             object["event"] = "ioBufferDurationChange"
             object["seconds"] = seconds
@@ -75,9 +76,9 @@ enum EventFormat {
     }
 
     static func port(_ port: PortDescription) -> [String: Any] {
-        ["portName": port.portName, "portType": port.portType.rawValue, "uid": port.uid,
-         "channels": port.channels.map { ["channelName": $0.channelName, "channelNumber": $0.channelNumber,
-                                          "jackPort": $0.jackPort] }]
+        ["port_name": port.portName, "port_type": port.portType.rawValue, "uid": port.uid,
+         "channels": port.channels.map { ["channel_name": $0.channelName, "channel_number": $0.channelNumber,
+                                          "jack_port": $0.jackPort] }]
     }
 
     static func describe(_ route: RouteDescription) -> String {

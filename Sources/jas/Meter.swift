@@ -3,6 +3,7 @@ import AudioSession
 import Foundation
 import Metering
 import Recording
+import RemoteWatch
 import Synchronization
 
 /// `jas meter`: broadcast meters on JACK ports or a file, for people and programs.
@@ -50,6 +51,15 @@ struct Meter: AsyncParsableCommand {
     @Option(help: "Audio per line of the --log, e.g. 10s, 1min or 1h.")
     var logInterval: String = "1min"
 
+    @Option(parsing: .unconditional, help: "Dead air: a 'silence' event when every reading's sample peak of a channel stays below this level, e.g. -60 or -60dBFS (default -60 when --silence-hold or --http is given; else no alarm) ...")
+    var silenceThreshold: String?
+
+    @Option(help: "... for this long, e.g. 10s or 2min (default 10s); a 'signal' event when it comes back.")
+    var silenceHold: String?
+
+    @OptionGroup(title: "Watching from a browser or Prometheus")
+    var http: HTTPOptions
+
     func validate() throws {
         _ = try intervalSeconds()
         _ = try channelLayout()
@@ -57,9 +67,18 @@ struct Meter: AsyncParsableCommand {
         try OptionCheck.seconds(seconds, "--for")
         try OptionCheck.number(vuReference, "--vu-reference", in: -60...0, unit: "dBFS")
         _ = try logIntervalSeconds()
-        if file != nil && (!ports.isEmpty || server != nil || log != nil) {
-            throw ValidationError("--file meters a file; --ports, --server and --log are for live metering")
+        _ = try silenceSettings()
+        if file != nil && (!ports.isEmpty || server != nil || log != nil || http.address != nil) {
+            throw ValidationError("--file meters a file; --ports, --server, --log and --http are for live metering")
         }
+    }
+
+    /// The dead-air alarm's level (dBFS) and hold (seconds); nil when none was asked for.
+    func silenceSettings() throws -> (threshold: Double, hold: Double)? {
+        guard silenceThreshold != nil || silenceHold != nil || http.address != nil else { return nil }
+        let threshold = try Record.level(silenceThreshold ?? "-60", "--silence-threshold", example: "-60")
+        let hold = try OptionCheck.duration(silenceHold ?? "10s", "--silence-hold", in: 0.1...86_400, example: "10s or 2min")
+        return (threshold, hold)
     }
 
     func intervalSeconds() throws -> Double {
@@ -111,6 +130,14 @@ struct Meter: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let loudnessLog = opened
+        let control = ProgrammeControl(meter: meter, display: display, log: loudnessLog)
+        var controls = WatchServer.Controls()
+        controls.resetLoudness = { control.perform("reset") }
+        controls.pauseLoudness = { control.perform("pause") }
+        controls.resumeLoudness = { control.perform("resume") }
+        let board = WatchBoard(tool: .meter, server: meter.session.serverName)
+        let watch = try await http.start(board, controls: controls, command: "meter", json: json)
+        if watch != nil { display.watch = board }
         let finish: @Sendable () -> Void = {
             let summary = meter.stop()
             loudnessLog?.finish()
@@ -118,16 +145,20 @@ struct Meter: AsyncParsableCommand {
         }
         Signals.onInterrupt(exitStatus: 0, finish)
         WedgeWatch.start(command: "meter", finalise: finish)
-        let control = ProgrammeControl(meter: meter, display: display, log: loudnessLog)
         Signals.onUser1 { control.perform("reset") }
+        let silence = try silenceSettings().map { settings in
+            DeadAirWatch(thresholdDBFS: settings.threshold, holdSeconds: settings.hold, interval: try intervalSeconds())
+        }
         do {
             try meter.start(onReading: { reading in
                 control.lastSeconds.withLock { $0 = reading.seconds }
                 display.show(reading)
                 loudnessLog?.add(reading)
+                silence?.observe(reading) { display.silence($0, tick: DeadAirWatch.tick) }
             }, onEvent: { event in
                 switch event {
                 case .mediaServicesWereLost, .mediaServicesWereReset, .interruption: display.event(event)
+                case .xrun: display.eventForWatch(event)
                 default: break
                 }
             }, onSource: { display.source($0) })
@@ -136,11 +167,13 @@ struct Meter: AsyncParsableCommand {
             throw ExitCode(2)
         }
         display.announce(ports: meter.ports, server: meter.session.serverName)
+        board.describe([:], ports: meter.ports)
         control.readCommands()
         if let seconds {
             try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
             WedgeWatch.claimEnding()
             finish()
+            await watch?.stop()
             WedgeWatch.leaveIfWedged(command: "meter")
             return
         }
@@ -192,5 +225,34 @@ final class ProgrammeControl: Sendable {
         Thread.detachNewThread { [self] in
             while let line = readLine() { perform(line) }
         }
+    }
+}
+
+/// `jas meter`'s dead-air alarm: the readings' sample peaks through the
+/// take's `SilenceAlarm`, on a timeline of milliseconds of audio metered.
+final class DeadAirWatch: Sendable {
+    /// Seconds per step of the alarm's timeline.
+    static let tick = 0.001
+    private let thresholdDBFS: Double
+    private let holdSteps: Int64
+    private let stepsPerReading: Int
+    /// Made at the first reading, which says how many channels there are.
+    private let alarm = Mutex<SilenceAlarm?>(nil)
+
+    init(thresholdDBFS: Double, holdSeconds: Double, interval: Double) {
+        self.thresholdDBFS = thresholdDBFS
+        holdSteps = Int64((holdSeconds / Self.tick).rounded())
+        stepsPerReading = max(1, Int((interval / Self.tick).rounded()))
+    }
+
+    func observe(_ reading: MeterReading, report: (SilenceAlarm.Change) -> Void) {
+        let peaks = reading.channels.map { Float($0.samplePeakDBFS.isFinite ? pow(10, $0.samplePeakDBFS / 20) : 0) }
+        let end = Int64((reading.seconds / Self.tick).rounded())
+        let changes = alarm.withLock { alarm -> [SilenceAlarm.Change] in
+            var current = alarm ?? SilenceAlarm(channels: peaks.count, thresholdDBFS: thresholdDBFS, holdFrames: holdSteps)
+            defer { alarm = current }
+            return current.observe(peaks: peaks, frames: stepsPerReading, at: end - Int64(stepsPerReading))
+        }
+        changes.forEach(report)
     }
 }

@@ -1,12 +1,17 @@
 import AudioSession
 import Foundation
 import Metering
+import Recording
+import RemoteWatch
 
 /// What `jas meter` shows: on a terminal, bars with peak hold and numbers
 /// redrawn in place (80 columns); piped, one line a second; with --json, one
-/// object per reading and a summary.
+/// object per reading and a summary. With `--http`, every object also goes
+/// to the watch board, whatever is shown here.
 final class MeterDisplay: @unchecked Sendable {
     let json: Bool
+    /// Set before metering starts.
+    var watch: WatchBoard?
     private let terminal = isatty(STDOUT_FILENO) != 0
     private let lock = NSLock()
     private var linesDrawn = 0
@@ -24,8 +29,9 @@ final class MeterDisplay: @unchecked Sendable {
     func show(_ reading: MeterReading) {
         lock.lock()
         defer { lock.unlock() }
+        if json || watch != nil { emit(reading.jsonObject, reading: reading) }
         if json {
-            emit(reading.jsonObject)
+            return
         } else if terminal {
             draw(reading)
         } else if reading.seconds - lastPrinted >= 1 {
@@ -37,10 +43,45 @@ final class MeterDisplay: @unchecked Sendable {
     func event(_ event: AudioSessionEvent) {
         lock.lock()
         defer { lock.unlock() }
+        let line = EventFormat.json(event)
         if json {
-            Output.line(EventFormat.json(event))
+            Output.line(line)
         } else {
             Output.diagnostic(EventFormat.text(event))
+        }
+        watchEvent(event, line: line)
+    }
+
+    /// An event only the watch hears (an xrun: the summary counts them for stdout).
+    func eventForWatch(_ event: AudioSessionEvent) {
+        watchEvent(event, line: EventFormat.json(event))
+    }
+
+    private func watchEvent(_ event: AudioSessionEvent, line: String) {
+        guard let watch else { return }
+        switch event {
+        case .mediaServicesWereLost: watch.setServerUp(false)
+        case .mediaServicesWereReset: watch.setServerUp(true)
+        case let .xrun(count, _, _): watch.addXruns(count)
+        default: break
+        }
+        watch.publish(eventLine: line)
+    }
+
+    /// Dead air on the metered channels, or its end.
+    func silence(_ change: SilenceAlarm.Change, tick: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        watch?.setSilence(change.kind == .silence)
+        let level: Any = change.levelDBFS.isFinite ? (change.levelDBFS * 100).rounded() / 100 : NSNull()
+        emit(["event": change.kind.rawValue, "channels": change.channels, "level_dbfs": level,
+              "seconds": Double(change.atFrame) * tick, "silent_seconds": Double(change.silentFrames) * tick])
+        if !json {
+            let what = change.kind == .silence ? "silence" : "signal back"
+            Output.diagnostic(String(format: "%.1f s: %@ on channel%@ %@ (%.1f s of silence)", Double(change.atFrame) * tick,
+                                     what, change.channels.count == 1 ? "" : "s",
+                                     change.channels.map(String.init).joined(separator: ", "),
+                                     Double(change.silentFrames) * tick))
         }
     }
 
@@ -49,14 +90,15 @@ final class MeterDisplay: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let ports = change.ports.joined(separator: ", ")
+        var object: [String: Any] = ["event": change.awaySeconds == nil ? "source_lost" : "source_back",
+                                     "ports": change.ports, "seconds": change.seconds]
+        if let away = change.awaySeconds {
+            object["away_seconds"] = away
+            object["returned"] = change.returned
+        }
+        emit(object)
         if json {
-            var object: [String: Any] = ["event": change.awaySeconds == nil ? "source_lost" : "source_back",
-                                         "ports": change.ports, "seconds": change.seconds]
-            if let away = change.awaySeconds {
-                object["away_seconds"] = away
-                object["returned"] = change.returned
-            }
-            emit(object)
+            return
         } else if let away = change.awaySeconds {
             Output.diagnostic(String(format: "%.1f s: ", change.seconds) + "\(ports) "
                               + (change.returned ? String(format: "back after %.1f s", away)
@@ -71,9 +113,8 @@ final class MeterDisplay: @unchecked Sendable {
     func programme(_ event: String, seconds: Double) {
         lock.lock()
         defer { lock.unlock() }
-        if json {
-            emit(["event": event, "seconds": seconds])
-        } else {
+        emit(["event": event, "seconds": seconds])
+        if !json {
             let what = ["loudness_reset": "integrated loudness and LRA start again",
                         "loudness_paused": "integrated loudness and LRA paused",
                         "loudness_resumed": "integrated loudness and LRA resumed"][event] ?? event
@@ -86,9 +127,8 @@ final class MeterDisplay: @unchecked Sendable {
     func warn(_ message: String) {
         lock.lock()
         defer { lock.unlock() }
-        if json {
-            emit(["event": "warning", "message": message])
-        } else {
+        emit(["event": "warning", "message": message])
+        if !json {
             Output.diagnostic("jas meter: warning: " + Output.safe(message))
         }
     }
@@ -96,10 +136,8 @@ final class MeterDisplay: @unchecked Sendable {
     func finish(_ summary: MeterSummary) {
         lock.lock()
         defer { lock.unlock() }
-        if json {
-            emit(summary.jsonObject)
-            return
-        }
+        emit(summary.jsonObject)
+        if json { return }
         Output.line(String(format: "%.1f s metered (%@, %d Hz)", summary.seconds, summary.layout, summary.sampleRate))
         Output.line("integrated \(Self.lufs(summary.integratedLUFS)) LUFS  LRA \(Self.number(summary.lraLU)) LU  "
               + "true peak \(Self.number(summary.truePeakDBTP)) dBTP")
@@ -170,5 +208,17 @@ final class MeterDisplay: @unchecked Sendable {
         return String(format: "%6.1f", value)
     }
 
-    private func emit(_ object: [String: Any]) { Output.jsonEvent(object) }
+    /// Prints the object with --json, and hands it to the watch.
+    private func emit(_ object: [String: Any], reading: MeterReading? = nil) {
+        guard json || watch != nil else { return }
+        var object = object
+        object["time"] = Date().timeIntervalSince1970
+        let line = Output.jsonText(object)
+        if json { Output.line(line) }
+        if let reading {
+            watch?.publish(reading, line: line)
+        } else {
+            watch?.publish(eventLine: line)
+        }
+    }
 }

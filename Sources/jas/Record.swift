@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import Metering
 import Recording
+import RemoteWatch
+import Synchronization
 
 /// `jas record`: multichannel recording through the Recording module.
 struct Record: AsyncParsableCommand {
@@ -75,6 +78,9 @@ struct Record: AsyncParsableCommand {
     @Option(help: "A shell command to run at a 'signal' event (the same environment).")
     var onSignal: String?
 
+    @OptionGroup(title: "Watching from a browser or Prometheus (the page also meters the take: levels, loudness)")
+    var http: HTTPOptions
+
     func validate() throws {
         _ = try recordingFormat()
         _ = try triggerLevel()
@@ -141,10 +147,20 @@ struct Record: AsyncParsableCommand {
         configuration.onSilence = onSilence
         configuration.onSignal = onSignal
         configuration.stopsOnSourceLost = stopOnSourceLost
+        let takeMeter = TakeMeter()
+        if http.address != nil { configuration.onWritten = { takeMeter.add($0, frames: $1) } }
         // Nothing a reader of stdout does stops a take.
         Output.whenReaderGoes = .keepRecording
         let recorder = Recorder(configuration: configuration)
         let display = RecordDisplay(json: json, configuration: configuration)
+        var controls = WatchServer.Controls()
+        controls.stop = { recorder.end(reason: "stopped over HTTP (POST /api/stop)") }
+        controls.resetLoudness = { takeMeter.meter?.resetProgramme() }
+        controls.pauseLoudness = { takeMeter.meter?.setProgrammePaused(true) }
+        controls.resumeLoudness = { takeMeter.meter?.setProgrammePaused(false) }
+        let board = WatchBoard(tool: .record, server: recorder.session.serverName)
+        let watch = try await http.start(board, controls: controls, command: "record", json: json)
+        if watch != nil { display.watch = board }
         // Before anything starts, so a Ctrl-C during start-up still finalises.
         Signals.onInterrupt(exitStatus: 0) {
             recorder.stop(reason: Signals.endingReason)
@@ -173,6 +189,17 @@ struct Record: AsyncParsableCommand {
             throw ExitCode(2)
         }
         display.announce(recorder)
+        if watch != nil {
+            let summary = recorder.summary
+            board.describe(["path": summary.path], ports: summary.ports)
+            var meterConfiguration = ProgrammeMeter.Configuration(
+                channels: summary.channels, sampleRate: summary.sampleRate,
+                layout: ChannelLayout.standard(forChannels: summary.channels), sources: summary.ports)
+            meterConfiguration.vuReferenceDBFS = -18
+            takeMeter.meter = try? IntervalMeter(configuration: meterConfiguration, interval: 0.1) { reading in
+                display.reading(reading)
+            }
+        }
         if configuration.waitsForStartCommand {
             if isatty(STDIN_FILENO) != 0 {
                 Thread.detachNewThread {
@@ -194,6 +221,7 @@ struct Record: AsyncParsableCommand {
         recorder.stop()
         let summary = recorder.summary
         display.finish(summary)
+        await watch?.stop()
         WedgeWatch.leaveIfWedged(command: "record")
         if summary.problem != nil { throw ExitCode.failure }
     }
@@ -203,6 +231,8 @@ struct Record: AsyncParsableCommand {
 /// (stderr), events as lines, a summary; or JSON Lines on stdout.
 final class RecordDisplay: @unchecked Sendable {
     let json: Bool
+    /// With --http: every object also goes to the watch board (set before recording starts).
+    var watch: WatchBoard?
     let configuration: Recorder.Configuration
     private let terminal = isatty(STDERR_FILENO) != 0
     private let lock = NSLock()
@@ -231,22 +261,46 @@ final class RecordDisplay: @unchecked Sendable {
     }
 
     func show(_ event: RecordingEvent) {
-        if json {
-            emit(event.jsonObject)
-        } else {
-            line(event.text)
+        if let watch {
+            switch event {
+            case .serverLost: watch.setServerUp(false)
+            case .serverBack: watch.setServerUp(true)
+            case .silence: watch.setSilence(true)
+            case .signal: watch.setSilence(false)
+            case .xrun: watch.addXruns(1)
+            default: break
+            }
         }
+        if json || watch != nil { emit(event.jsonObject) }
+        if !json { line(event.text) }
+    }
+
+    /// A reading of the take's meter (for the watch only).
+    func reading(_ reading: MeterReading) {
+        guard let watch else { return }
+        var object = reading.jsonObject
+        object["time"] = Date().timeIntervalSince1970
+        watch.publish(reading, line: Output.jsonText(object))
     }
 
     func progress(_ progress: RecordingProgress, tick: Int) {
-        if json {
-            guard tick % 4 == 0 else { return }
-            emit(["event": "progress", "recording": progress.isRecording, "frames_written": progress.framesWritten,
-                  "seconds": Double(progress.framesWritten) / Double(max(1, progress.sampleRate)),
-                  "peak_dbfs": progress.peakDBFS.map { $0.isFinite ? ($0 * 10).rounded() / 10 : -200 },
-                  "ring_fill": (progress.ringFill * 1000).rounded() / 1000, "overruns": progress.overruns,
-                  "xruns": progress.xruns, "gaps": progress.gaps, "server_lost": progress.serverLost])
-            return
+        if json || watch != nil {
+            var object: [String: Any] = [
+                "event": "progress", "recording": progress.isRecording, "frames_written": progress.framesWritten,
+                "seconds": Double(progress.framesWritten) / Double(max(1, progress.sampleRate)),
+                "peak_dbfs": progress.peakDBFS.map { $0.isFinite ? ($0 * 10).rounded() / 10 : -200 },
+                "ring_fill": (progress.ringFill * 1000).rounded() / 1000, "overruns": progress.overruns,
+                "xruns": progress.xruns, "gaps": progress.gaps, "gap_frames": progress.gapFrames,
+                "path": progress.path.map { $0 as Any } ?? NSNull(), "server_lost": progress.serverLost]
+            object["time"] = Date().timeIntervalSince1970
+            let text = Output.jsonText(object)
+            // The watch every quarter second, stdout every second.
+            watch?.publish(progressLine: text, framesWritten: progress.framesWritten, overruns: progress.overruns,
+                           gapFrames: progress.gapFrames)
+            if json {
+                if tick % 4 == 0 { lock.withLock { Output.line(text) } }
+                return
+            }
         }
         guard terminal else { return }
         lock.lock()
@@ -270,7 +324,7 @@ final class RecordDisplay: @unchecked Sendable {
     }
 
     func finish(_ summary: RecordingSummary) {
-        if json {
+        if json || watch != nil {
             emit(["event": "summary", "path": summary.path, "paths": summary.paths, "log_path": summary.logPath,
                   "frames_written": summary.framesWritten, "duration_seconds": summary.durationSeconds,
                   "sample_rate": summary.sampleRate, "channels": summary.channels, "ports": summary.ports,
@@ -283,7 +337,8 @@ final class RecordDisplay: @unchecked Sendable {
                   "capture_latency_frames": summary.captureLatencyFrames, "buffer_seconds": summary.bufferSeconds,
                   "problem": summary.problem.map { $0 as Any } ?? NSNull(),
                   "stop_reason": summary.stopReason.map { $0 as Any } ?? NSNull()])
-        } else {
+        }
+        if !json {
             line(String(format: "wrote %lld frames (%.3f s) to %@", summary.framesWritten, summary.durationSeconds,
                         summary.paths.joined(separator: ", ")))
             line("overruns \(summary.overruns)" + (summary.overruns > 0 ? " (\(summary.overrunFrames) frames)" : "")
@@ -304,9 +359,36 @@ final class RecordDisplay: @unchecked Sendable {
         Output.diagnostic((terminal ? "\r\u{1B}[K" : "") + text)
     }
 
+    /// Prints the object with --json, and hands it to the watch.
     private func emit(_ object: [String: Any]) {
+        var object = object
+        object["time"] = Date().timeIntervalSince1970
+        let text = Output.jsonText(object)
         lock.lock()
         defer { lock.unlock() }
-        Output.jsonEvent(object)
+        if json { Output.line(text) }
+        watch?.publish(eventLine: text)
+    }
+}
+
+/// The meter beside a take watched with --http: fed on the disk thread
+/// with what the take wrote (gaps as silence), so the page shows the
+/// levels and loudness of the file itself.
+final class TakeMeter: Sendable {
+    private let box = Mutex<IntervalMeter?>(nil)
+
+    /// Set once the take's channels and rate are known.
+    var meter: IntervalMeter? {
+        get { box.withLock { $0 } }
+        set { box.withLock { $0 = newValue } }
+    }
+
+    func add(_ samples: UnsafeBufferPointer<Float>?, frames: Int) {
+        guard let meter else { return }
+        if let samples, let base = samples.baseAddress {
+            meter.add(base, frames: frames)
+        } else {
+            meter.addSilence(frames: frames)
+        }
     }
 }

@@ -140,7 +140,7 @@ struct Selftest: ParsableCommand {
                 waitForServer(check.serverName)
                 let downtime = Date().timeIntervalSince(lostAt)
                 if json {
-                    Output.line(Output.jsonText(["event": "serverBack", "server": check.serverName, "downtimeSeconds": downtime,
+                    Output.line(Output.jsonText(["event": "serverBack", "server": check.serverName, "downtime_seconds": downtime,
                                            "time": Date().timeIntervalSince1970]))
                 } else {
                     Output.diagnostic("jas selftest: server '\(check.serverName)' is back after "

@@ -1,0 +1,167 @@
+/// The page of `GET /`: one document, no external assets (it must work in
+/// a machine room without internet). It reads the WebSocket, redraws at
+/// every reading (10 a second by default), keeps a peak hold per channel,
+/// says plainly when the JACK server is gone or the tool does not answer,
+/// and reconnects by itself.
+enum WatchPage {
+    static let html = #"""
+<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>jas</title>
+<style>
+  body { background: #111; color: #ddd; font: 14px/1.4 system-ui, sans-serif; margin: 1em; }
+  h1 { font-size: 16px; font-weight: normal; margin: 0 0 .5em; }
+  #banner { display: none; padding: .6em 1em; margin-bottom: 1em; font-weight: bold; border-radius: 4px; }
+  #banner.server { display: block; background: #a30; color: #fff; }
+  #banner.tool { display: block; background: #555; color: #fff; }
+  #banner.silence { display: block; background: #a80; color: #000; }
+  .row { display: flex; align-items: center; gap: .6em; margin: 3px 0; }
+  .name { width: 12em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .bar { position: relative; flex: 1; height: 16px; background: #222; border: 1px solid #333; }
+  .fill { position: absolute; left: 0; top: 0; bottom: 0; width: 0; background: linear-gradient(90deg, #2a2 0%, #2a2 75%, #cc2 88%, #d22 100%); }
+  .hold { position: absolute; top: 0; bottom: 0; width: 2px; background: #fff; left: 0; }
+  .mark { position: absolute; top: -2px; bottom: -2px; width: 2px; background: #4af; }
+  .num { width: 5.5em; text-align: right; font-variant-numeric: tabular-nums; }
+  table { border-collapse: collapse; margin-top: 1em; }
+  td { padding: 2px 1em 2px 0; font-variant-numeric: tabular-nums; }
+  #record { display: none; }
+  select { background: #222; color: #ddd; border: 1px solid #444; }
+  #events { margin-top: 1em; font: 12px monospace; color: #aaa; white-space: pre-wrap; max-height: 12em; overflow: auto; }
+</style>
+</head>
+<body>
+<h1 id="title">jas</h1>
+<div id="banner"></div>
+<div class="row"><span>Scale</span>
+  <select id="scale">
+    <option value="sample_peak_dbfs">Sample peak (dBFS)</option>
+    <option value="ppm_type_iib_dbfs">PPM type IIb (EBU)</option>
+    <option value="ppm_type_i_dbfs">PPM type I (DIN)</option>
+    <option value="vu">VU</option>
+  </select></div>
+<div id="channels"></div>
+<div class="row" style="margin-top:1em"><span class="name">Momentary (LUFS)</span>
+  <div class="bar"><div class="fill" id="m-fill"></div><div class="mark" id="target"></div></div>
+  <span class="num" id="m">–</span></div>
+<table>
+  <tr><td>Short-term</td><td id="s">–</td><td>Integrated</td><td id="i">–</td><td>LRA</td><td id="lra">–</td><td>Target</td><td>−23 LUFS (EBU R128)</td></tr>
+  <tr><td>Metered</td><td id="seconds">–</td><td>Xruns</td><td id="xruns">0</td><td>Server resets</td><td id="resets">0</td><td>Silence</td><td id="silence">no</td></tr>
+</table>
+<table id="record">
+  <tr><td>State</td><td id="r-state">–</td><td>Elapsed</td><td id="r-elapsed">–</td><td>File</td><td id="r-file">–</td></tr>
+  <tr><td>Ring</td><td id="r-ring">–</td><td>Gaps</td><td id="r-gaps">0</td><td>Overruns</td><td id="r-overruns">0</td></tr>
+</table>
+<div id="events"></div>
+<script>
+"use strict";
+const MIN = -60, HOLD_MS = 2000;
+const $ = (id) => document.getElementById(id);
+const state = { serverUp: true, silence: false, connected: false, holds: {}, xruns: 0, resets: 0, reading: null };
+const percent = (db, lo, hi) => (db === null || db === undefined || !isFinite(db)) ? 0 : Math.max(0, Math.min(100, (db - lo) / (hi - lo) * 100));
+const show = (v, digits = 1) => (v === null || v === undefined || !isFinite(v)) ? "–" : v.toFixed(digits);
+$("target").style.left = percent(-23, -59, 0) + "%";
+
+function banner() {
+  const b = $("banner");
+  if (!state.connected) { b.className = "tool"; b.textContent = "jas is not answering: reconnecting…"; }
+  else if (!state.serverUp) { b.className = "server"; b.textContent = "The JACK server is gone: jas waits for it to come back."; }
+  else if (state.silence) { b.className = "silence"; b.textContent = "Silence: the level has stayed below the threshold."; }
+  else { b.className = ""; b.textContent = ""; }
+}
+
+function channelRows(channels) {
+  const box = $("channels");
+  if (box.children.length === channels.length) return;
+  box.innerHTML = "";
+  for (const c of channels) {
+    const row = document.createElement("div");
+    row.className = "row channel";
+    row.innerHTML = '<span class="name"></span><div class="bar"><div class="fill"></div><div class="hold"></div></div>' +
+      '<span class="num level"></span><span class="num tp"></span>';
+    row.querySelector(".name").textContent = c.channel + " " + c.source;
+    box.appendChild(row);
+  }
+}
+
+function drawReading(r) {
+  state.reading = r;
+  channelRows(r.channels);
+  const key = $("scale").value, now = Date.now();
+  const range = key === "vu" ? [-20, 3] : [MIN, 0];
+  const rows = $("channels").children;
+  r.channels.forEach((c, n) => {
+    const row = rows[n], level = c[key];
+    row.querySelector(".fill").style.width = percent(level, range[0], range[1]) + "%";
+    const hold = state.holds[n];
+    if (level !== null && (!hold || level >= hold.level || now > hold.until)) state.holds[n] = { level, until: now + HOLD_MS };
+    const held = state.holds[n];
+    row.querySelector(".hold").style.left = held ? "calc(" + percent(held.level, range[0], range[1]) + "% - 2px)" : "0";
+    row.querySelector(".level").textContent = show(level);
+    row.querySelector(".tp").textContent = show(c.true_peak_dbtp) + " TP";
+  });
+  $("m").textContent = show(r.momentary_lufs);
+  $("m-fill").style.width = percent(r.momentary_lufs, -59, 0) + "%";
+  $("s").textContent = show(r.short_term_lufs);
+  $("i").textContent = show(r.integrated_lufs);
+  $("lra").textContent = show(r.lra_lu);
+  $("seconds").textContent = show(r.seconds) + " s";
+}
+
+function drawProgress(p) {
+  $("record").style.display = "table";
+  $("r-state").textContent = p.server_lost ? "waiting for the server" : (p.recording ? "recording" : "armed");
+  const s = p.seconds || 0;
+  $("r-elapsed").textContent = new Date(s * 1000).toISOString().substr(11, 10);
+  if (p.path) $("r-file").textContent = p.path;
+  $("r-ring").textContent = Math.round((p.ring_fill || 0) * 100) + " %";
+  $("r-gaps").textContent = p.gaps;
+  $("r-overruns").textContent = p.overruns;
+  $("xruns").textContent = p.xruns;
+}
+
+function note(e) {
+  const box = $("events");
+  const line = new Date((e.time || Date.now() / 1000) * 1000).toLocaleTimeString() + "  " + JSON.stringify(e);
+  box.textContent = (line + "\n" + box.textContent).split("\n").slice(0, 40).join("\n");
+}
+
+function handle(e) {
+  switch (e.event) {
+    case "status":
+      $("title").textContent = "jas " + e.tool + " on '" + e.server + "'" + (e.path ? " → " + e.path : "");
+      state.serverUp = e.server_up; state.silence = e.silence;
+      $("xruns").textContent = e.xruns; $("resets").textContent = e.media_services_resets;
+      $("silence").textContent = e.silence ? "YES" : "no";
+      if (e.reading) drawReading(e.reading);
+      if (e.progress) drawProgress(e.progress);
+      break;
+    case "reading": drawReading(e); return;
+    case "progress": drawProgress(e); return;
+    case "mediaServicesWereLost": case "server_lost": state.serverUp = false; break;
+    case "mediaServicesWereReset": case "server_back":
+      state.serverUp = true; state.resets += 1; $("resets").textContent = state.resets; break;
+    case "silence": state.silence = true; $("silence").textContent = "YES"; break;
+    case "signal": state.silence = false; $("silence").textContent = "no"; break;
+    case "xrun": state.xruns += e.count || 1; $("xruns").textContent = state.xruns; break;
+  }
+  if (e.event !== "status") note(e);
+  banner();
+}
+
+function connect() {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  ws.onopen = () => { state.connected = true; banner(); };
+  ws.onmessage = (m) => { try { handle(JSON.parse(m.data)); } catch (err) { console.log(err); } };
+  ws.onclose = () => { state.connected = false; banner(); setTimeout(connect, 1000); };
+}
+$("scale").onchange = () => { state.holds = {}; if (state.reading) drawReading(state.reading); };
+banner();
+connect();
+</script>
+</body>
+</html>
+"""#
+}
