@@ -13,13 +13,13 @@ public struct Percentiles {
 extension Percentiles {
     /// A Markdown table of a Swift callback's cost next to the C reference's, with their ratio.
     public static func comparisonTable(title: String, reference: (name: String, Percentiles),
-                                       swift: (name: String, Percentiles)) -> String {
+                                       swift: (name: String, Percentiles), ratio: String = "ratio Swift/C") -> String {
         let c = reference.1, ours = swift.1
         return [
             "| \(title) | median (ns) | p99 (ns) |", "|---|---:|---:|",
             String(format: "| %@ | %.0f | %.0f |", reference.name, c.median, c.p99),
             String(format: "| %@ | %.0f | %.0f |", swift.name, ours.median, ours.p99),
-            String(format: "| ratio Swift/C | %.2f | %.2f |", ours.median / c.median, ours.p99 / c.p99),
+            String(format: "| %@ | %.2f | %.2f |", ratio, ours.median / c.median, ours.p99 / c.p99),
         ].joined(separator: "\n")
     }
 }

@@ -119,7 +119,7 @@ let watched = try await measure(server: server, seconds: options.seconds, serve:
 print("Live meter, 8 channels, 64-frame periods at 48 kHz, \(options.seconds) s each; served: a WebSocket viewer, "
       + "/metrics every second" + (options.browser ? ", the page in headless Chromium" : "") + ":")
 print(Percentiles.comparisonTable(title: "process callback", reference: ("without --http", alone.callback),
-                                  swift: ("with --http, watched", watched.callback)))
+                                  swift: ("with --http, watched", watched.callback), ratio: "ratio with/without"))
 print("")
 print("| | CPU s per s (this process) | readings |")
 print("|---|---:|---:|")

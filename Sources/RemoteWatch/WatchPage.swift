@@ -20,8 +20,10 @@ enum WatchPage {
   #banner.silence { display: block; background: #a80; color: #000; }
   .row { display: flex; align-items: center; gap: .6em; margin: 3px 0; }
   .name { width: 12em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-  .bar { position: relative; flex: 1; height: 16px; background: #222; border: 1px solid #333; }
-  .fill { position: absolute; left: 0; top: 0; bottom: 0; width: 0; background: linear-gradient(90deg, #2a2 0%, #2a2 75%, #cc2 88%, #d22 100%); }
+  .bar { position: relative; flex: 1; height: 16px; border: 1px solid #333;
+         background: linear-gradient(90deg, #2a2 0%, #2a2 75%, #cc2 88%, #d22 100%); }
+  /* The scale's colours stay where they are: the part above the level is covered. */
+  .rest { position: absolute; right: 0; top: 0; bottom: 0; width: 100%; background: #222; }
   .hold { position: absolute; top: 0; bottom: 0; width: 2px; background: #fff; left: 0; }
   .mark { position: absolute; top: -2px; bottom: -2px; width: 2px; background: #4af; }
   .num { width: 5.5em; text-align: right; font-variant-numeric: tabular-nums; }
@@ -44,7 +46,7 @@ enum WatchPage {
   </select></div>
 <div id="channels"></div>
 <div class="row" style="margin-top:1em"><span class="name">Momentary (LUFS)</span>
-  <div class="bar"><div class="fill" id="m-fill"></div><div class="mark" id="target"></div></div>
+  <div class="bar"><div class="rest" id="m-rest"></div><div class="mark" id="target"></div></div>
   <span class="num" id="m">–</span></div>
 <table>
   <tr><td>Short-term</td><td id="s">–</td><td>Integrated</td><td id="i">–</td><td>LRA</td><td id="lra">–</td><td>Target</td><td>−23 LUFS (EBU R128)</td></tr>
@@ -79,7 +81,7 @@ function channelRows(channels) {
   for (const c of channels) {
     const row = document.createElement("div");
     row.className = "row channel";
-    row.innerHTML = '<span class="name"></span><div class="bar"><div class="fill"></div><div class="hold"></div></div>' +
+    row.innerHTML = '<span class="name"></span><div class="bar"><div class="rest"></div><div class="hold"></div></div>' +
       '<span class="num level"></span><span class="num tp"></span>';
     row.querySelector(".name").textContent = c.channel + " " + c.source;
     box.appendChild(row);
@@ -94,7 +96,7 @@ function drawReading(r) {
   const rows = $("channels").children;
   r.channels.forEach((c, n) => {
     const row = rows[n], level = c[key];
-    row.querySelector(".fill").style.width = percent(level, range[0], range[1]) + "%";
+    row.querySelector(".rest").style.width = (100 - percent(level, range[0], range[1])) + "%";
     const hold = state.holds[n];
     if (level !== null && (!hold || level >= hold.level || now > hold.until)) state.holds[n] = { level, until: now + HOLD_MS };
     const held = state.holds[n];
@@ -103,7 +105,7 @@ function drawReading(r) {
     row.querySelector(".tp").textContent = show(c.true_peak_dbtp) + " TP";
   });
   $("m").textContent = show(r.momentary_lufs);
-  $("m-fill").style.width = percent(r.momentary_lufs, -59, 0) + "%";
+  $("m-rest").style.width = (100 - percent(r.momentary_lufs, -59, 0)) + "%";
   $("s").textContent = show(r.short_term_lufs);
   $("i").textContent = show(r.integrated_lufs);
   $("lra").textContent = show(r.lra_lu);

@@ -85,7 +85,7 @@ def browser(url, shot, wait_after_shot):
         driver.set_page_load_timeout(15)
         driver.get(url)
         read = """return {channels: document.querySelectorAll('#channels .channel').length,
-                  widths: Array.from(document.querySelectorAll('#channels .fill')).map(e => e.style.width),
+                  covered: Array.from(document.querySelectorAll('#channels .rest')).map(e => e.style.width),
                   levels: Array.from(document.querySelectorAll('#channels .level')).map(e => e.textContent),
                   seconds: document.getElementById('seconds').textContent,
                   momentary: document.getElementById('m').textContent,
