@@ -52,14 +52,15 @@ test: deps
 	$(MAKE) install-check
 	$(MAKE) example-check
 
+# The sanitizer is only linked in: the same build folder, relinked (not recompiled); the next build relinks it without.
 rtsan: deps
-	$(SWIFT) build --build-tests --scratch-path .build-rtsan $(RTSAN_LINK)
+	$(SWIFT) build --build-tests $(RTSAN_LINK)
 	# 1. The measurement loopback, the latency probe, the multiRoute player and the recorder run with the sanitizer watching the callback.
-	$(SWIFT) test --skip-build --scratch-path .build-rtsan \
+	$(SWIFT) test --skip-build \
 	  --filter 'LoopbackBitExactTests.testTenSecondsBitExactAtPeriod64|RealtimeSafetyTests.testLatencyProbeAllocatesNothingWhileMeasuring|RealtimeSafetyTests.testMultiroutePlayerAllocatesNothing|RecordRealtimeTests'
 	# 2. The canary: a callback that allocates must be stopped by the sanitizer.
 	mkdir -p $(RTSAN_PIDS)
-	if JAS_SERVER_PID_DIR=$(RTSAN_PIDS) $(SWIFT) test --skip-build --scratch-path .build-rtsan \
+	if JAS_SERVER_PID_DIR=$(RTSAN_PIDS) $(SWIFT) test --skip-build \
 	     --filter 'RealtimeSafetyTests.testCounterSeesAnAllocatingCallback' > .build-rtsan/canary.log 2>&1; then \
 	  echo "rtsan: the allocating callback was NOT caught"; status=1; \
 	elif grep -q 'ERROR: RealtimeSanitizer' .build-rtsan/canary.log; then \
