@@ -187,7 +187,7 @@ let package = Package(
         // Test support: private jackd servers per test, logs on failure.
         .target(
             name: "JackTestSupport",
-            dependencies: ["LoopbackHarness", "JackKit", "AudioSession"],
+            dependencies: ["LoopbackHarness", "JackKit", "AudioSession", "Measurement"],
             path: "Tests/JackTestSupport"
         ),
         .testTarget(
@@ -215,6 +215,11 @@ let package = Package(
             name: "RemoteWatchTests",
             dependencies: ["RemoteWatch", "JackTestSupport", "LoopbackHarness", "jas"],
             exclude: ["Probes"]
+        ),
+        // netjack2: a master here, a slave on a SeparateMachine (a mount namespace).
+        .testTarget(
+            name: "NetJackTests",
+            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "Recording", "jas"]
         ),
         .testTarget(
             name: "AudioSessionTests",

@@ -177,9 +177,11 @@ extension AudioSession {
     }
 
     /// Connects the session's ports to the plan's ports, channel by channel,
-    /// and drops any other connection they have.
+    /// and drops any other connection they have. Returns how many of the
+    /// plan's connections were missing and are made now.
+    @discardableResult
     func connect(_ ports: SessionPorts, to plan: RoutePlan, on client: Client,
-                 tolerateMissingPorts: Bool = false) throws(AudioSessionError) {
+                 tolerateMissingPorts: Bool = false) throws(AudioSessionError) -> Int {
         let correction = latencyCalibration?.correction(server: serverName, capturePorts: plan.inputPorts,
                                                         playbackPorts: plan.outputPorts.compactMap { $0 }) ?? .none
         let correctionChanged = ports.correction.withLock { current -> Bool in
@@ -209,6 +211,10 @@ extension AudioSession {
                 try? client.disconnect(port.name, from: destination)
             }
         }
+        var existing = Set<[String]>()
+        for port in ports.inputs { for source in port.connections { existing.insert([source, port.name]) } }
+        for port in ports.outputs { for destination in port.connections { existing.insert([port.name, destination]) } }
+        var made = 0
         for (source, destination) in wanted {
             if tolerateMissingPorts && (client.port(named: source) == nil || client.port(named: destination) == nil) {
                 continue
@@ -218,7 +224,9 @@ extension AudioSession {
             } catch {
                 throw AudioSessionError(.resourceNotAvailable, error.description)
             }
+            if !existing.contains([source, destination]) { made += 1 }
         }
+        return made
     }
 
     func unregister(_ ports: SessionPorts, on client: Client) {
@@ -299,8 +307,13 @@ extension AudioSession {
         let plan = RoutePlanner.plan(request(prefs, inputs: ports.inputs.count, outputs: ports.outputs.count),
                                      catalog: catalog, history: history)
         // Reconnect every time (idempotent): named ports may have come back.
-        try? connect(ports, to: plan, on: client, tolerateMissingPorts: true)
-        guard plan != previous || forcedReason != nil else { return }
+        let restored = (try? connect(ports, to: plan, on: client, tolerateMissingPorts: true)) ?? 0
+        // The same route whose connections had to be made again: its ports
+        // were made anew within one burst of registrations (a netjack2
+        // slave's net driver does that when its master returns), or someone
+        // else disconnected them. A configuration change of the same route.
+        let remade = plan == previous && restored > 0
+        guard plan != previous || forcedReason != nil || remade else { return }
         activation.withLock { $0.plan = plan }
         let reason: RouteChangeReason
         if let forcedReason {

@@ -305,6 +305,14 @@ public final class Client: @unchecked Sendable {
     /// The server's frame clock now (`jack_frame_time`).
     public var frameTime: UInt32 { (try? whileOpen { jack_frame_time($0) }) ?? 0 }
 
+    /// The frame time at the start of the server's current cycle
+    /// (`jack_last_frame_time`): the clock the process callback sees, so it
+    /// lines up with what a capture stamped its cycles with. `frameTime`
+    /// extrapolates from the last cycle by the wall clock instead, and after
+    /// the server ran no cycles for a while (a netjack2 slave waiting for its
+    /// master) it is seconds away from the cycles' frame times.
+    public var cycleFrameTime: UInt32 { (try? whileOpen { jack_last_frame_time($0) }) ?? 0 }
+
     /// The machine's monotonic clock (CLOCK_MONOTONIC, the clock jack_get_time
     /// reads on Linux), microseconds: the same in every process. Read directly
     /// because jack_get_time calls through a pointer libjack sets only when the

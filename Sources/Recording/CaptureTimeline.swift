@@ -15,6 +15,11 @@ struct CaptureTimeline {
         /// than a period went by (seen with jackd's dummy driver, which
         /// restarts its clock after a late cycle); the length is the wall-clock time.
         case clockJump = "clock-jump"
+        /// The same server ran no cycles for a while and its frame clock
+        /// stood still meanwhile (a netjack2 slave waiting for its master
+        /// to come back, a jackd that was stopped); the length is the
+        /// wall-clock time it stood still.
+        case stall
     }
 
     /// What a cycle is, relative to the one before.
@@ -39,10 +44,15 @@ struct CaptureTimeline {
         guard let last else { return .first }
         let droppedFrames = Int(cycle.droppedBefore &- last.droppedBefore)
         let expectedFrame = last.frameTime &+ UInt32(truncatingIfNeeded: last.frames)
-        if cycle.epoch == last.epoch && cycle.frameTime == expectedFrame { return .continuous }
         let frameGap = Int(Int32(bitPattern: cycle.frameTime &- expectedFrame))
         let expectedNanoseconds = Double(last.nanoseconds) + Double(last.frames) * 1e9 / Double(sampleRate)
         let timeGap = (Double(cycle.nanoseconds) - expectedNanoseconds) * Double(sampleRate) / 1e9
+        // A cycle runs when its callback does, a little early or late, so
+        // only a wall-clock gap far beyond that is a stall.
+        let stallFrames = max(Double(sampleRate) / 4, 8 * Double(last.frames))
+        if cycle.epoch == last.epoch && frameGap == 0 {
+            return timeGap > stallFrames ? .gap(frames: Int(timeGap.rounded()), reason: .stall) : .continuous
+        }
         if cycle.epoch == last.epoch && frameGap > 0 {
             if droppedFrames > 0 { return .gap(frames: frameGap, reason: .overrun) }
             // The same server's clock: frame times and wall time agree.
@@ -54,6 +64,9 @@ struct CaptureTimeline {
         // lost: no server comes back that fast.
         if cycle.epoch == last.epoch && timeGap < Double(last.frames) {
             return .gap(frames: max(0, Int(timeGap.rounded())), reason: .clockJump)
+        }
+        if cycle.epoch == last.epoch && timeGap > stallFrames && (0...Int(stallFrames)).contains(frameGap) {
+            return .gap(frames: Int(timeGap.rounded()), reason: .stall)
         }
         return .gap(frames: max(0, Int(timeGap.rounded())), reason: .serverRestart)
     }

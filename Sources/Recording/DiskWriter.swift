@@ -155,6 +155,22 @@ final class DiskWriter: @unchecked Sendable {
         interruption.withLock { $0 = $0 ?? (by, Date()) }
     }
 
+    /// `position(ofFrameTime:)` once the cycle that starts at `frame` is
+    /// written, and with it any gap before it (a stall's silence goes in when
+    /// the first cycle after it is drained): waits for the disk thread, at
+    /// most `timeout` seconds, which only a server that runs no cycles makes it.
+    func settledPosition(ofFrameTime frame: UInt32, timeout: Double = 0.5) -> Int64 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let written = stats.withLock { stats in
+                stats.anchor.map { Int32(bitPattern: $0.frameTime &- frame) > 0 } ?? false
+            }
+            if written { break }
+            usleep(2_000)
+        }
+        return position(ofFrameTime: frame)
+    }
+
     /// Where JACK frame time `frame` falls in the file (for xruns).
     func position(ofFrameTime frame: UInt32) -> Int64 {
         stats.withLock { stats in

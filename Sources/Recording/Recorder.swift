@@ -178,7 +178,7 @@ public final class Recorder: @unchecked Sendable {
                 return writer.stats.withLock { $0.recording && !$0.finished }
             },
             position: { frameTime in
-                frameTime.map { writer.position(ofFrameTime: $0) } ?? writer.stats.withLock { $0.framesWritten }
+                frameTime.map { writer.settledPosition(ofFrameTime: $0) } ?? writer.stats.withLock { $0.framesWritten }
             },
             onLost: { [weak self] absence in
                 self?.emit(.sourceLost(ports: absence.ports, atFrame: absence.at))

@@ -71,14 +71,14 @@ public final class SourceWatch: @unchecked Sendable {
         let absent = ports.filter { client.port(named: $0) == nil }
         if let current = absence {
             if absent.isEmpty && ports.allSatisfy({ isConnected($0, to: client) }) {
-                let now = client.frameTime
+                let now = client.cycleFrameTime
                 absence = nil
                 onBack(current, position(now), now)
             } else if !Set(absent).isSubset(of: current.ports) {
                 absence = Absence(ports: current.ports + absent.filter { !current.ports.contains($0) }, at: current.at)
             }
         } else if !absent.isEmpty {
-            let lost = Absence(ports: absent, at: position(client.frameTime))
+            let lost = Absence(ports: absent, at: position(client.cycleFrameTime))
             absence = lost
             onLost(lost)
         }

@@ -51,6 +51,7 @@ struct Status: ParsableCommand {
         }
         Output.line("server '\(report.server)': \(report.sampleRate) Hz, period \(report.periodFrames) frames "
               + "(\(Output.milliseconds(report.periodFrames, rate: report.sampleRate)))")
+        Output.line("  " + report.implementation.summary)
         for port in report.ports {
             let flags = [port.direction, port.physical ? "physical" : nil, port.terminal ? "terminal" : nil]
                 .compactMap { $0 }.joined(separator: ",")
@@ -89,6 +90,8 @@ struct ServerStatus: Encodable {
     }
 
     let server: String
+    /// What the server is: implementation, driver, a netjack2 slave's link.
+    let implementation: ServerDescription
     let sampleRate: Int
     let periodFrames: Int
     let ports: [PortStatus]
@@ -107,6 +110,7 @@ struct ServerStatus: Encodable {
 
     init(_ client: Client) {
         server = client.serverName
+        implementation = ServerDescription(client)
         sampleRate = client.sampleRate
         periodFrames = client.bufferSize
         ports = client.ports(type: nil).map { port in
@@ -168,5 +172,20 @@ struct SessionStatus: Encodable {
         outputLatencyFrames = try? session.outputLatencyRange.max
         recordPermission = session.recordPermission.rawValue
         inputSilencedByPermission = session.isInputSilencedByPermission
+    }
+}
+
+extension ServerDescription {
+    /// One line for `jas status`: "jackd2 (libjack 1.9.21), driver net: netjack2 slave of 10.0.0.2, ...".
+    var summary: String {
+        var text = "\(implementation) (libjack \(libraryVersion))" + (pid.map { ", pid \($0)" } ?? "")
+        text += driver.map { ", driver \($0)" } ?? ", no hardware ports"
+        if let netjack {
+            text += ": netjack2 slave" + (netjack.name.map { " '\(Output.safe($0))'" } ?? "")
+                + " of " + (netjack.master ?? "a master whose address this machine does not show")
+                + ", network latency \(netjack.networkLatencyPeriods) periods (\(netjack.mode)), "
+                + "\(netjack.roundTripFrames) frames round trip reported"
+        }
+        return text
     }
 }

@@ -40,14 +40,6 @@ final class RecordProcess: @unchecked Sendable {
     }
 }
 
-/// The events of a recording's sidecar log.
-func logEvents(_ path: String) -> [[String: Any]] {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
-    return text.split(separator: "\n").compactMap {
-        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-    }
-}
-
 /// A fresh folder for a test's files, removed by the caller.
 func temporaryFolder() -> String {
     let path = NSTemporaryDirectory() + "jas-record-\(UUID().uuidString)"

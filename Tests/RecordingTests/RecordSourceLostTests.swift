@@ -70,53 +70,15 @@ final class RecordSourceLostTests: JackTestCase {
         // on) is silence in the file: the comparison finds its place again after it.
         let recorded = try SoundFileReader(path: "\(folder)/take.wav").readAll()
         let gapEnd = try XCTUnwrap(gap["at_frame"] as? Int) + (try XCTUnwrap(gap["frames"] as? Int))
-        let laterGaps = log.filter { $0["event"] as? String == "gap" }
-            .compactMap { event -> Range<Int>? in
-                guard let at = event["at_frame"] as? Int, let frames = event["frames"] as? Int, at >= gapEnd else { return nil }
-                return at..<(at + frames)
-            }.sorted { $0.lowerBound < $1.lowerBound }
-        var runs: [Range<Int>] = []
-        var from = gapEnd
-        for later in laterGaps {
-            if later.lowerBound > from { runs.append(from..<later.lowerBound) }
-            from = max(from, later.upperBound)
-        }
-        if from < recorded.count { runs.append(from..<recorded.count) }
-        let noise = Self.playedNoise(frames: 8 * 48000)
-        var cursor = 0, compared = 0, differing = 0
-        for run in runs {
-            guard let first = recorded[run].firstIndex(where: { $0 != 0 }), first + 1 < run.upperBound else { continue }
-            let window = cursor..<min(noise.count - 1, cursor + 2 * 48000)
-            guard let start = window.first(where: { noise[$0] == recorded[first] && noise[$0 + 1] == recorded[first + 1] })
-            else {
-                XCTFail("samples from \(first) on are none of jas play's")
-                continue
-            }
-            let count = min(run.upperBound - first, noise.count - start)
-            differing += (0..<count).filter { recorded[first + $0].bitPattern != noise[start + $0].bitPattern }.count
-            compared += count
-            cursor = start + count
-        }
+        let match = PlayedNoise.match(recorded, from: gapEnd, gaps: gapRanges(log), searchAhead: 2 * 48000)
+        XCTAssertEqual(match.unmatched, [], "samples from these frames on are none of jas play's")
+        let (compared, differing) = (match.compared, match.differing)
         let xruns = try XCTUnwrap(summary["xruns"] as? Int)
-        print("after the return: \(compared) samples compared in \(runs.count) run(s), \(differing) differ; xruns \(xruns)")
+        print("after the return: \(compared) samples compared, \(differing) differ; xruns \(xruns)")
         // A late client (an xrun) may have a period read half-written; without one, nothing differs.
         XCTAssertLessThanOrEqual(differing, xruns * 2 * 256, "\(summary)")
+        XCTAssertLessThanOrEqual(match.jumps.count, 2 * xruns, "the noise went on from elsewhere at \(match.jumps)")
         XCTAssertGreaterThan(compared, 48000 * 3)
-    }
-
-    /// What `jas play --signal noise` sends on its first stream (seed 1, −20 dBFS), from its first sample.
-    static func playedNoise(frames: Int) -> [Float] {
-        let generator = SignalGenerator(shape: .noise, levelDBFS: -20, sampleRate: 48000, seed: 1)
-        var samples = [Float](repeating: 0, count: frames)
-        samples.withUnsafeMutableBufferPointer { buffer in
-            var pointer: UnsafeMutablePointer<Float>? = buffer.baseAddress
-            withUnsafePointer(to: &pointer) { list in
-                list.withMemoryRebound(to: UnsafeMutablePointer<Float>.self, capacity: 1) { rebound in
-                    generator.render(into: UnsafeBufferPointer(start: rebound, count: 1), frames: frames)
-                }
-            }
-        }
-        return samples
     }
 
     func testStopOnSourceLostEndsTheTake() throws {

@@ -50,6 +50,22 @@ final class TimelineTests: XCTestCase {
         XCTAssertEqual(jumpy.step(cycle(900_000 + 256 - 64, seconds: 10 + 256.0 / 48000)), .gap(frames: 0, reason: .clockJump))
     }
 
+    func testAClockThatStoodStillIsAStallOfTheWallClockTime() {
+        // A netjack2 slave whose master went away runs no cycles and its frame
+        // clock does not move; when the master is back, cycles follow on by
+        // frame time while 1.8 s went by.
+        var timeline = CaptureTimeline(sampleRate: rate)
+        _ = timeline.step(cycle(900_000, seconds: 10))
+        XCTAssertEqual(timeline.step(cycle(900_256, seconds: 11.8 + 256.0 / 48000)), .gap(frames: 86400, reason: .stall))
+        // Or with a period or two skipped on the way.
+        _ = timeline.step(cycle(900_512, seconds: 11.8 + 512.0 / 48000))
+        XCTAssertEqual(timeline.step(cycle(901_280, seconds: 13.8 + 768.0 / 48000)), .gap(frames: 96000, reason: .stall))
+        // A callback that runs a little late is no stall: 0.2 s is within the bound of a quarter second.
+        var late = CaptureTimeline(sampleRate: rate)
+        _ = late.step(cycle(900_000, seconds: 10))
+        XCTAssertEqual(late.step(cycle(900_256, seconds: 10.2 + 256.0 / 48000)), .continuous)
+    }
+
     func testPrerollHistoryKeepsTheNewestFramesInOrder() {
         var history = PrerollHistory(channels: 2, capacityFrames: 5)
         let first: [Float] = [1, -1, 2, -2, 3, -3]

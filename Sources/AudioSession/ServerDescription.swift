@@ -1,0 +1,201 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import JackKit
+
+/// What a JACK server is, as far as one of its clients can tell: which
+/// implementation, which driver makes its `system:` ports, and for a netjack2
+/// slave, its master and the network's latency.
+///
+/// The driver comes from the hardware ports' aliases (jack2's drivers name
+/// them `DRIVER_pcm:…`: `alsa_pcm`, `dummy_pcm`, `net_pcm`), the network
+/// latency from the ranges the net driver gives its ports (capture: `-l`
+/// periods / 2; playback: the same plus one period in async mode). What no
+/// JACK call tells (the master's address, the slave's name on the network)
+/// comes from the server's process when this machine shows it: its command
+/// line and its connected UDP socket.
+public struct ServerDescription: Encodable, Sendable, Equatable {
+    /// "jackd2", "PipeWire", or "unknown" when neither the library nor a process says.
+    public let implementation: String
+    /// What libjack says of itself (`jack_get_version_string`).
+    public let libraryVersion: String
+    /// The driver behind the `system:` ports ("alsa", "dummy", "net", …); nil without such ports.
+    public let driver: String?
+    /// The server's process on this machine, when found.
+    public let pid: Int32?
+    /// Set when the server is a netjack2 slave.
+    public let netjack: NetJackSlave?
+
+    /// A netjack2 slave's link to its master.
+    public struct NetJackSlave: Encodable, Sendable, Equatable {
+        /// The master's IP address, from the slave's connected UDP socket
+        /// (else the address it was told with `-a`, unless that is multicast);
+        /// nil when neither is readable.
+        public let master: String?
+        /// The slave's name on the network (its client on the master), from `-n`; nil when not given.
+        public let name: String?
+        /// The network latency the slave runs with, in periods (`-l`).
+        public let networkLatencyPeriods: Int
+        /// "async" (the default: the playback side adds one more period) or "sync".
+        public let mode: String
+        /// What the slave's ports report for the round trip: capture + playback latency, frames.
+        public let roundTripFrames: Int
+    }
+
+    /// Describes the server `client` is connected to.
+    public init(_ client: Client) {
+        libraryVersion = LibraryVersion.text
+        let process = ServerProcess.find(serverName: client.serverName)
+        pid = process?.pid
+        if libraryVersion.lowercased().contains("pipewire") {
+            implementation = "PipeWire"
+        } else if process != nil {
+            implementation = "jackd2"
+        } else {
+            implementation = "unknown"
+        }
+        let capture = client.ports(matching: "^system:", flags: [.physical, .output]).first
+        let playback = client.ports(matching: "^system:", flags: [.physical, .input]).first
+        driver = (capture ?? playback).flatMap { Self.driver(fromAliases: $0.aliases) }
+        guard driver == "net", let capture, let playback, client.bufferSize > 0 else {
+            netjack = nil
+            return
+        }
+        let captureFrames = capture.latencyRange(.capture).max
+        let playbackFrames = playback.latencyRange(.playback).max
+        netjack = NetJackSlave(
+            master: process?.netMasterAddress, name: process?.driverOption(["-n", "--client-name"]),
+            networkLatencyPeriods: Int((Double(2 * captureFrames) / Double(client.bufferSize)).rounded()),
+            mode: playbackFrames - captureFrames == client.bufferSize ? "async" : "sync",
+            roundTripFrames: captureFrames + playbackFrames)
+    }
+
+    /// "net" from "net_pcm:from_master_:out1": jack2's drivers alias their ports `DRIVER_pcm:…`.
+    static func driver(fromAliases aliases: [String]) -> String? {
+        for alias in aliases {
+            guard let prefix = alias.split(separator: ":").first, prefix.hasSuffix("_pcm") else { continue }
+            return String(prefix.dropLast(4))
+        }
+        return nil
+    }
+}
+
+/// A jackd process on this machine, found by the server name on its command
+/// line, and whose `/dev/shm` is ours (servers of the same name in other mount
+/// namespaces are other machines' servers).
+struct ServerProcess: Equatable {
+    let pid: Int32
+    /// Everything after `-d DRIVER`.
+    let driverArguments: [String]
+
+    static func find(serverName: String, procRoot: String = "/proc") -> ServerProcess? {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: procRoot) else { return nil }
+        var ours = stat()
+        guard stat("/dev/shm", &ours) == 0 else { return nil }
+        for entry in entries {
+            guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "\(procRoot)/\(entry)/cmdline"),
+                  let process = parse(pid: pid, commandLine: data, environment: { environmentValue($0, pid: pid, procRoot: procRoot) }),
+                  process.name == serverName else { continue }
+            var theirs = stat()
+            guard stat("\(procRoot)/\(entry)/root/dev/shm", &theirs) == 0, theirs.st_dev == ours.st_dev,
+                  theirs.st_ino == ours.st_ino else { continue }
+            return ServerProcess(pid: pid, driverArguments: process.driverArguments)
+        }
+        return nil
+    }
+
+    /// A jackd command line's server name and driver arguments; nil when it is not jackd's.
+    static func parse(pid: Int32, commandLine: Data, environment: (String) -> String?)
+        -> (name: String, driverArguments: [String])? {
+        let arguments = commandLine.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        guard let program = arguments.first?.split(separator: "/").last, program == "jackd" || program == "jackdmp" else {
+            return nil
+        }
+        var name: String?
+        var index = 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "-d" || argument == "--driver" {
+                return (name ?? environment("JACK_DEFAULT_SERVER") ?? "default",
+                        Array(arguments.dropFirst(index + 2)))
+            }
+            if argument.hasPrefix("-d"), argument.count > 2, !argument.hasPrefix("--") {
+                return (name ?? environment("JACK_DEFAULT_SERVER") ?? "default", Array(arguments.dropFirst(index + 1)))
+            }
+            if argument == "-n" || argument == "--name", index + 1 < arguments.count {
+                name = arguments[index + 1]
+                index += 1
+            } else if argument.hasPrefix("--name=") {
+                name = String(argument.dropFirst(7))
+            } else if argument.hasPrefix("-n"), argument.count > 2, !argument.hasPrefix("--") {
+                name = String(argument.dropFirst(2))
+            }
+            index += 1
+        }
+        return (name ?? environment("JACK_DEFAULT_SERVER") ?? "default", [])
+    }
+
+    /// The value of a driver option given as `-x VALUE`, `-xVALUE` or `--long=VALUE`/`--long VALUE`.
+    func driverOption(_ spellings: [String]) -> String? {
+        var index = 0
+        while index < driverArguments.count {
+            let argument = driverArguments[index]
+            for spelling in spellings {
+                if argument == spelling, index + 1 < driverArguments.count { return driverArguments[index + 1] }
+                if spelling.hasPrefix("--"), argument.hasPrefix(spelling + "=") { return String(argument.dropFirst(spelling.count + 1)) }
+                if !spelling.hasPrefix("--"), argument.hasPrefix(spelling), argument.count > spelling.count {
+                    return String(argument.dropFirst(spelling.count))
+                }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The master's address: the remote end of the slave's connected UDP
+    /// socket, else `-a` when it is not a multicast address.
+    var netMasterAddress: String? {
+        if let connected = Self.connectedUDPPeer(pid: pid) { return connected }
+        guard let given = driverOption(["-a", "--multicast-ip"]) else { return nil }
+        let first = Int(given.split(separator: ".").first ?? "") ?? 0
+        return (224...239).contains(first) ? nil : given
+    }
+
+    /// The peer address of the first connected UDP socket `pid` holds, from
+    /// its `/proc/PID/fd` and `/proc/PID/net/udp` (its network namespace).
+    static func connectedUDPPeer(pid: Int32, procRoot: String = "/proc") -> String? {
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "\(procRoot)/\(pid)/fd") else { return nil }
+        let inodes = Set(descriptors.compactMap { descriptor -> String? in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(procRoot)/\(pid)/fd/\(descriptor)"),
+                  target.hasPrefix("socket:[") else { return nil }
+            return String(target.dropFirst(8).dropLast())
+        })
+        guard let table = try? String(contentsOfFile: "\(procRoot)/\(pid)/net/udp", encoding: .utf8) else { return nil }
+        return connectedPeer(udpTable: table, socketInodes: inodes)
+    }
+
+    /// In a `/proc/net/udp` table, the remote address of the first row in
+    /// state 01 (established) whose inode is one of `socketInodes`.
+    static func connectedPeer(udpTable: String, socketInodes: Set<String>) -> String? {
+        for row in udpTable.split(separator: "\n").dropFirst() {
+            let fields = row.split(separator: " ")
+            guard fields.count > 9, fields[3] == "01", socketInodes.contains(String(fields[9])),
+                  let remote = fields[2].split(separator: ":").first, remote.count == 8,
+                  let raw = UInt32(remote, radix: 16) else { continue }
+            // The kernel prints the address as the 32-bit number in host order (little-endian here).
+            let bytes = withUnsafeBytes(of: raw.littleEndian) { Array($0) }
+            return bytes.map(String.init).joined(separator: ".")
+        }
+        return nil
+    }
+
+    private static func environmentValue(_ key: String, pid: Int32, procRoot: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: "\(procRoot)/\(pid)/environ") else { return nil }
+        for entry in data.split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            if text.hasPrefix(key + "=") { return String(text.dropFirst(key.count + 1)) }
+        }
+        return nil
+    }
+}
