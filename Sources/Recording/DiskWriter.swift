@@ -56,6 +56,9 @@ final class DiskWriter: @unchecked Sendable {
         var problem: String?
         /// The last frame written: its JACK frame time and file position (to place xruns).
         var anchor: (frameTime: UInt32, position: Int64)?
+        /// The silence written for the last time the server's clock stood
+        /// still or started again (a stall, a restart): file positions.
+        var lastClockGap: Range<Int64>?
     }
 
     let capture: RealtimeCapture
@@ -412,6 +415,7 @@ final class DiskWriter: @unchecked Sendable {
                 stats.overruns += 1
                 stats.overrunFrames += Int64(frames)
             }
+            if reason == .stall || reason == .serverRestart { stats.lastClockGap = at..<(at + Int64(frames)) }
         }
     }
 

@@ -187,12 +187,19 @@ public final class Recorder: @unchecked Sendable {
                 }
             },
             onBack: { [weak self] absence, end, frameTime in
-                let frames = Int(max(0, end - absence.at))
+                // Sources gone while the server's clock stood still (a netjack2
+                // slave's ports, made anew when its master returns) are gone
+                // from where that silence, already logged, ends.
+                var at = absence.at
+                if let stood = writer.stats.withLock({ $0.lastClockGap }), stood.lowerBound >= at, stood.upperBound <= end {
+                    at = stood.upperBound
+                }
+                let frames = Int(max(0, end - at))
                 writer.stats.withLock { stats in
                     stats.gaps += 1
                     stats.gapFrames += Int64(frames)
                 }
-                self?.emit(.sourceGap(atFrame: absence.at, frames: frames, ports: absence.ports, resumedFrameTime: frameTime))
+                self?.emit(.sourceGap(atFrame: at, frames: frames, ports: absence.ports, resumedFrameTime: frameTime))
             })
         sourceWatch.start()
         self.sourceWatch = sourceWatch
