@@ -29,7 +29,7 @@ public final class WatchBoard: Sendable {
         var recent: [String] = []
     }
 
-    /// `server`: the JACK server's name; `ports`: what is metered or recorded.
+    /// `server`: the JACK server's name.
     public init(tool: Tool, server: String) {
         self.tool = tool
         metrics = WatchMetrics(recording: tool == .record)
@@ -69,13 +69,14 @@ public final class WatchBoard: Sendable {
 
     /// The JACK server went away (false) or the session is back on one (true).
     public func setServerUp(_ up: Bool) {
-        let changed = state.withLock { state -> Bool in
+        let cameBack = state.withLock { state -> Bool in
             defer { state.serverUp = up }
-            if up && !state.serverUp { state.resets += 1 }
-            return state.serverUp != up
+            guard up && !state.serverUp else { return false }
+            state.resets += 1
+            return true
         }
         metrics.setServerUp(up)
-        if changed && up { metrics.addReset() }
+        if cameBack { metrics.addReset() }
     }
 
     public func addXruns(_ count: Int) {

@@ -211,9 +211,7 @@ final class MeterDisplay: @unchecked Sendable {
     /// Prints the object with --json, and hands it to the watch.
     private func emit(_ object: [String: Any], reading: MeterReading? = nil) {
         guard json || watch != nil else { return }
-        var object = object
-        object["time"] = Date().timeIntervalSince1970
-        let line = Output.jsonText(object)
+        let line = Output.jsonEventText(object)
         if json { Output.line(line) }
         if let reading {
             watch?.publish(reading, line: line)

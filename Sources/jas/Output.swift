@@ -132,9 +132,14 @@ enum Output {
 
     /// Prints `object` with the wall-clock `time` added as one JSON line, flushed at once.
     static func jsonEvent(_ object: [String: Any]) {
+        line(jsonEventText(object))
+    }
+
+    /// The line `jsonEvent` prints: the object with the time now.
+    static func jsonEventText(_ object: [String: Any]) -> String {
         var object = object
         object["time"] = Date().timeIntervalSince1970
-        line(jsonText(object))
+        return jsonText(object)
     }
 
     /// A name from elsewhere (a port, a client) as it may be printed: control

@@ -3,7 +3,6 @@ import Foundation
 import Metering
 import Recording
 import RemoteWatch
-import Synchronization
 
 /// `jas record`: multichannel recording through the Recording module.
 struct Record: AsyncParsableCommand {
@@ -278,22 +277,19 @@ final class RecordDisplay: @unchecked Sendable {
     /// A reading of the take's meter (for the watch only).
     func reading(_ reading: MeterReading) {
         guard let watch else { return }
-        var object = reading.jsonObject
-        object["time"] = Date().timeIntervalSince1970
-        watch.publish(reading, line: Output.jsonText(object))
+        watch.publish(reading, line: Output.jsonEventText(reading.jsonObject))
     }
 
     func progress(_ progress: RecordingProgress, tick: Int) {
         if json || watch != nil {
-            var object: [String: Any] = [
+            let object: [String: Any] = [
                 "event": "progress", "recording": progress.isRecording, "frames_written": progress.framesWritten,
                 "seconds": Double(progress.framesWritten) / Double(max(1, progress.sampleRate)),
                 "peak_dbfs": progress.peakDBFS.map { $0.isFinite ? ($0 * 10).rounded() / 10 : -200 },
                 "ring_fill": (progress.ringFill * 1000).rounded() / 1000, "overruns": progress.overruns,
                 "xruns": progress.xruns, "gaps": progress.gaps, "gap_frames": progress.gapFrames,
                 "path": progress.path.map { $0 as Any } ?? NSNull(), "server_lost": progress.serverLost]
-            object["time"] = Date().timeIntervalSince1970
-            let text = Output.jsonText(object)
+            let text = Output.jsonEventText(object)
             // The watch every quarter second, stdout every second.
             watch?.publish(progressLine: text, framesWritten: progress.framesWritten, overruns: progress.overruns,
                            gapFrames: progress.gapFrames)
@@ -361,34 +357,10 @@ final class RecordDisplay: @unchecked Sendable {
 
     /// Prints the object with --json, and hands it to the watch.
     private func emit(_ object: [String: Any]) {
-        var object = object
-        object["time"] = Date().timeIntervalSince1970
-        let text = Output.jsonText(object)
+        let text = Output.jsonEventText(object)
         lock.lock()
         defer { lock.unlock() }
         if json { Output.line(text) }
         watch?.publish(eventLine: text)
-    }
-}
-
-/// The meter beside a take watched with --http: fed on the disk thread
-/// with what the take wrote (gaps as silence), so the page shows the
-/// levels and loudness of the file itself.
-final class TakeMeter: Sendable {
-    private let box = Mutex<IntervalMeter?>(nil)
-
-    /// Set once the take's channels and rate are known.
-    var meter: IntervalMeter? {
-        get { box.withLock { $0 } }
-        set { box.withLock { $0 = newValue } }
-    }
-
-    func add(_ samples: UnsafeBufferPointer<Float>?, frames: Int) {
-        guard let meter else { return }
-        if let samples, let base = samples.baseAddress {
-            meter.add(base, frames: frames)
-        } else {
-            meter.addSilence(frames: frames)
-        }
     }
 }

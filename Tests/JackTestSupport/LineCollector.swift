@@ -75,3 +75,8 @@ public final class LineCollector: @unchecked Sendable {
         public var text: String { lock.withLock { collected } }
     }
 }
+
+/// The JSON objects of a program's whole output, one per line (lines that are not one are skipped).
+public func jsonLines(_ output: String) -> [[String: Any]] {
+    output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}

@@ -5,12 +5,6 @@ import XCTest
 
 /// `jas latency` as a separate process, read through its JSON Lines.
 final class LatencyCommandTests: JackTestCase {
-    func jsonLines(_ output: String) -> [[String: Any]] {
-        output.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
-
     func testJSONLinesOnAPrivateServer() throws {
         let result = try run([jas, "latency", "--json", "--count", "2", "--period", "128"])
         XCTAssertEqual(result.status, 0, result.output)

@@ -167,3 +167,34 @@ final class MeterSourceLostTests: JackTestCase {
         XCTAssertEqual(events("source_lost").count, 1)
     }
 }
+
+/// `jas meter`'s dead-air alarm: nothing on the port for longer than the hold, then a tone.
+final class MeterDeadAirTests: JackTestCase {
+    func testDeadAirIsASilenceEventAndItsEndASignalEvent() throws {
+        let server = try startServer(period: 256)
+        let (meter, lines) = try startMeter(jas, ["--server", server.name, "--ports", "loopback:capture_1",
+                                                  "--interval", "100ms", "--silence-threshold", "-60", "--silence-hold", "0.5s"])
+        defer { if meter.isRunning { meter.terminate() } }
+        func events(_ name: String) -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == name } }
+        XCTAssertTrue(waitUntil(timeout: 10) { !events("silence").isEmpty }, "\(lines.objects.suffix(3))")
+        XCTAssertTrue(events("signal").isEmpty, "a signal before anything played")
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: jas)
+        player.arguments = ["play", "--server", server.name, "--port", "loopback:playback_1", "--mix"]
+        player.standardOutput = FileHandle.nullDevice
+        player.standardError = FileHandle.nullDevice
+        try player.run()
+        defer { if player.isRunning { player.terminate() } }
+        XCTAssertTrue(waitUntil(timeout: 10) { !events("signal").isEmpty }, "\(lines.objects.suffix(3))")
+        meter.interrupt()
+        meter.waitUntilExit()
+        XCTAssertEqual(meter.terminationStatus, 0)
+        let silence = try XCTUnwrap(events("silence").first), signal = try XCTUnwrap(events("signal").first)
+        XCTAssertEqual(silence["channels"] as? [Int], [1])
+        XCTAssertGreaterThanOrEqual(silence["silent_seconds"] as? Double ?? 0, 0.5, "\(silence)")
+        XCTAssertEqual(signal["channels"] as? [Int], [1])
+        XCTAssertGreaterThan(signal["level_dbfs"] as? Double ?? -200, -60, "\(signal)")
+        XCTAssertGreaterThan(signal["silent_seconds"] as? Double ?? 0, silence["silent_seconds"] as? Double ?? 0, "\(signal)")
+        XCTAssertEqual(events("silence").count, 1)
+    }
+}

@@ -85,10 +85,6 @@ final class NetJackTests: JackTestCase {
         try SlaveJas(rig.slaveCommand([jas] + arguments))
     }
 
-    private func jsonLines(_ output: String) -> [[String: Any]] {
-        output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
-
     /// The slave's ports and their connections, as `jas status --json` on the slave reads them.
     private func slaveConnections(_ rig: NetJackRig) throws -> [String: [String]] {
         let status = try jasOnSlave(rig, ["status", "--server", rig.slaveName, "--json"])
@@ -222,11 +218,8 @@ final class NetJackTests: JackTestCase {
         // for sample, stretch by stretch between the later gaps (cycles jackd
         // skipped while the link settled).
         let recorded = try SoundFileReader(path: take).readAll()
-        let back = log.filter { ["stall", "source-lost"].contains($0["reason"] as? String ?? "") }
-            .compactMap { event -> Int? in
-                guard let at = event["at_frame"] as? Int, let frames = event["frames"] as? Int else { return nil }
-                return at + frames
-            }.max()
+        let back = gapRanges(log.filter { ["stall", "source-lost"].contains($0["reason"] as? String ?? "") })
+            .map(\.upperBound).max()
         let match = PlayedNoise.match(recorded, from: try XCTUnwrap(back), gaps: gaps, searchAhead: 10 * 48000)
         XCTAssertEqual(match.unmatched, [], "samples from these frames on are none of jas play's")
         // A late cycle (an xrun) may have a period read half-written; without one, nothing differs.

@@ -56,10 +56,7 @@ final class RecordRotationTests: JackTestCase {
         for reader in readers { joined += try reader.readAll() }
         let one = try SoundFileReader(path: "\(folder)/one.wav").readAll()
         func gaps(_ logPath: String) -> [Range<Int>] {
-            logEvents(logPath).filter { $0["event"] as? String == "gap" }.compactMap { gap in
-                guard let at = gap["at_frame"] as? Int, let frames = gap["frames"] as? Int else { return nil }
-                return at..<(at + frames)
-            }.sorted { $0.lowerBound < $1.lowerBound }
+            gapRanges(logEvents(logPath)).sorted { $0.lowerBound < $1.lowerBound }
         }
         var stretches: [Range<Int>] = []
         var from = 0

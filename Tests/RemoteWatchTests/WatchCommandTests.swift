@@ -111,7 +111,9 @@ final class MeterWatchTests: WatchTestCase {
         let heardText = LineCollector.Text()
         heardText.read(heard)
         try listener.run()
-        usleep(500_000)
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            (try? self.probe(["metrics", url + "metrics"])).flatMap { self.metric($0, "jas_http_websocket_viewers") } == 1
+        }, "the listener never connected")
         server.kill()
         XCTAssertTrue(waitUntil(timeout: 10) {
             (try? self.probe(["metrics", url + "metrics"])).flatMap { self.metric($0, "jas_server_up") } == 0
@@ -271,6 +273,7 @@ final class WatchPageTests: WatchTestCase {
         XCTAssertTrue(waitUntil(timeout: 60) { FileManager.default.fileExists(atPath: shot) }, "no screenshot: \(text.text)")
         meter.interrupt()
         meter.waitUntilExit()
+        // The tool stays away for a while on purpose: long enough for the page to say so.
         usleep(1_500_000)
         let (again, _, _) = try startWatched(["meter", "--server", server.name, "--ports", "loopback:capture_1",
                                               "--http", address])
