@@ -50,6 +50,23 @@ open class JackTestCase: XCTestCase {
         return condition()
     }
 
+    /// Every thread's stack of process `pid`, as gdb prints them (function
+    /// names only, one line a frame): the evidence to print when a process
+    /// is slower than it should be, taken while it still is.
+    public func stacks(of pid: pid_t) -> String {
+        guard let result = try? run(["gdb", "-p", String(pid), "-batch", "-ex", "thread apply all bt 20"]) else {
+            return "(gdb could not be started)"
+        }
+        let frames = result.output.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }
+        return frames.map { line in
+            // "#3  0x00007f… in jack_client_open (…) at …": the frame number and the function are enough.
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard line.hasPrefix("#"), words.count > 1 else { return String(line.prefix(60)) }
+            let function = words.firstIndex(of: "in").map { $0 + 1 < words.count ? words[$0 + 1] : "?" } ?? words[1]
+            return "\(words[0]) \(function)"
+        }.joined(separator: " | ")
+    }
+
     /// The jas binary built next to this test bundle.
     public var jas: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("jas").path

@@ -39,10 +39,26 @@ final class HostileInputTests: JackTestCase {
         let first = Process()
         first.executableURL = URL(fileURLWithPath: jas)
         first.arguments = ["device", "plug", "cans", "--server", server.name]
-        first.standardOutput = Pipe()
+        let firstOutput = Pipe()
+        first.standardOutput = firstOutput
+        first.standardError = firstOutput
+        let said = LineCollector.Text()
+        said.read(firstOutput)
+        let started = Date()
         try first.run()
         defer { if first.isRunning { first.terminate() } }
-        XCTAssertTrue(waitUntil(timeout: 10) { (try? self.run(["jack_lsp", "-s", server.name]).output.contains("cans:capture_1")) ?? false })
+        // The plug says so once its ports are there. CI once saw no port
+        // within 10 s of the start (rehearsals: 0.2 s), and nothing told why:
+        // a plug slower than 3 s has its stacks taken while it is slow.
+        let plugged = { said.text.contains("plugged 'cans'") }
+        var slow = ""
+        if !waitUntil(timeout: 3, plugged) {
+            slow = "; its stacks at 3 s: " + stacks(of: first.processIdentifier)
+            print("HostileInputTests: 'jas device plug cans' slow\(slow)")
+        }
+        XCTAssertTrue(waitUntil(timeout: 30, plugged), "the plug did not say 'plugged' within \(Int(Date().timeIntervalSince(started))) s "
+                      + "(running: \(first.isRunning)); it said: \(said.text)\(slow)")
+        XCTAssertTrue(try run(["jack_lsp", "-s", server.name]).output.contains("cans:capture_1"))
         let second = try run([jas, "device", "plug", "cans", "--server", server.name])
         XCTAssertEqual(second.status, 2, second.output)
         XCTAssertTrue(second.output.contains("already plugged") && second.output.contains("pid \(first.processIdentifier)"),
