@@ -13,10 +13,10 @@ import XCTest
 /// later, as jackd happens to order the loopback and the sender (seen at
 /// every period; with an asynchronous server also two cycles late, so these
 /// servers run synchronously, `-S`). Each channel-period must equal one of the
-/// two, whole and bit for bit, or (rarely, counted, at most 1 %) begin as one
-/// and end as the other where jackd's loopback copied a buffer that the
-/// sender was still writing; from the sender's own ports every one must be
-/// the same cycle's.
+/// two, whole and bit for bit, or (rarely, counted, at most 1 %) be made of
+/// the two frame by frame where jackd's loopback copied a buffer that the
+/// sender was still writing (either one ahead, or each in turn); from the
+/// sender's own ports every one must be the same cycle's.
 final class RecordBitExactTests: JackTestCase {
     func testTwoChannelsAtPeriod64() throws {
         try checkBitExact(period: 64, channels: 2)
