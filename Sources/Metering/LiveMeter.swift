@@ -38,6 +38,8 @@ public final class LiveMeter: @unchecked Sendable {
     private var connectedFrom: UInt32?
     private var eventTask: Task<Void, Never>?
     private let xruns = Atomic<Int>(0)
+    /// The ring the session's callback fills (set by `start`).
+    private var capture: RealtimeCapture?
     private var sourceWatch: SourceWatch?
 
     /// Metered ports that went away, or came back (`seconds`: of audio
@@ -82,6 +84,7 @@ public final class LiveMeter: @unchecked Sendable {
             layout: configuration.layout ?? ChannelLayout.standard(forChannels: ports.count), sources: ports)
         meterConfiguration.vuReferenceDBFS = configuration.vuReferenceDBFS
         meterConfiguration.kScale = configuration.kScale
+        meterConfiguration.joinsMidStream = true
         let meter = try IntervalMeter(configuration: meterConfiguration, interval: configuration.interval,
                                       onReading: onReading)
         let capture = RealtimeCapture(channels: ports.count, ringSeconds: 2, sampleRate: resolved.sampleRate)
@@ -91,6 +94,7 @@ public final class LiveMeter: @unchecked Sendable {
             throw .session(error.description)
         }
         connectedFrom = PortTap.connectedFrom(session)
+        self.capture = capture
         // Set only now: `stop` waits for the worker when there is a meter.
         meterBox.withLock { $0 = meter }
         watchSources(rate: Double(resolved.sampleRate), onSource: onSource)
@@ -141,6 +145,10 @@ public final class LiveMeter: @unchecked Sendable {
     public func stop() -> MeterSummary? {
         eventTask?.cancel()
         sourceWatch?.stop()
+        // Not one cycle more: jackd's deactivation disconnects the ports one
+        // by one and runs cycles in between, whose silence nobody played (a
+        // step into it reads as a true peak above the signal's).
+        capture?.accepting.store(false, ordering: .releasing)
         try? session.setActive(false)
         if !stopping.exchange(true, ordering: .acquiringAndReleasing), meter != nil { finished.wait() }
         session.close()

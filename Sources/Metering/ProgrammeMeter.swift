@@ -19,6 +19,9 @@ public final class ProgrammeMeter: @unchecked Sendable {
         public var vuReferenceDBFS = -18.0
         /// The K-meter scale: 12, 14 or 20.
         public var kScale = 14
+        /// The programme began before the first sample metered (live metering):
+        /// the true peak does not count a step out of the silence before it.
+        public var joinsMidStream = false
 
         public init(channels: Int, sampleRate: Int, layout: ChannelLayout?, sources: [String]) {
             self.channels = channels
@@ -63,7 +66,7 @@ public final class ProgrammeMeter: @unchecked Sendable {
         let channels = configuration.channels, rate = configuration.sampleRate
         loudness = try ProgrammeLoudness(channels: channels, layout: configuration.layout, sampleRate: rate)
         loudnessStep = max(1, rate / 10)
-        truePeaks = TruePeakDetector(channels: channels, sampleRate: rate)
+        truePeaks = TruePeakDetector(channels: channels, sampleRate: rate, joinsMidStream: configuration.joinsMidStream)
         programme = ProgrammeTotals(channels: channels)
         // Calibrate once, copy per channel.
         ppmI = Array(repeating: PeakProgrammeMeter(kind: .typeI, sampleRate: rate), count: channels)

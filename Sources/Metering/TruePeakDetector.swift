@@ -16,9 +16,16 @@ struct TruePeakDetector {
     private let historyCount: Int
     private var input: [Float] = []
     private var output: [Float] = []
+    /// Input samples still to come whose interpolation would reach back before
+    /// the first one (see `joinsMidStream`); for them the sample itself counts.
+    private var settling: Int
     static let taps = 49
 
-    init(channels: Int, sampleRate: Int) {
+    /// `joinsMidStream`: the signal began before the first sample (a live
+    /// meter starting in the middle of a programme), so the silence the
+    /// interpolator holds at the start is not part of it and a step out of it
+    /// is not a peak; false for a file, which begins where its signal does.
+    init(channels: Int, sampleRate: Int, joinsMidStream: Bool = false) {
         self.channels = channels
         factor = sampleRate < 96000 ? 4 : (sampleRate < 192000 ? 2 : 1)
         var phases = Array(repeating: [(coefficient: Float, delay: Int)](), count: factor)
@@ -31,6 +38,7 @@ struct TruePeakDetector {
         self.phases = phases
         historyCount = phases.joined().map(\.delay).max() ?? 0
         history = Array(repeating: Array(repeating: 0, count: historyCount), count: channels)
+        settling = joinsMidStream ? historyCount : 0
     }
 
     /// The true peak (linear) of each channel over `frames` interleaved frames.
@@ -55,13 +63,15 @@ struct TruePeakDetector {
                             let source = x.baseAddress! + historyCount - delay
                             for frame in 0..<frames { y[frame] += coefficient * source[frame] }
                         }
-                        for frame in 0..<frames { peak = max(peak, abs(y[frame])) }
+                        for frame in min(settling, frames)..<frames { peak = max(peak, abs(y[frame])) }
                     }
+                    for frame in 0..<min(settling, frames) { peak = max(peak, abs(x[historyCount + frame])) }
                 }
             }
             result[channel] = Double(peak)
             for index in 0..<historyCount { history[channel][index] = input[frames + index] }
         }
+        settling -= min(settling, frames)
         return result
     }
 }

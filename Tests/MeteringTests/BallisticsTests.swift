@@ -153,6 +153,25 @@ final class TruePeakTests: XCTestCase {
             }
         }
     }
+
+    func testAStreamJoinedMidwayHasNoStepOutOfTheSilenceBefore() {
+        // A constant 0.5: a file that begins with it steps out of silence, and
+        // the interpolated step overshoots; a live meter that joins a
+        // programme already at 0.5 must read just 0.5, whatever its chunks.
+        let samples = [Float](repeating: 0.5, count: 2 * 4800)
+        for (joins, expected) in [(false, 0.5625), (true, 0.5)] {
+            var detector = TruePeakDetector(channels: 2, sampleRate: 48000, joinsMidStream: joins)
+            var peak = 0.0
+            var offset = 0
+            for chunk in [3, 5, 16, 4776] {
+                samples.withUnsafeBufferPointer { buffer in
+                    peak = Swift.max(peak, detector.peaks(buffer.baseAddress! + offset * 2, frames: chunk).max()!)
+                }
+                offset += chunk
+            }
+            XCTAssertEqual(peak, expected, accuracy: 0.005, "joins mid-stream: \(joins)")
+        }
+    }
 }
 
 private extension Array where Element == Int {

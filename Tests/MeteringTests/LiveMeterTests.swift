@@ -114,6 +114,31 @@ final class LiveMeterTests: JackTestCase {
         XCTAssertEqual(summary["integrated_lufs"] as? Double ?? 0, -23, accuracy: 0.1)
     }
 
+    func testAStepIntoOrOutOfSilenceNobodyPlayedIsNoPeak() throws {
+        // A constant −6.02 dBFS: its true peak is its sample peak, unless the
+        // meter reads a step from or into silence (+1 dB). At the end, jackd's
+        // deactivation disconnects the meter's ports one by one and runs
+        // cycles in between whose silence nobody played (seen: a sine read
+        // 0.5 dB hot, 1 run in 8 at 256 frames; at 16 frames every time). At
+        // the start, the interpolator's empty history is no silence either.
+        let server = try startServer(period: 16, serverArguments: ["-S"])
+        let player = try BufferPlayer(serverName: server.name, samples: [Float](repeating: 0.5, count: 2 * 4800),
+                                      channels: 2, looping: true)
+        defer { player.session.close() }
+        player.play()
+        for run in 1...3 {
+            let (meter, lines) = try startMeter(jas, ["--server", server.name, "--ports", "buffer-player:out_*",
+                                                      "--interval", "100ms", "--for", "0.5"])
+            meter.waitUntilExit()
+            XCTAssertTrue(waitUntil(timeout: 15) { lines.objects.contains { $0["event"] as? String == "summary" } })
+            let summary = try XCTUnwrap(lines.objects.last { $0["event"] as? String == "summary" })
+            let samplePeak = try XCTUnwrap(summary["sample_peak_dbfs"] as? Double)
+            XCTAssertEqual(samplePeak, 20 * log10(0.5), accuracy: 0.001, "run \(run)")
+            XCTAssertEqual(try XCTUnwrap(summary["true_peak_dbtp"] as? Double), samplePeak, accuracy: 0.01,
+                           "run \(run): a step from or into silence was metered")
+        }
+    }
+
     func testCtrlCEndsWithTheSummary() throws {
         let server = try startServer(period: 256)
         let (meter, lines) = try startMeter(jas, ["--server", server.name, "--interval", "0.5s"])
