@@ -221,6 +221,11 @@ let package = Package(
             name: "NetJackTests",
             dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "Recording", "jas"]
         ),
+        // PipeWire's JACK: a private headless daemon, clients through pw-jack.
+        .testTarget(
+            name: "PipeWireTests",
+            dependencies: ["LoopbackHarness", "JackTestSupport", "jas"]
+        ),
         .testTarget(
             name: "AudioSessionTests",
             dependencies: ["AudioSession", "Measurement", "JackKit", "LoopbackHarness", "JackTestSupport", "AllocationCounter"]

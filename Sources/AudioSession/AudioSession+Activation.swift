@@ -72,7 +72,8 @@ extension AudioSession {
                 try client.registerPort("in_\(index + 1)", flags: .input)
             }
             let outputs = try outputNames.map { name throws(JackError) in try client.registerPort(name, flags: .output) }
-            ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0)
+            ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0,
+                                 portNamed: { [weak client] name in client?.port(named: name) })
         } catch {
             throw AudioSessionError(.resourceNotAvailable, error.description)
         }

@@ -18,6 +18,10 @@ import JackKit
 public struct ServerDescription: Encodable, Sendable, Equatable {
     /// "jackd2", "PipeWire", or "unknown" when neither the library nor a process says.
     public let implementation: String
+    /// The server's version: PipeWire's, from its libjack's version string
+    /// ("3.0.0.0 (using PipeWire 0.3.65)"); jackd2's libjack comes with its
+    /// jackd, so theirs is the same. Nil when neither is known.
+    public let serverVersion: String?
     /// What libjack says of itself (`jack_get_version_string`).
     public let libraryVersion: String
     /// The driver behind the `system:` ports ("alsa", "dummy", "net", …); nil without such ports.
@@ -48,12 +52,15 @@ public struct ServerDescription: Encodable, Sendable, Equatable {
         libraryVersion = LibraryVersion.text
         let process = ServerProcess.find(serverName: client.serverName)
         pid = process?.pid
-        if libraryVersion.lowercased().contains("pipewire") {
+        if let range = libraryVersion.range(of: "PipeWire ") {
             implementation = "PipeWire"
+            serverVersion = String(libraryVersion[range.upperBound...].prefix { $0.isNumber || $0 == "." })
         } else if process != nil {
             implementation = "jackd2"
+            serverVersion = libraryVersion
         } else {
             implementation = "unknown"
+            serverVersion = nil
         }
         let capture = client.ports(matching: "^system:", flags: [.physical, .output]).first
         let playback = client.ports(matching: "^system:", flags: [.physical, .input]).first

@@ -13,28 +13,36 @@ final class SessionPorts: @unchecked Sendable {
     let addedLatencyFrames: Int
     /// The calibrated correction for the hardware ports the session is connected to.
     let correction = Mutex(LatencyCorrection.none)
+    /// A port of the server by its full name (through the session's client).
+    private let portNamed: @Sendable (String) -> Port?
 
-    init(inputs: [Port], outputs: [Port], addedLatencyFrames: Int) {
+    init(inputs: [Port], outputs: [Port], addedLatencyFrames: Int, portNamed: @escaping @Sendable (String) -> Port?) {
         self.inputs = inputs
         self.outputs = outputs
         self.addedLatencyFrames = addedLatencyFrames
+        self.portNamed = portNamed
     }
 
-    /// Sets the session's own ports' ranges in JACK's latency callback. JACK
-    /// has just set each input's capture range (each output's playback range)
-    /// from its connections; the calibrated correction is added to it, and
-    /// what arrives at the inputs leaves the outputs `addedLatencyFrames`
-    /// later, so clients downstream of the session see exact totals.
+    /// Sets the session's own ports' ranges in JACK's latency callback: each
+    /// input's capture range (each output's playback range) is that of the
+    /// ports it is connected to, plus the calibrated correction, and what
+    /// arrives at the inputs leaves the outputs `addedLatencyFrames` later,
+    /// so clients downstream of the session see exact totals. Read from the
+    /// connected ports, not from the session's own: jack2 sets those from the
+    /// connections before the callback, but PipeWire's libjack hands back what
+    /// the callback set last time, and the correction then grew at every call.
     func reportLatency(_ mode: LatencyMode) {
         let correction = correction.withLock { $0 }
         switch mode {
         case .capture:
-            guard let range = Self.union(inputs.map { $0.latencyRange(.capture) }) else { return }
+            guard !inputs.isEmpty else { return }
+            let range = connectedRange(inputs, .capture) ?? .zero
             let corrected = range.adding(correction.captureFrames)
             for port in inputs { port.setLatencyRange(corrected, .capture) }
             for port in outputs { port.setLatencyRange(corrected.adding(addedLatencyFrames), .capture) }
         case .playback:
-            guard let range = Self.union(outputs.map { $0.latencyRange(.playback) }) else { return }
+            guard !outputs.isEmpty else { return }
+            let range = connectedRange(outputs, .playback) ?? .zero
             let corrected = range.adding(correction.playbackFrames)
             for port in outputs { port.setLatencyRange(corrected, .playback) }
             for port in inputs { port.setLatencyRange(corrected.adding(addedLatencyFrames), .playback) }
@@ -50,6 +58,11 @@ final class SessionPorts: @unchecked Sendable {
     /// Playback latency of the session's outputs, frames.
     var outputLatencyRange: LatencyRange {
         Self.union(outputs.map { $0.latencyRange(.playback) }) ?? .zero
+    }
+
+    /// The union of the ranges of the ports `ports` are connected to; nil when none is.
+    private func connectedRange(_ ports: [Port], _ mode: LatencyMode) -> LatencyRange? {
+        Self.union(ports.flatMap { port in port.connections.compactMap { portNamed($0)?.latencyRange(mode) } })
     }
 
     static func union(_ ranges: [LatencyRange]) -> LatencyRange? {

@@ -178,8 +178,9 @@ struct SessionStatus: Encodable {
 extension ServerDescription {
     /// One line for `jas status`: "jackd2 (libjack 1.9.21), driver net: netjack2 slave of 10.0.0.2, ...".
     var summary: String {
-        var text = "\(implementation) (libjack \(libraryVersion))" + (pid.map { ", pid \($0)" } ?? "")
-        text += driver.map { ", driver \($0)" } ?? ", no hardware ports"
+        var text = implementation + (serverVersion.map { " " + $0 } ?? "") + " (libjack \(libraryVersion))"
+            + (pid.map { ", pid \($0)" } ?? "")
+        text += driver.map { ", driver \($0)" } ?? ", no system: ports"
         if let netjack {
             text += ": netjack2 slave" + (netjack.name.map { " '\(Output.safe($0))'" } ?? "")
                 + " of " + (netjack.master ?? "a master whose address this machine does not show")

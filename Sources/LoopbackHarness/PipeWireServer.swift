@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+
+/// A private headless PipeWire daemon for tests: no D-Bus, no session
+/// manager, no hardware. Its own runtime folder (so it shares nothing with a
+/// desktop's PipeWire), null-audio-sink nodes in DSP mode with monitor ports
+/// (without `adapter.auto-port-config` a node has no JACK ports), and the
+/// `default` metadata object (without it PipeWire's `jack_set_property`
+/// fails). Stopped by its own PID.
+///
+/// JACK clients reach it through PipeWire's libjack: run them with
+/// `command(_:)` (`pw-jack`, and the runtime folder in `environment`), and
+/// pass `name` as the server name (it is the PipeWire remote's name).
+public final class PipeWireServer: Sendable {
+    /// The remote's name: the JACK server name clients pass.
+    public let name: String
+    /// The pipewire process.
+    public let pid: pid_t
+    /// Its runtime folder (socket, lock) and config.
+    public let runtimeDirectory: String
+    /// The null sinks' node descriptions: their JACK ports are `DESCRIPTION:playback_FL`/`_FR`
+    /// (inputs) and `DESCRIPTION:monitor_FL`/`_FR` (outputs, not physical).
+    public let sinks: [String]
+    public let sampleRate: Int
+    public let quantum: Int
+    private let stopped = Atomic<Bool>(false)
+
+    public enum Failure: Error, CustomStringConvertible {
+        case notInstalled(String)
+        case notReady(name: String, log: String)
+
+        public var description: String {
+            switch self {
+            case let .notInstalled(program):
+                return "\(program) not found: install pipewire, pipewire-bin and pipewire-jack (`make deps` does)"
+            case let .notReady(name, log):
+                return "PipeWire '\(name)' did not come up; its log:\n\(log)"
+            }
+        }
+    }
+
+    public init(name: String = LoopbackServer.uniqueName(prefix: "jas-pw"), sinks: [String] = ["Null Sink"],
+                sampleRate: Int = 48000, quantum: Int = 256, timeout: Double = 10) throws {
+        for program in ["pipewire", "pw-jack"] where LoopbackServer.findExecutable(program) == nil {
+            throw Failure.notInstalled(program)
+        }
+        self.name = name
+        self.sinks = sinks
+        self.sampleRate = sampleRate
+        self.quantum = quantum
+        runtimeDirectory = NSTemporaryDirectory() + "/\(name)"
+        try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let config = runtimeDirectory + "/pipewire.conf"
+        try Self.configuration(name: name, sinks: sinks, sampleRate: sampleRate, quantum: quantum)
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        pid = try LoopbackServer.spawn(
+            ["/usr/bin/env", "PIPEWIRE_RUNTIME_DIR=\(runtimeDirectory)", "XDG_RUNTIME_DIR=\(runtimeDirectory)",
+             LoopbackServer.findExecutable("setpriv")!, "--pdeathsig", "TERM", "--",
+             LoopbackServer.findExecutable("pipewire")!, "-c", config],
+            logPath: runtimeDirectory + "/pipewire.log")
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) != 0 { break }
+            if access(runtimeDirectory + "/" + name, F_OK) == 0 { return }
+            usleep(20_000)
+        }
+        let log = self.log
+        stop()
+        throw Failure.notReady(name: name, log: log)
+    }
+
+    deinit { stop() }
+
+    /// The environment a client of this daemon needs.
+    public var environment: [String: String] {
+        ["PIPEWIRE_RUNTIME_DIR": runtimeDirectory, "XDG_RUNTIME_DIR": runtimeDirectory]
+    }
+
+    /// `arguments` run with PipeWire's libjack (`pw-jack`).
+    public func command(_ arguments: [String]) -> [String] {
+        [LoopbackServer.findExecutable("pw-jack")!] + arguments
+    }
+
+    /// Everything the daemon printed so far.
+    public var log: String { (try? String(contentsOfFile: runtimeDirectory + "/pipewire.log", encoding: .utf8)) ?? "" }
+
+    /// Stops the daemon (SIGTERM, then SIGKILL after 3 s) and removes its folder. Idempotent.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        LoopbackServer.terminate(pid)
+        try? FileManager.default.removeItem(atPath: runtimeDirectory)
+    }
+
+    /// The daemon's whole configuration: what PipeWire's minimal.conf loads,
+    /// with null sinks instead of ALSA devices.
+    static func configuration(name: String, sinks: [String], sampleRate: Int, quantum: Int) -> String {
+        let nodes = sinks.enumerated().map { index, description in
+            """
+                { factory = adapter
+                    args = {
+                        factory.name = support.null-audio-sink
+                        node.name = "null-sink-\(index + 1)"
+                        node.description = "\(description)"
+                        media.class = "Audio/Sink"
+                        audio.position = [ FL FR ]
+                        adapter.auto-port-config = { mode = dsp monitor = true position = preserve }
+                    }
+                }
+            """
+        }.joined(separator: "\n")
+        return """
+        context.properties = {
+            core.daemon = true
+            core.name = \(name)
+            link.max-buffers = 16
+            default.clock.rate = \(sampleRate)
+            default.clock.quantum = \(quantum)
+            default.clock.min-quantum = 16
+        }
+        context.spa-libs = {
+            audio.convert.* = audioconvert/libspa-audioconvert
+            support.* = support/libspa-support
+        }
+        context.modules = [
+            { name = libpipewire-module-protocol-native }
+            { name = libpipewire-module-metadata }
+            { name = libpipewire-module-spa-node-factory }
+            { name = libpipewire-module-client-node }
+            { name = libpipewire-module-access args = { } }
+            { name = libpipewire-module-adapter }
+            { name = libpipewire-module-link-factory }
+        ]
+        context.objects = [
+            { factory = metadata args = { metadata.name = default } }
+            { factory = spa-node-factory
+                args = { factory.name = support.node.driver node.name = Dummy-Driver node.group = pipewire.dummy priority.driver = 20000 } }
+            { factory = spa-node-factory
+                args = { factory.name = support.node.driver node.name = Freewheel-Driver node.group = pipewire.freewheel node.freewheel = true priority.driver = 19000 } }
+        \(nodes)
+        ]
+
+        """
+    }
+}
