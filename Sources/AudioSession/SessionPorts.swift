@@ -37,15 +37,17 @@ final class SessionPorts: @unchecked Sendable {
         case .capture:
             guard !inputs.isEmpty else { return }
             let range = connectedRange(inputs, .capture) ?? .zero
-            let corrected = range.adding(correction.captureFrames)
-            for port in inputs { port.setLatencyRange(corrected, .capture) }
-            for port in outputs { port.setLatencyRange(corrected.adding(addedLatencyFrames), .capture) }
+            for port in inputs { port.setLatencyRange(range.adding(correction.captureFrames), .capture) }
+            // Passed on without the correction: where the session's outputs
+            // come back to its inputs through a node that carries latency on
+            // (PipeWire's null sink and its monitor), a correction passed on
+            // would be added again at every pass.
+            for port in outputs { port.setLatencyRange(range.adding(addedLatencyFrames), .capture) }
         case .playback:
             guard !outputs.isEmpty else { return }
             let range = connectedRange(outputs, .playback) ?? .zero
-            let corrected = range.adding(correction.playbackFrames)
-            for port in outputs { port.setLatencyRange(corrected, .playback) }
-            for port in inputs { port.setLatencyRange(corrected.adding(addedLatencyFrames), .playback) }
+            for port in outputs { port.setLatencyRange(range.adding(correction.playbackFrames), .playback) }
+            for port in inputs { port.setLatencyRange(range.adding(addedLatencyFrames), .playback) }
         }
     }
 
