@@ -112,13 +112,29 @@ final class CallbackBridge: @unchecked Sendable {
         }, opaque), "property change")
     }
 
+    /// Where PipeWire's latency callbacks are handled (see `installLatencyCallback`).
+    static let pipeWireLatencyQueue = DispatchQueue(label: "jackkit.pipewire-latency")
+
     /// Installs the latency callback. Only when there is a handler: a client
     /// with an empty latency callback breaks JACK's latency propagation.
+    ///
+    /// PipeWire's libjack (0.3.65) calls it with its thread loop's lock
+    /// released, and a `jack_port_set_latency_range` made there updates the
+    /// port at once, unlocked, on the connection another thread may be
+    /// writing (`jack_connect` under way): its message builder is torn
+    /// (`assert_single_pod` aborted `jas selftest`, or a memcpy crashed).
+    /// There the handler runs on a queue of its own instead: from any other
+    /// thread, libjack hands the update to its loop, which applies it locked.
     func installLatencyCallback(on client: OpaquePointer) throws(JackError) {
         let code = jack_set_latency_callback(client, { mode, arg in
             let bridge = CallbackBridge.from(arg)
             guard !bridge.isGated else { return }
-            bridge.latencyHandler?(LatencyMode(mode))
+            let latencyMode = LatencyMode(mode)
+            guard LibraryVersion.isPipeWire else { bridge.latencyHandler?(latencyMode); return }
+            CallbackBridge.pipeWireLatencyQueue.async {
+                guard !bridge.isGated else { return }
+                bridge.latencyHandler?(latencyMode)
+            }
         }, opaque)
         if code != 0 { throw .callbackRegistrationFailed(callback: "latency", code: code) }
     }

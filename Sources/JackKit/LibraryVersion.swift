@@ -8,4 +8,7 @@ public enum LibraryVersion {
         guard let text = jack_get_version_string() else { return "unknown" }
         return String(cString: text)
     }
+
+    /// Whether this is PipeWire's libjack ("3.0.0.0 (using PipeWire 0.3.65)").
+    public static let isPipeWire = text.contains("PipeWire")
 }
