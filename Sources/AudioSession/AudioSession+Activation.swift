@@ -67,11 +67,20 @@ extension AudioSession {
         if let duration = prefs.ioBufferDuration { try requestPeriod(for: duration, on: client) }
 
         let ports: SessionPorts
+        var idle = activation.withLock { state -> [JackKit.Port] in
+            defer { state.idlePorts = [] }
+            return state.idlePorts
+        }
         do {
-            let inputs = try (0..<inputCount).map { index throws(JackError) in
-                try client.registerPort("in_\(index + 1)", flags: .input)
+            func port(_ shortName: String, _ flags: PortFlags) throws(JackError) -> JackKit.Port {
+                if let index = idle.firstIndex(where: { $0.shortName == shortName && $0.flags.contains(flags) }) {
+                    return idle.remove(at: index)
+                }
+                return try client.registerPort(shortName, flags: flags)
             }
-            let outputs = try outputNames.map { name throws(JackError) in try client.registerPort(name, flags: .output) }
+            defer { for stale in idle { try? client.unregisterPort(stale) } }
+            let inputs = try (0..<inputCount).map { index throws(JackError) in try port("in_\(index + 1)", .input) }
+            let outputs = try outputNames.map { name throws(JackError) in try port(name, .output) }
             ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0,
                                  portNamed: { [weak client] name in client?.port(named: name) })
         } catch {
@@ -127,7 +136,17 @@ extension AudioSession {
         } catch {
             throw AudioSessionError(.mediaServicesFailed, error.description)
         }
-        if let ports { unregister(ports, on: client) }
+        if let ports {
+            if Self.keepsPortsWhileInactive {
+                activation.withLock {
+                    $0.idlePorts = ports.inputs + ports.outputs
+                    $0.ports = nil
+                    $0.processor = nil
+                }
+            } else {
+                unregister(ports, on: client)
+            }
+        }
         activation.withLock {
             $0.isActive = false
             $0.plan = .none
@@ -174,8 +193,20 @@ extension AudioSession {
     func install(_ client: Client) {
         lastPeriod.store(client.bufferSize, ordering: .relaxed)
         lastSampleRate.store(client.sampleRate, ordering: .relaxed)
-        activation.withLock { $0.client = client }
+        activation.withLock {
+            $0.client = client
+            $0.idlePorts = []
+        }
     }
+
+    /// Whether deactivation keeps the session's ports registered for the
+    /// next activation instead of unregistering them. PipeWire's libjack
+    /// (0.3.65) loses a port unregistered and registered again at once under
+    /// the same name: the server reuses the old port's id and announces the
+    /// new one under a default name, libjack never learns the new port's id,
+    /// and connecting it fails with EINVAL. jackd2 keeps today's behaviour
+    /// (an inactive session has no ports).
+    static var keepsPortsWhileInactive: Bool { LibraryVersion.isPipeWire }
 
     /// Connects the session's ports to the plan's ports, channel by channel,
     /// and drops any other connection they have. Returns how many of the

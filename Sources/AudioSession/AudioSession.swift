@@ -45,6 +45,9 @@ public final class AudioSession: @unchecked Sendable {
     struct Activation {
         var client: Client?
         var ports: SessionPorts?
+        /// Ports kept registered on `client` while the session is inactive
+        /// (PipeWire's libjack only: see `keepsPortsWhileInactive`).
+        var idlePorts: [JackKit.Port] = []
         var processor: RealtimeProcessor?
         var isActive = false
         var catalog = DeviceCatalog.empty

@@ -21,12 +21,18 @@ public struct LoopbackAnalysis: Sendable, Equatable {
     /// own output comes straight back). jackd reports a late client as an
     /// xrun; without one, a displaced sample is a fault.
     public let lateSamples: Int
+    /// Channel-periods that came back as exact silence where a sent signal
+    /// was due: the server dropped the period without reporting an xrun.
+    /// PipeWire does this now and then in a loop through a null sink's
+    /// monitor (a plain C client sees it too); jackd has not been seen to.
+    /// Their samples are not compared.
+    public let dropouts: Int
 
     /// Every comparable sample matched, apart from samples a late cycle left
     /// stale, and nearly all could be compared. Whether late samples are
     /// excused is the caller's to decide: only when the server reported xruns.
     public var isBitExact: Bool {
-        delayFrames != nil && mismatches == 0 && samplesCompared > 0
+        delayFrames != nil && mismatches == 0 && dropouts == 0 && samplesCompared > 0
             && (samplesWithoutSource + lateSamples) * 100 <= samplesCompared
     }
 
@@ -36,7 +42,7 @@ public struct LoopbackAnalysis: Sendable, Equatable {
         let period = recorder.period
         guard cycles > 2, recorder.channels > 0 else {
             return LoopbackAnalysis(delayFrames: nil, samplesCompared: 0, mismatches: 0, samplesWithoutSource: 0,
-                                    discontinuities: 0, lateSamples: 0)
+                                    discontinuities: 0, lateSamples: 0, dropouts: 0)
         }
         // Unwrap JACK's 32-bit frame clock into frames since the first cycle.
         let first = recorder.cycleStarts[0]
@@ -59,11 +65,26 @@ public struct LoopbackAnalysis: Sendable, Equatable {
         }
         guard let delay else {
             return LoopbackAnalysis(delayFrames: nil, samplesCompared: 0, mismatches: 0, samplesWithoutSource: 0,
-                                    discontinuities: discontinuities, lateSamples: 0)
+                                    discontinuities: discontinuities, lateSamples: 0, dropouts: 0)
         }
-        var compared = 0, mismatches = 0, withoutSource = 0, late = 0
+        var compared = 0, mismatches = 0, withoutSource = 0, late = 0, dropouts = 0
+        func isDropout(cycle: Int, channel: Int) -> Bool {
+            var due = false
+            for frame in 0..<period {
+                guard recorder.capturedSample(cycle: cycle, channel: channel, frame: frame).bitPattern == 0 else { return false }
+                let source = starts[cycle] + frame - delay
+                if wasSent(source) {
+                    due = due || recorder.signal.sample(channel: channel, frame: first &+ UInt32(truncatingIfNeeded: source)) != 0
+                }
+            }
+            return due
+        }
         for cycle in 0..<cycles {
             for channel in 0..<recorder.channels {
+                if isDropout(cycle: cycle, channel: channel) {
+                    dropouts += 1
+                    continue
+                }
                 for frame in 0..<period {
                     switch matches(cycle: cycle, channel: channel, frame: frame, delay: delay) {
                     case true?: compared += 1
@@ -83,6 +104,6 @@ public struct LoopbackAnalysis: Sendable, Equatable {
         }
         return LoopbackAnalysis(delayFrames: delay, samplesCompared: compared, mismatches: mismatches,
                                 samplesWithoutSource: withoutSource, discontinuities: discontinuities,
-                                lateSamples: late)
+                                lateSamples: late, dropouts: dropouts)
     }
 }

@@ -19,7 +19,7 @@ public struct LoopbackCheck: Sendable {
     /// A period to request, frames (nil: keep the server's). Turned into a
     /// preferred I/O buffer duration at the server's own sample rate.
     public var preferredPeriodFrames: Int?
-    /// Runs to try when an xrun disturbed a run (the comparison itself never loosens).
+    /// Runs to try when an xrun or a dropout disturbed a run (the comparison itself never loosens).
     public var maximumAttempts = 3
     /// The JACK client name.
     public var clientName = "jas-selftest"
@@ -56,6 +56,9 @@ public struct LoopbackCheck: Sendable {
         /// `LoopbackAnalysis.lateSamples`); excused only in a run with xruns.
         public var lateSamples: Int
         public var xruns: Int
+        /// Periods the path returned as silence without an xrun (see
+        /// `LoopbackAnalysis.dropouts`).
+        public var dropouts: Int
         public var attempts: Int
         public var outputPorts: [String]
         public var inputPorts: [String]
@@ -72,7 +75,7 @@ public struct LoopbackCheck: Sendable {
         (outputPorts + inputPorts).allSatisfy { $0.hasPrefix("loopback:") }
     }
 
-    /// Runs the check, retrying a run that an xrun disturbed.
+    /// Runs the check, retrying a run that an xrun or a dropout disturbed.
     public func run() throws -> Result {
         guard outputPorts.count == inputPorts.count, !outputPorts.isEmpty else {
             throw AudioSessionError(.badParam, "the loopback check needs as many output ports as input ports (got "
@@ -83,7 +86,7 @@ public struct LoopbackCheck: Sendable {
             var current = try runOnce()
             current.attempts = attempt
             result = current
-            if current.passed || current.xruns == 0 { break }
+            if current.passed || (current.xruns == 0 && current.dropouts == 0) { break }
         }
         return result!
     }
@@ -141,7 +144,7 @@ public struct LoopbackCheck: Sendable {
                       measuredRoundtripFrames: analysis.delayFrames, expectedRoundtripFrames: expected,
                       bitExact: analysis.isBitExact && lateExcused && !recorder.sawPeriodChange && recorder.isComplete,
                       samplesCompared: analysis.samplesCompared, mismatches: analysis.mismatches,
-                      lateSamples: analysis.lateSamples, xruns: xruns + analysis.discontinuities, attempts: 1,
+                      lateSamples: analysis.lateSamples, xruns: xruns + analysis.discontinuities, dropouts: analysis.dropouts, attempts: 1,
                       outputPorts: outputPorts, inputPorts: inputPorts)
     }
 }

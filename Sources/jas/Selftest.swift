@@ -37,6 +37,10 @@ struct Selftest: ParsableCommand {
     @Option(name: .customLong("in"), help: "Port the signal comes back on (repeat per channel).")
     var inputPorts: [String] = []
 
+    @Option(help: ArgumentHelp("Runs at most, when xruns or dropouts disturb one.",
+                               discussion: "A disturbed run says nothing of the path; the last run is the one reported."))
+    var attempts: Int = 3
+
     @Flag(help: "Check again and again until Ctrl-C, through server restarts (needs --server).")
     var loop = false
 
@@ -48,6 +52,7 @@ struct Selftest: ParsableCommand {
             throw ValidationError("--period must be 16…8192 frames, got \(period)")
         }
         try OptionCheck.seconds(duration, "--duration", maximum: 3600)
+        guard (1...100).contains(attempts) else { throw ValidationError("--attempts must be 1…100, got \(attempts)") }
         guard outputPorts.count == inputPorts.count else {
             throw ValidationError("give as many --out as --in ports (got \(outputPorts.count) and \(inputPorts.count))")
         }
@@ -68,6 +73,7 @@ struct Selftest: ParsableCommand {
             check.inputPorts = inputPorts
         }
         check.duration = duration
+        check.maximumAttempts = attempts
         // A running server keeps its period unless --period asks for another.
         let requested = server != nil ? period : nil
         check.preferredPeriodFrames = requested
@@ -127,7 +133,7 @@ struct Selftest: ParsableCommand {
                     let delay = result.measuredRoundtripFrames.map { "\($0)" } ?? "none"
                     Output.line("round \(round): \(result.passed ? "PASS" : "FAIL") bit-exact \(result.bitExact ? "yes" : "NO"), "
                           + "delay \(delay) of \(result.expectedRoundtripFrames.map(String.init) ?? "unknown") frames, \(result.xruns) xruns, "
-                          + "\(result.attempts) run(s)")
+                          + "\(result.dropouts) dropouts, \(result.attempts) run(s)")
                 }
             } catch let error as AudioSessionError where error.code == .mediaServicesFailed {
                 let lostAt = Date()
@@ -180,6 +186,10 @@ struct Selftest: ParsableCommand {
         let identical = result.samplesCompared - result.mismatches - result.lateSamples
         Output.line("  bit-exact   \(result.bitExact ? "yes" : "NO"): \(identical) of \(result.samplesCompared) samples identical"
                     + (result.lateSamples > 0 ? ", \(result.lateSamples) one period off in late cycles (xruns)" : ""))
+        if result.dropouts > 0 {
+            Output.line("  dropouts    \(result.dropouts) period(s) came back as silence with no xrun reported: the server "
+                        + "dropped them (PipeWire does in a loop through a null sink's monitor)")
+        }
         if result.xruns > 0 || result.attempts > 1 {
             Output.line("  xruns       \(result.xruns) in the last run; \(result.attempts) run(s)")
         }

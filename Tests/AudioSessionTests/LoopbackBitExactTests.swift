@@ -100,6 +100,37 @@ final class LoopbackBitExactTests: JackTestCase {
         XCTAssertFalse(analysis.isBitExact)
     }
 
+    func testAPeriodOfSilenceWhereSignalWasDueIsADropoutNotAMismatch() throws {
+        // PipeWire's loop through a null sink's monitor returns a period as
+        // silence now and then, without an xrun: a dropout, counted apart.
+        let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: 5), channels: 2, period: 4, cycles: 6)
+        let inputs = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 4) }
+        let outputs = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 4) }
+        defer { (inputs + outputs).forEach { $0.deallocate() } }
+        var previous = [[Float]](repeating: [0, 0, 0, 0], count: 2)
+        recorder.arm()
+        for cycle in 0..<6 {
+            for channel in 0..<2 {
+                for frame in 0..<4 { inputs[channel][frame] = previous[channel][frame] }
+            }
+            // Cycle 3: channel 2's period comes back silent; cycle 4: three of
+            // channel 1's four frames do (not a whole period: a fault).
+            if cycle == 3 { for frame in 0..<4 { inputs[1][frame] = 0 } }
+            if cycle == 4 { for frame in 1..<4 { inputs[0][frame] = 0 } }
+            withUnsafeProcessCycle(inputs: inputs, outputs: outputs, frames: 4, start: UInt32(2000 + 4 * cycle)) {
+                recorder.process($0)
+            }
+            previous = outputs.map { output in (0..<4).map { output[$0] } }
+        }
+        let analysis = LoopbackAnalysis.analyse(recorder, maximumDelay: 8)
+        XCTAssertEqual(analysis.delayFrames, 4)
+        XCTAssertEqual(analysis.dropouts, 1)
+        XCTAssertEqual(analysis.mismatches, 3)
+        XCTAssertFalse(analysis.isBitExact)
+        // The silence before the first sent period arrives is no dropout.
+        XCTAssertEqual(analysis.samplesCompared, (5 * 2 - 1) * 4)
+    }
+
     func testAnalysisDetectsACorruptedSample() throws {
         // The analysis must be able to fail: one flipped bit in the capture is found.
         let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: 7), channels: 1, period: 4, cycles: 4)

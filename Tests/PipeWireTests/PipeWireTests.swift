@@ -68,23 +68,28 @@ final class PipeWireTests: JackTestCase {
         defer { try? FileManager.default.removeItem(atPath: config) }
         let environment = ["XDG_CONFIG_HOME": config]
         let path = ["--server", daemon.name, "--out", "Null Sink:playback_FL", "--in", "Null Sink:monitor_FL"]
-        // PipeWire reports 0 latency for a null sink while the audio returns a quantum later.
-        let first = try pwJas(daemon, ["selftest"] + path + ["--duration", "2", "--json"], environment: environment)
+        // PipeWire reports 0 latency for a null sink while the audio returns a
+        // quantum later. Its loop through the monitor drops a period now and
+        // then without an xrun (a C client sees it too): such a run is retried.
+        let attempts = ["--attempts", "10"]
+        let first = try pwJas(daemon, ["selftest"] + path + attempts + ["--duration", "1", "--json"], environment: environment)
         let verdict = try XCTUnwrap(jsonLines(first.output).first, first.output)
         XCTAssertEqual(verdict["bit_exact"] as? Bool, true, first.output)
+        XCTAssertEqual(verdict["dropouts"] as? Int, 0, first.output)
+        XCTAssertEqual(verdict["mismatches"] as? Int, 0, first.output)
         XCTAssertEqual(verdict["measured_roundtrip_frames"] as? Int, daemon.quantum, first.output)
         XCTAssertEqual(verdict["input_latency_frames"] as? Int, 0, first.output)
         XCTAssertEqual(verdict["output_latency_frames"] as? Int, 0, first.output)
         XCTAssertNil(verdict["expected_roundtrip_frames"], "0 is no delay to expect: \(first.output)")
         XCTAssertEqual(verdict["passed"] as? Bool, true, first.output)
         XCTAssertEqual(first.status, 0, first.output)
-        let text = try pwJas(daemon, ["selftest"] + path + ["--duration", "1"], environment: environment)
+        let text = try pwJas(daemon, ["selftest"] + path + attempts + ["--duration", "1"], environment: environment)
         XCTAssertTrue(text.output.contains("none expected: the server reports 0 latency for this path"), text.output)
 
         // Measured and stored, the delay is what the session reports and selftest then expects.
         let calibration = try pwJas(daemon, ["latency"] + path + ["--count", "3", "--calibrate"], environment: environment)
         XCTAssertEqual(calibration.status, 0, calibration.output)
-        let again = try pwJas(daemon, ["selftest"] + path + ["--duration", "2", "--json"], environment: environment)
+        let again = try pwJas(daemon, ["selftest"] + path + attempts + ["--duration", "1", "--json"], environment: environment)
         let calibrated = try XCTUnwrap(jsonLines(again.output).first, again.output)
         XCTAssertEqual(calibrated["expected_roundtrip_frames"] as? Int, daemon.quantum, again.output)
         XCTAssertEqual(calibrated["measured_roundtrip_frames"] as? Int, daemon.quantum, again.output)
