@@ -350,7 +350,9 @@ extension AudioSession {
         let reason: RouteChangeReason
         if let forcedReason {
             reason = forcedReason
-        } else if (prefs.category.hasOutput && plan.route.outputs.isEmpty) || (prefs.category.hasInput && plan.inputPorts.isEmpty) {
+        } else if (!ports.outputs.isEmpty && plan.route.outputs.isEmpty) || (!ports.inputs.isEmpty && plan.inputPorts.isEmpty) {
+            // Only a direction the session has ports for: multiRoute on a
+            // server without capture devices (PipeWire with sinks only) has none.
             reason = .noSuitableRouteForCategory
         } else if change.appeared && !change.vanished {
             reason = .newDeviceAvailable

@@ -31,11 +31,14 @@ public final class PipeWireServer: Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case notInstalled(String)
         case notReady(name: String, log: String)
+        case command(String, String)
 
         public var description: String {
             switch self {
             case let .notInstalled(program):
                 return "\(program) not found: install pipewire, pipewire-bin and pipewire-jack (`make deps` does)"
+            case let .command(command, output):
+                return "`\(command)` failed: \(output)"
             case let .notReady(name, log):
                 return "PipeWire '\(name)' did not come up; its log:\n\(log)"
             }
@@ -84,6 +87,41 @@ public final class PipeWireServer: Sendable {
     /// `arguments` run with PipeWire's libjack (`pw-jack`).
     public func command(_ arguments: [String]) -> [String] {
         [LoopbackServer.findExecutable("pw-jack")!] + arguments
+    }
+
+    /// Adds a null sink while the daemon runs (a device plugged in), the way
+    /// the configuration's sinks are made; it stays until `removeSink`.
+    /// Returns its node name. Its ports appear asynchronously.
+    @discardableResult
+    public func addSink(_ description: String) throws -> String {
+        let node = "sink-" + description.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
+        try pwCli(["create-node", "adapter",
+                   "{ factory.name = support.null-audio-sink node.name = \"\(node)\" node.description = \"\(description)\" "
+                   + "media.class = Audio/Sink object.linger = true audio.position = [ FL FR ] "
+                   + "adapter.auto-port-config = { mode = dsp monitor = true position = preserve } }"])
+        return node
+    }
+
+    /// Removes a sink `addSink` made (a device unplugged).
+    public func removeSink(node: String) throws {
+        try pwCli(["destroy", node])
+    }
+
+    private func pwCli(_ arguments: [String]) throws {
+        guard let program = LoopbackServer.findExecutable("pw-cli") else { throw Failure.notInstalled("pw-cli") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = ["-r", name] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, !text.contains("Error") else {
+            throw Failure.command("pw-cli " + arguments.joined(separator: " "), text)
+        }
     }
 
     /// Everything the daemon printed so far.

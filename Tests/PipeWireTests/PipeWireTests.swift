@@ -9,7 +9,15 @@ import XCTest
 final class PipeWireTests: JackTestCase {
     private var daemons: [PipeWireServer] = []
 
+    /// `pw-jack jas` processes started in the background, killed by PID at the end.
+    private var clients: [Process] = []
+
     override func tearDown() {
+        for client in clients where client.isRunning {
+            kill(client.processIdentifier, SIGKILL)
+            client.waitUntilExit()
+        }
+        clients.removeAll()
         let failed = (testRun?.totalFailureCount ?? 0) > 0
         for daemon in daemons {
             if failed { print("---- PipeWire '\(daemon.name)' log ----\n\(daemon.log)\n---- end of log ----") }
@@ -33,6 +41,59 @@ final class PipeWireTests: JackTestCase {
     private func pwJas(_ daemon: PipeWireServer, _ arguments: [String], environment: [String: String] = [:]) throws
         -> (status: Int32, output: String) {
         try run(daemon.command([jas] + arguments), environment: daemon.environment.merging(environment) { $1 })
+    }
+
+    /// Starts `pw-jack jas ARGUMENTS` in the background; its JSON lines are collected.
+    private func startJas(_ daemon: PipeWireServer, _ arguments: [String]) throws -> (Process, LineCollector) {
+        let command = daemon.command([jas] + arguments)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = ProcessInfo.processInfo.environment.merging(daemon.environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let lines = LineCollector(output)
+        try process.run()
+        clients.append(process)
+        return (process, lines)
+    }
+
+    /// `jas play` of a 750 Hz sine at -20 dBFS peak, started and routed.
+    private func startPlayer(_ daemon: PipeWireServer, _ arguments: [String]) throws -> LineCollector {
+        let (_, lines) = try startJas(daemon, ["play", "--server", daemon.name, "--frequency", "750", "--json"] + arguments)
+        XCTAssertTrue(waitUntil { lines.objects.contains { $0["event"] as? String == "routeChange" } }, "\(lines.objects)")
+        return lines
+    }
+
+    /// Each port's sample peak over one second (nil: digital silence):
+    /// `jack_rec`, a plain JACK client that no session arbitration reaches,
+    /// records the ports, and `jas meter --file` reads the take.
+    private func peaks(_ daemon: PipeWireServer, _ ports: [String]) throws -> [Double?] {
+        let take = NSTemporaryDirectory() + "jas-pw-probe-\(UUID().uuidString).wav"
+        defer { try? FileManager.default.removeItem(atPath: take) }
+        let record = try run(daemon.command(["jack_rec", "-f", take, "-d", "1", "-b", "32"] + ports),
+                             environment: daemon.environment.merging(["PIPEWIRE_REMOTE": daemon.name]) { $1 })
+        XCTAssertEqual(record.status, 0, record.output)
+        let meter = try pwJas(daemon, ["meter", "--file", take, "--json"])
+        let summary = try XCTUnwrap(jsonLines(meter.output).last { $0["event"] as? String == "summary" }, meter.output)
+        let channels = try XCTUnwrap(summary["channels"] as? [[String: Any]], meter.output)
+        XCTAssertEqual(channels.count, ports.count, meter.output)
+        return channels.map { $0["sample_peak_dbfs"] as? Double }
+    }
+
+    private func isSilent(_ peak: Double?) -> Bool { peak.map { $0 < -100 } ?? true }
+
+    /// The streams `jas status --json` lists, by name.
+    private func streams(_ daemon: PipeWireServer) throws -> [String: [String: Any]] {
+        let status = try pwJas(daemon, ["status", "--server", daemon.name, "--json"])
+        let list = jsonLines(status.output).first?["streams"] as? [[String: Any]] ?? []
+        return Dictionary(list.map { ($0["name"] as? String ?? "?", $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private func ports(_ daemon: PipeWireServer) throws -> [String] {
+        let status = try pwJas(daemon, ["status", "--server", daemon.name, "--json"])
+        return (jsonLines(status.output).first?["ports"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
     }
 
     private func jsonLines(_ output: String) -> [[String: Any]] {
@@ -98,17 +159,7 @@ final class PipeWireTests: JackTestCase {
 
     func testADaemonRestartIsAMediaServicesReset() throws {
         let daemon = try startDaemon()
-        let monitor = Process()
-        let command = daemon.command([jas, "monitor", "--server", daemon.name, "--json"])
-        monitor.executableURL = URL(fileURLWithPath: command[0])
-        monitor.arguments = Array(command.dropFirst())
-        monitor.environment = ProcessInfo.processInfo.environment.merging(daemon.environment) { $1 }
-        let output = Pipe()
-        monitor.standardOutput = output
-        monitor.standardError = FileHandle.nullDevice
-        let lines = LineCollector(output)
-        try monitor.run()
-        defer { if monitor.isRunning { kill(monitor.processIdentifier, SIGKILL) } }
+        let (monitor, lines) = try startJas(daemon, ["monitor", "--server", daemon.name, "--json"])
         func events(_ name: String) -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == name } }
         XCTAssertTrue(waitUntil(timeout: 10) { !events("routeChange").isEmpty }, "\(lines.objects)")
         kill(daemon.pid, SIGKILL)
@@ -120,5 +171,91 @@ final class PipeWireTests: JackTestCase {
         XCTAssertEqual(events("mediaServicesWereReset").first?["reactivated"] as? Bool, true)
         kill(monitor.processIdentifier, SIGINT)
         XCTAssertTrue(waitUntil(timeout: 10) { !monitor.isRunning })
+    }
+
+    func testAPeriodRequestIsGrantedWhileTheClientLivesAndReportedAsGranted() throws {
+        let daemon = try startDaemon()
+        let run = try pwJas(daemon, ["selftest", "--server", daemon.name, "--out", "Null Sink:playback_FL",
+                                     "--in", "Null Sink:monitor_FL", "--period", "128", "--attempts", "10",
+                                     "--duration", "1", "--json"])
+        let verdict = try XCTUnwrap(jsonLines(run.output).first, run.output)
+        XCTAssertEqual(verdict["period_requested"] as? Int, 128, run.output)
+        XCTAssertEqual(verdict["period_frames"] as? Int, 128, run.output)
+        XCTAssertEqual(verdict["measured_roundtrip_frames"] as? Int, 128, run.output)
+        XCTAssertEqual(verdict["passed"] as? Bool, true, run.output)
+        // PipeWire forces a client's quantum only while the client lives.
+        let status = try pwJas(daemon, ["status", "--server", daemon.name, "--json"])
+        XCTAssertEqual(jsonLines(status.output).first?["period_frames"] as? Int, daemon.quantum, status.output)
+    }
+
+    func testACallSilencesAPlayerInAnotherProcessAndItsEndLetsItResume() throws {
+        let daemon = try startDaemon()
+        let player = try startPlayer(daemon, ["--name", "A", "--port", "Null Sink:playback_FL"])
+        func interruptions(_ type: String) -> [[String: Any]] {
+            player.objects.filter { $0["event"] as? String == "interruption" && $0["type"] as? String == type }
+        }
+        XCTAssertEqual(try XCTUnwrap(peaks(daemon, ["Null Sink:monitor_FL"]).first ?? nil), -20, accuracy: 0.1)
+        // The call is its own process, arbitrated through PipeWire's `default` metadata.
+        let (call, callLines) = try startJas(daemon, ["interrupt", "--server", daemon.name, "--as", "call",
+                                                      "--for", "4", "--json"])
+        XCTAssertTrue(waitUntil { interruptions("began").count == 1 }, "\(player.objects)")
+        XCTAssertEqual(interruptions("began").first?["reason"] as? String, "callStarted")
+        XCTAssertTrue(isSilent(try peaks(daemon, ["Null Sink:monitor_FL"])[0]), "the interrupted player is still heard")
+        XCTAssertTrue(waitUntil(timeout: 8) { interruptions("ended").count == 1 }, "\(player.objects)")
+        XCTAssertEqual(interruptions("ended").first?["options"] as? [String], ["shouldResume"])
+        XCTAssertTrue(waitUntil(timeout: 5) { !call.isRunning })
+        XCTAssertEqual(callLines.objects.first { $0["event"] as? String == "began" }?["interrupted"] as? [String], ["A"],
+                       "\(callLines.objects)")
+        XCTAssertTrue(waitUntil(timeout: 5) { ((try? self.peaks(daemon, ["Null Sink:monitor_FL"]))?[0] ?? nil) ?? -200 > -20.1 },
+                      "the player did not resume")
+    }
+
+    func testMultirouteStreamsReachDistinctSinksAndFollowOneThatGoesAndComesBack() throws {
+        let daemon = try startDaemon()
+        var sink = try daemon.addSink("Sink B")
+        XCTAssertTrue(waitUntil { (try? self.ports(daemon).contains("Sink B:playback_FR")) == true })
+        let player = try startPlayer(daemon, ["--name", "dj", "--route", "cue=Sink B", "--route", "main=Null Sink:1"])
+        XCTAssertTrue(waitUntil { (try? self.streams(daemon).values.allSatisfy { $0["connected"] as? Bool == true }) == true
+                                  && (try? self.streams(daemon).count) == 2 }, "\(player.objects)")
+        XCTAssertEqual(try streams(daemon)["cue"]?["destination"] as? String, "Sink B")
+        XCTAssertEqual(try streams(daemon)["main"]?["channels"] as? [Int], [1])
+        let monitors = ["Sink B:monitor_FL", "Sink B:monitor_FR", "Null Sink:monitor_FL", "Null Sink:monitor_FR"]
+        let levels = try peaks(daemon, monitors)
+        for index in 0..<3 { XCTAssertEqual(levels[index] ?? -200, -20, accuracy: 0.1, "\(monitors[index]): \(levels)") }
+        XCTAssertTrue(isSilent(levels[3]), "the main stream is one channel: \(levels)")
+
+        // The cue's sink goes: the route change names the stream, the main stream plays on.
+        try daemon.removeSink(node: sink)
+        func changes(_ reason: String) -> [[String: Any]] { player.objects.filter { $0["reason"] as? String == reason } }
+        XCTAssertTrue(waitUntil { !changes("oldDeviceUnavailable").isEmpty }, "\(player.objects)")
+        XCTAssertEqual(changes("oldDeviceUnavailable").first?["streams"] as? [String], ["cue"])
+        XCTAssertTrue(waitUntil { (try? self.streams(daemon)["cue"]?["connected"] as? Bool) == false })
+        XCTAssertEqual(try streams(daemon)["main"]?["connected"] as? Bool, true)
+        XCTAssertEqual(try XCTUnwrap(peaks(daemon, ["Null Sink:monitor_FL"]).first ?? nil), -20, accuracy: 0.1)
+
+        // It comes back: the stream follows it.
+        sink = try daemon.addSink("Sink B")
+        XCTAssertTrue(waitUntil { (try? self.streams(daemon)["cue"]?["connected"] as? Bool) == true }, "\(player.objects)")
+        XCTAssertEqual(changes("newDeviceAvailable").last?["streams"] as? [String], ["cue"], "\(player.objects)")
+        XCTAssertEqual(try XCTUnwrap(peaks(daemon, ["Sink B:monitor_FL"]).first ?? nil), -20, accuracy: 0.1)
+        try daemon.removeSink(node: sink)
+    }
+
+    func testRecordTakesWhatASinkPlaysWithoutAGapAndMeterReadsTheTake() throws {
+        let daemon = try startDaemon()
+        _ = try startPlayer(daemon, ["--name", "A", "--port", "Null Sink:playback_FL"])
+        let take = NSTemporaryDirectory() + "jas-pw-take-\(UUID().uuidString).wav"
+        defer {
+            try? FileManager.default.removeItem(atPath: take)
+            try? FileManager.default.removeItem(atPath: take + ".log")
+        }
+        let record = try pwJas(daemon, ["record", "--server", daemon.name, "--ports", "Null Sink:monitor_FL",
+                                        "--output", take, "--for", "1"])
+        XCTAssertEqual(record.status, 0, record.output)
+        XCTAssertTrue(record.output.contains("wrote 48000 frames"), record.output)
+        XCTAssertTrue(record.output.contains("overruns 0, xruns 0, gaps 0"), record.output)
+        let meter = try pwJas(daemon, ["meter", "--file", take, "--json"])
+        let summary = try XCTUnwrap(jsonLines(meter.output).last { $0["event"] as? String == "summary" }, meter.output)
+        XCTAssertEqual(summary["sample_peak_dbfs"] as? Double ?? -200, -20, accuracy: 0.01, meter.output)
     }
 }
