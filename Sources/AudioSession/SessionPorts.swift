@@ -37,17 +37,21 @@ final class SessionPorts: @unchecked Sendable {
         case .capture:
             guard !inputs.isEmpty else { return }
             let range = connectedRange(inputs, .capture) ?? .zero
-            for port in inputs { port.setLatencyRange(range.adding(correction.captureFrames), .capture) }
-            // Passed on without the correction: where the session's outputs
-            // come back to its inputs through a node that carries latency on
-            // (PipeWire's null sink and its monitor), a correction passed on
+            let corrected = range.adding(correction.captureFrames)
+            for port in inputs { port.setLatencyRange(corrected, .capture) }
+            // Downstream clients see the corrected total. Not on PipeWire:
+            // where the outputs come back to the inputs through a node that
+            // carries latency on (a null sink and its monitor), the correction
             // would be added again at every pass.
-            for port in outputs { port.setLatencyRange(range.adding(addedLatencyFrames), .capture) }
+            let passedOn = LibraryVersion.isPipeWire ? range : corrected
+            for port in outputs { port.setLatencyRange(passedOn.adding(addedLatencyFrames), .capture) }
         case .playback:
             guard !outputs.isEmpty else { return }
             let range = connectedRange(outputs, .playback) ?? .zero
-            for port in outputs { port.setLatencyRange(range.adding(correction.playbackFrames), .playback) }
-            for port in inputs { port.setLatencyRange(range.adding(addedLatencyFrames), .playback) }
+            let corrected = range.adding(correction.playbackFrames)
+            for port in outputs { port.setLatencyRange(corrected, .playback) }
+            let passedOn = LibraryVersion.isPipeWire ? range : corrected
+            for port in inputs { port.setLatencyRange(passedOn.adding(addedLatencyFrames), .playback) }
         }
     }
 
