@@ -96,10 +96,6 @@ final class PipeWireTests: JackTestCase {
         return (jsonLines(status.output).first?["ports"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
     }
 
-    private func jsonLines(_ output: String) -> [[String: Any]] {
-        output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
-
     func testStatusSaysItIsPipeWireWithItsVersion() throws {
         let daemon = try startDaemon()
         let status = try pwJas(daemon, ["status", "--server", daemon.name, "--json"])
