@@ -52,11 +52,15 @@ public struct LoopbackAnalysis: Sendable, Equatable {
         func wasSent(_ frame: Int) -> Bool {
             frame >= 0 && sentCycles.contains(frame - frame % period)
         }
+        /// What the session sent on `channel` at `source` frames since the first cycle.
+        func sent(channel: Int, _ source: Int) -> Float {
+            recorder.signal.sample(channel: channel, frame: first &+ UInt32(truncatingIfNeeded: source))
+        }
         func matches(cycle: Int, channel: Int, frame: Int, delay: Int) -> Bool? {
             let source = starts[cycle] + frame - delay
             guard wasSent(source) else { return nil }
-            let expected = recorder.signal.sample(channel: channel, frame: first &+ UInt32(truncatingIfNeeded: source))
-            return recorder.capturedSample(cycle: cycle, channel: channel, frame: frame).bitPattern == expected.bitPattern
+            return recorder.capturedSample(cycle: cycle, channel: channel, frame: frame).bitPattern
+                == sent(channel: channel, source).bitPattern
         }
         // The delay: the smallest at which a whole late cycle of channel 1 matches.
         let probe = cycles - 1
@@ -73,9 +77,7 @@ public struct LoopbackAnalysis: Sendable, Equatable {
             for frame in 0..<period {
                 guard recorder.capturedSample(cycle: cycle, channel: channel, frame: frame).bitPattern == 0 else { return false }
                 let source = starts[cycle] + frame - delay
-                if wasSent(source) {
-                    due = due || recorder.signal.sample(channel: channel, frame: first &+ UInt32(truncatingIfNeeded: source)) != 0
-                }
+                if wasSent(source) { due = due || sent(channel: channel, source) != 0 }
             }
             return due
         }

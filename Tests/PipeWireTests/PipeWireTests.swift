@@ -161,7 +161,7 @@ final class PipeWireTests: JackTestCase {
         kill(daemon.pid, SIGKILL)
         daemon.stop()
         XCTAssertTrue(waitUntil(timeout: 10) { !events("mediaServicesWereLost").isEmpty }, "\(lines.objects)")
-        usleep(500_000)
+        usleep(500_000)   // away a moment, as a supervised daemon is before it is started again
         _ = try startDaemon(name: daemon.name)
         XCTAssertTrue(waitUntil(timeout: 20) { !events("mediaServicesWereReset").isEmpty }, "\(lines.objects)")
         XCTAssertEqual(events("mediaServicesWereReset").first?["reactivated"] as? Bool, true)
