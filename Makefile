@@ -126,6 +126,7 @@ baseline-jas:
 
 bench: release bench-tools baseline-jas
 	.build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough
+	timeout 600 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --pipewire
 	timeout 900 .build/release/arbitration-bench --jas "metadata (before)=.build-baseline/src/.build/release/jas" \
 	  --jas "registry (now)=.build/release/jas"
 	timeout 600 .build/release/recovery-bench
@@ -137,6 +138,7 @@ bench: release bench-tools baseline-jas
 # Every benchmark binary of the release build, briefly, so that none can rot (part of make test).
 bench-smoke: release bench-tools
 	timeout 300 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --cycles 300 --rounds 1
+	timeout 300 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --cycles 300 --rounds 1 --pipewire
 	timeout 300 .build/release/recovery-bench --restarts 3
 	timeout 300 .build/release/latency-bench --readings 2
 	timeout 300 .build/release/record-bench --seconds 2 --channels 8

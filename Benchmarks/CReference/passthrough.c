@@ -3,7 +3,8 @@
 // the same way the Swift session is timed (CLOCK_MONOTONIC around the work).
 //
 // cref_passthrough_run connects in_N to loopback:capture_N and out_N to
-// loopback:playback_N and records CYCLES callback durations (nanoseconds).
+// loopback:playback_N (or to the ports it is given) and records CYCLES
+// callback durations (nanoseconds).
 // It is linked into the Swift benchmark (same process) and, with main.c,
 // built as the standalone binary c-passthrough.
 #include "CReference.h"
@@ -35,7 +36,23 @@ static int process(jack_nframes_t frames, void *arg) {
     return 0;
 }
 
-int cref_passthrough_run(const char *server, int channel_count, int cycles, unsigned long long *out) {
+/// Line `index` of `lines` (newline-separated) into `name`, or, with `lines`
+/// NULL or too short, `fallback` followed by index + 1.
+static void port_name(char *name, size_t size, const char *lines, int index, const char *fallback) {
+    for (const char *line = lines; line; index--) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        if (index == 0 && length > 0) {
+            snprintf(name, size, "%.*s", (int)length, line);
+            return;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    snprintf(name, size, "%s%d", fallback, index + 1);
+}
+
+int cref_passthrough_run(const char *server, int channel_count, int cycles, const char *sources,
+                         const char *destinations, unsigned long long *out) {
     channels = channel_count;
     timer.capacity = cycles;
     if (channels < 1 || channels > MAX_CHANNELS || timer.capacity < 1) {
@@ -58,12 +75,14 @@ int cref_passthrough_run(const char *server, int channel_count, int cycles, unsi
         jack_client_close(client);
         return 1;
     }
-    char other[128];
+    char other[320];   // jack2's longest full port name (REAL_JACK_PORT_NAME_SIZE)
     for (int c = 0; c < channels; c++) {
-        snprintf(other, sizeof other, "loopback:capture_%d", c + 1);
-        jack_connect(client, other, jack_port_name(inputs[c]));
-        snprintf(other, sizeof other, "loopback:playback_%d", c + 1);
-        jack_connect(client, jack_port_name(outputs[c]), other);
+        port_name(other, sizeof other, sources, c, "loopback:capture_");
+        if (jack_connect(client, other, jack_port_name(inputs[c])) != 0)
+            fprintf(stderr, "c-passthrough: cannot connect %s to %s\n", other, jack_port_name(inputs[c]));
+        port_name(other, sizeof other, destinations, c, "loopback:playback_");
+        if (jack_connect(client, jack_port_name(outputs[c]), other) != 0)
+            fprintf(stderr, "c-passthrough: cannot connect %s to %s\n", jack_port_name(outputs[c]), other);
     }
     reference_client_time_and_close(client, &timer);
     return 0;

@@ -11,7 +11,13 @@
 // to its own device (the loopback's ports split into pairs by port-group
 // metadata), next to a C client doing the same copies in the same cycles.
 //
+// With --pipewire the passthrough table is measured on a private headless
+// PipeWire instead (its null sink's playback and monitor ports as the loop,
+// 2 channels): this program starts the daemon and runs itself again under
+// pw-jack (--on-pipewire NAME), so that every client loads PipeWire's libjack.
+//
 // usage: callback-bench [--c-reference PATH] [--period N] [--cycles N] [--rounds N] [--channels 2,32] [--streams 8]
+//                       [--pipewire]
 import AudioSession
 import BenchmarkSupport
 import CReference
@@ -27,11 +33,14 @@ struct Options {
     var rounds = 3
     var channelCounts = [2, 32]
     var streams = 8
+    var pipewire = false
+    /// Set in the copy of this program that runs under pw-jack: the daemon's name.
+    var onPipeWire: String?
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
         while let flag = rest.popFirst() {
-            let value = rest.popFirst() ?? ""
+            let value = flag == "--pipewire" ? "" : rest.popFirst() ?? ""
             switch flag {
             case "--c-reference": cReference = value
             case "--period": period = Int(value) ?? period
@@ -39,6 +48,8 @@ struct Options {
             case "--rounds": rounds = Int(value) ?? rounds
             case "--channels": channelCounts = value.split(separator: ",").compactMap { Int($0) }
             case "--streams": streams = Int(value) ?? streams
+            case "--pipewire": pipewire = true
+            case "--on-pipewire": onPipeWire = value
             default: fatalError("callback-bench: unknown option \(flag)")
             }
         }
@@ -50,9 +61,11 @@ final class CReferenceProcess {
     let process = Process()
     let pipe = Pipe()
 
-    init(_ path: String, server: String, channels: Int, cycles: Int) throws {
+    init(_ path: String, server: String, loop: Loop, channels: Int, cycles: Int) throws {
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = [server, String(channels), String(cycles)]
+        process.arguments = [server, String(channels), String(cycles),
+                             loop.sources(channels).joined(separator: "\n"),
+                             loop.destinations(channels).joined(separator: "\n")]
         process.standardOutput = pipe
         try process.run()
     }
@@ -65,14 +78,28 @@ final class CReferenceProcess {
     }
 }
 
+/// The ports a passthrough's channel N reads and writes: jackd's loopback
+/// pairs, or a PipeWire null sink's monitor and playback ports.
+struct Loop: Sendable {
+    let source: @Sendable (Int) -> String
+    let destination: @Sendable (Int) -> String
+
+    static let jackdLoopback = Loop(source: { "loopback:capture_\($0)" }, destination: { "loopback:playback_\($0)" })
+    static let pipeWireNullSink = Loop(source: { "Null Sink:monitor_\($0 == 1 ? "FL" : "FR")" },
+                                       destination: { "Null Sink:playback_\($0 == 1 ? "FL" : "FR")" })
+
+    func sources(_ channels: Int) -> [String] { (1...channels).map(source) }
+    func destinations(_ channels: Int) -> [String] { (1...channels).map(destination) }
+}
+
 /// The measurement session under test: a passthrough render block.
-func startSwiftSession(server: String, channels: Int, recorder: CycleCostRecorder) throws -> AudioSession {
+func startSwiftSession(server: String, loop: Loop, channels: Int, recorder: CycleCostRecorder) throws -> AudioSession {
     let session = AudioSession(clientName: "swift-session", serverName: server)
     try session.setCategory(.playAndRecord, mode: .measurement)
     try session.setPreferredInputNumberOfChannels(channels)
     try session.setPreferredOutputNumberOfChannels(channels)
-    session.setPreferredInputPortNames((1...channels).map { "loopback:capture_\($0)" })
-    session.setPreferredOutputPortNames((1...channels).map { "loopback:playback_\($0)" })
+    session.setPreferredInputPortNames(loop.sources(channels))
+    session.setPreferredOutputPortNames(loop.destinations(channels))
     session.setRenderBlock { cycle in
         for (input, output) in zip(cycle.inputs, cycle.outputs) {
             output.update(from: input, count: cycle.frameCount)
@@ -83,27 +110,28 @@ func startSwiftSession(server: String, channels: Int, recorder: CycleCostRecorde
     return session
 }
 
-LibraryMessages.silence()
-let options = Options(Array(CommandLine.arguments.dropFirst()))
-let server = try LoopbackServer(name: "jas-bench-\(getpid())",
-                                loopbackChannels: max(options.channelCounts.max()!, 2 * options.streams),
-                                period: options.period)
-defer { server.stop() }
-print("server \(server.name): 48000 Hz, period \(options.period) frames; \(options.rounds) rounds of "
-      + "\(options.cycles) cycles, all clients running in the same cycles")
-print("| channels | C median (ns) | C p99 (ns) | C in-process median (ns) | Swift median (ns) | Swift p99 (ns) "
-      + "| median ratio Swift/C | p99 ratio Swift/C |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-for channels in options.channelCounts {
+/// The passthrough table: the Swift session and both C references, in the same cycles of `serverName`.
+func passthroughTable(serverName: String, loop: Loop, channelCounts: [Int]) throws {
+    print("| channels | C median (ns) | C p99 (ns) | C in-process median (ns) | Swift median (ns) | Swift p99 (ns) "
+          + "| median ratio Swift/C | p99 ratio Swift/C |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for channels in channelCounts {
+        try passthroughRow(serverName: serverName, loop: loop, channels: channels)
+    }
+}
+
+func passthroughRow(serverName: String, loop: Loop, channels: Int) throws {
     var cSamples: [UInt64] = [], inProcessSamples: [UInt64] = [], swiftSamples: [UInt64] = []
+    let sources = loop.sources(channels).joined(separator: "\n")
+    let destinations = loop.destinations(channels).joined(separator: "\n")
     for _ in 0..<options.rounds {
         let warmUp = 300
         let recorder = CycleCostRecorder(capacity: options.cycles + 2 * warmUp)
-        let session = try startSwiftSession(server: server.name, channels: channels, recorder: recorder)
-        let external = try CReferenceProcess(options.cReference, server: server.name, channels: channels,
+        let session = try startSwiftSession(server: serverName, loop: loop, channels: channels, recorder: recorder)
+        let external = try CReferenceProcess(options.cReference, server: serverName, loop: loop, channels: channels,
                                              cycles: options.cycles)
         let inProcess = InProcessReference(cycles: options.cycles) { durations in
-            cref_passthrough_run(server.name, Int32(channels), Int32(options.cycles), durations)
+            cref_passthrough_run(serverName, Int32(channels), Int32(options.cycles), sources, destinations, durations)
         }
         cSamples += external.finish()
         inProcessSamples += inProcess.finish()
@@ -117,6 +145,40 @@ for channels in options.channelCounts {
     print(String(format: "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |", channels, c.median, c.p99,
                  inProcess.median, swift.median, swift.p99, swift.median / c.median, swift.p99 / c.p99))
 }
+
+/// --pipewire: a private daemon, and this program again under pw-jack to measure on it.
+func measureOnPipeWire() throws -> Int32 {
+    let daemon = try PipeWireServer(name: "jas-bench-pw-\(getpid())", quantum: options.period)
+    defer { daemon.stop() }
+    let child = Process()
+    let command = daemon.command([CommandLine.arguments[0], "--on-pipewire", daemon.name, "--c-reference", options.cReference,
+                                  "--period", String(options.period), "--cycles", String(options.cycles),
+                                  "--rounds", String(options.rounds)])
+    child.executableURL = URL(fileURLWithPath: command[0])
+    child.arguments = Array(command.dropFirst())
+    child.environment = ProcessInfo.processInfo.environment.merging(daemon.environment) { $1 }
+    try child.run()
+    child.waitUntilExit()
+    if child.terminationStatus != 0 { print("---- the PipeWire daemon's log ----\n\(daemon.log)") }
+    return child.terminationStatus
+}
+
+LibraryMessages.silence()
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+if options.pipewire { exit(try measureOnPipeWire()) }
+if let name = options.onPipeWire {
+    print("PipeWire (\(LibraryVersion.text)), private headless daemon '\(name)', null sink, quantum \(options.period) frames; "
+          + "\(options.rounds) rounds of \(options.cycles) cycles, all clients running in the same cycles")
+    try passthroughTable(serverName: name, loop: .pipeWireNullSink, channelCounts: [2])
+    exit(0)
+}
+let server = try LoopbackServer(name: "jas-bench-\(getpid())",
+                                loopbackChannels: max(options.channelCounts.max()!, 2 * options.streams),
+                                period: options.period)
+defer { server.stop() }
+print("server \(server.name): 48000 Hz, period \(options.period) frames; \(options.rounds) rounds of "
+      + "\(options.cycles) cycles, all clients running in the same cycles")
+try passthroughTable(serverName: server.name, loop: .jackdLoopback, channelCounts: options.channelCounts)
 
 /// The multiRoute render work: output channel p of the streams gets the next
 /// period of track p, or with no tracks a copy of input p % 2. The streams'

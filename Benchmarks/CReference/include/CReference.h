@@ -6,8 +6,11 @@
 
 /// Runs a passthrough client with `channels` inputs and outputs on `server`
 /// until `cycles` process callbacks have been timed into `durations`
-/// (nanoseconds). Returns 0 on success.
-int cref_passthrough_run(const char *server, int channels, int cycles, unsigned long long *durations);
+/// (nanoseconds). Input N is connected to the Nth line of `sources`, output N
+/// to the Nth line of `destinations` (port names, one per line); NULL means
+/// `loopback:capture_N` and `loopback:playback_N`. Returns 0 on success.
+int cref_passthrough_run(const char *server, int channels, int cycles, const char *sources, const char *destinations,
+                         unsigned long long *durations);
 
 /// Runs a capture client with `channels` inputs connected to `port_prefix`1,
 /// `port_prefix`2, ...: each cycle it interleaves them into a jack_ringbuffer
