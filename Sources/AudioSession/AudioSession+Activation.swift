@@ -197,7 +197,18 @@ extension AudioSession {
             $0.client = client
             $0.idlePorts = []
         }
+        let found = ServerLimitation.found(on: client)
+        let new = limitationsSaid.withLock { said -> [ServerLimitation] in
+            let new = found.filter { !said.contains($0) }
+            said += new
+            return new
+        }
+        for limitation in new { hub.post(.serverLimitation(limitation)) }
     }
+
+    /// What the session's server lacks that jackd2 has, as found when the
+    /// session opened its client (each was said once as `serverLimitation`).
+    public var serverLimitations: [ServerLimitation] { limitationsSaid.withLock { $0 } }
 
     /// Whether deactivation keeps the session's ports registered for the
     /// next activation instead of unregistering them. PipeWire's libjack

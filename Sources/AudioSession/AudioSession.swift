@@ -89,6 +89,8 @@ public final class AudioSession: @unchecked Sendable {
     /// Bumped by every port or client registration; a refresh runs once it settles.
     let registrationGeneration = Atomic<Int>(0)
     let hub: EventHub
+    /// What the server lacks, each said once (`serverLimitation`) when a client found it.
+    let limitationsSaid = Mutex<[ServerLimitation]>([])
     /// Guarded by `transition`. Not an Optional: a closure stored in one is
     /// reabstracted, and every real-time call would go through thunks.
     nonisolated(unsafe) var renderBlock: RenderBlock = renderSilence

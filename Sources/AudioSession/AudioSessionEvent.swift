@@ -41,6 +41,10 @@ public enum AudioSessionEvent: Sendable, Equatable {
     case xrun(count: Int, total: Int, delayMicroseconds: Double)
     /// The server's period changed (by this session or any other client).
     case ioBufferDurationChange(seconds: Double, frames: Int)
+    /// The server cannot do something jackd2 does (said once per session,
+    /// when its client first finds it): what is missing, what it costs, and
+    /// the configuration that adds it.
+    case serverLimitation(ServerLimitation)
 }
 
 /// AVAudioSession's notification names and userInfo keys, for code written
@@ -55,6 +59,8 @@ public enum AudioSessionNotification {
     public static let xrun = Notification.Name("JackAudioSessionXrunNotification")
     /// Not in AVAudioSession: the period changed.
     public static let ioBufferDurationChange = Notification.Name("JackAudioSessionIOBufferDurationChangeNotification")
+    /// Not in AVAudioSession: the server lacks something jackd2 has (userInfo "limitation": ServerLimitation).
+    public static let serverLimitation = Notification.Name("JackAudioSessionServerLimitationNotification")
 
     public static let interruptionTypeKey = "AVAudioSessionInterruptionTypeKey"
     public static let interruptionOptionKey = "AVAudioSessionInterruptionOptionKey"
@@ -105,6 +111,8 @@ final class EventHub: @unchecked Sendable {
             return (N.xrun, ["count": count, "total": total, "delayMicroseconds": delay])
         case let .ioBufferDurationChange(seconds, frames):
             return (N.ioBufferDurationChange, ["seconds": seconds, "frames": frames])
+        case let .serverLimitation(limitation):
+            return (N.serverLimitation, ["limitation": limitation])
         }
     }
 }

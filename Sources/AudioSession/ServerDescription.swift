@@ -30,6 +30,8 @@ public struct ServerDescription: Encodable, Sendable, Equatable {
     public let pid: Int32?
     /// Set when the server is a netjack2 slave.
     public let netjack: NetJackSlave?
+    /// What the server lacks that jackd2 has (empty on jackd2).
+    public let limitations: [ServerLimitation]
 
     /// A netjack2 slave's link to its master.
     public struct NetJackSlave: Encodable, Sendable, Equatable {
@@ -62,6 +64,7 @@ public struct ServerDescription: Encodable, Sendable, Equatable {
             implementation = "unknown"
             serverVersion = nil
         }
+        limitations = ServerLimitation.found(on: client)
         let capture = client.ports(matching: "^system:", flags: [.physical, .output]).first
         let playback = client.ports(matching: "^system:", flags: [.physical, .input]).first
         driver = (capture ?? playback).flatMap { Self.driver(fromAliases: $0.aliases) }

@@ -109,6 +109,22 @@ extension Client {
 }
 
 extension Client {
+    /// On PipeWire's libjack, whether the daemon has no `default` metadata
+    /// object (then every metadata call fails and nothing is ever read); nil
+    /// on jackd2, which always has its store. Asked by removing a key nobody
+    /// sets: PipeWire's `jack_remove_property` fails only without the object
+    /// (and with it, removes nothing). Never used on the real-time thread.
+    public var pipeWireLacksMetadata: Bool? {
+        guard LibraryVersion.isPipeWire, !isClosed else { return nil }
+        let subject = uuid
+        let code = MetadataCalls.run("asking for the metadata object") { [self] in
+            (try? request { jack_remove_property($0, subject, "urn:jackaudiosession:metadata-probe") }) ?? -1
+        }
+        return code != 0
+    }
+}
+
+extension Client {
     /// The UUID of the client named `clientName` (a metadata subject), or nil
     /// when no such client is on the server.
     public func uuid(ofClient clientName: String) -> UInt64? {

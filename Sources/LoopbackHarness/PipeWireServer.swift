@@ -8,8 +8,8 @@ import Synchronization
 /// manager, no hardware. Its own runtime folder (so it shares nothing with a
 /// desktop's PipeWire), null-audio-sink nodes in DSP mode with monitor ports
 /// (without `adapter.auto-port-config` a node has no JACK ports), and the
-/// `default` metadata object (without it PipeWire's `jack_set_property`
-/// fails). Stopped by its own PID.
+/// `default` metadata object unless told otherwise (without it PipeWire's
+/// `jack_set_property` fails). Stopped by its own PID.
 ///
 /// JACK clients reach it through PipeWire's libjack: run them with
 /// `command(_:)` (`pw-jack`, and the runtime folder in `environment`), and
@@ -46,7 +46,7 @@ public final class PipeWireServer: Sendable {
     }
 
     public init(name: String = LoopbackServer.uniqueName(prefix: "jas-pw"), sinks: [String] = ["Null Sink"],
-                sampleRate: Int = 48000, quantum: Int = 256, timeout: Double = 10) throws {
+                sampleRate: Int = 48000, quantum: Int = 256, defaultMetadata: Bool = true, timeout: Double = 10) throws {
         for program in ["pipewire", "pw-jack"] where LoopbackServer.findExecutable(program) == nil {
             throw Failure.notInstalled(program)
         }
@@ -58,7 +58,8 @@ public final class PipeWireServer: Sendable {
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let config = runtimeDirectory + "/pipewire.conf"
-        try Self.configuration(name: name, sinks: sinks, sampleRate: sampleRate, quantum: quantum)
+        try Self.configuration(name: name, sinks: sinks, sampleRate: sampleRate, quantum: quantum,
+                               defaultMetadata: defaultMetadata)
             .write(toFile: config, atomically: true, encoding: .utf8)
         pid = try LoopbackServer.spawn(
             ["/usr/bin/env", "PIPEWIRE_RUNTIME_DIR=\(runtimeDirectory)", "XDG_RUNTIME_DIR=\(runtimeDirectory)",
@@ -135,8 +136,11 @@ public final class PipeWireServer: Sendable {
     }
 
     /// The daemon's whole configuration: what PipeWire's minimal.conf loads,
-    /// with null sinks instead of ALSA devices.
-    static func configuration(name: String, sinks: [String], sampleRate: Int, quantum: Int) -> String {
+    /// with null sinks instead of ALSA devices; without `defaultMetadata`, no
+    /// `default` metadata object (a daemon with no session manager and no
+    /// such line in its configuration).
+    static func configuration(name: String, sinks: [String], sampleRate: Int, quantum: Int,
+                              defaultMetadata: Bool) -> String {
         let nodes = sinks.enumerated().map { index, description in
             """
                 { factory = adapter
@@ -174,7 +178,7 @@ public final class PipeWireServer: Sendable {
             { name = libpipewire-module-link-factory }
         ]
         context.objects = [
-            { factory = metadata args = { metadata.name = default } }
+            \(defaultMetadata ? "{ factory = metadata args = { metadata.name = default } }" : "")
             { factory = spa-node-factory
                 args = { factory.name = support.node.driver node.name = Dummy-Driver node.group = pipewire.dummy priority.driver = 20000 } }
             { factory = spa-node-factory

@@ -34,6 +34,11 @@ public final class SimulatedDevice: @unchecked Sendable {
             playback.append(try client.registerPort("playback_\(channel)", flags: [.input, .physical, .terminal]))
             capture.append(try client.registerPort("capture_\(channel)", flags: [.output, .physical, .terminal]))
         }
+        // The port type is what makes it a device of its kind; a server that cannot keep it says why.
+        if let limitation = ServerLimitation.found(on: client).first {
+            client.close()
+            throw limitation
+        }
         for port in playback + capture {
             try client.setProperty(AudioSessionPort.metadataKey, value: type.rawValue, on: port.uuid)
         }

@@ -42,6 +42,11 @@ enum EventFormat {
             object["event"] = "ioBufferDurationChange"
             object["seconds"] = seconds
             object["frames"] = frames
+        case let .serverLimitation(limitation):
+            object["event"] = "serverLimitation"
+            object["missing"] = limitation.missing
+            object["consequence"] = limitation.consequence
+            object["remedy"] = limitation.remedy
         }
         return line(object)
     }
@@ -68,6 +73,8 @@ enum EventFormat {
             return "\(stamp) xrun ×\(count) (\(total) in all, last \(String(format: "%.0f", delay)) µs late)"
         case let .ioBufferDurationChange(seconds, frames):
             return "\(stamp) I/O buffer now \(frames) frames (\(String(format: "%.3f", seconds * 1000)) ms)"
+        case let .serverLimitation(limitation):
+            return "\(stamp) server limitation: \(limitation)"
         }
     }
 

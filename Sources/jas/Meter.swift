@@ -157,7 +157,7 @@ struct Meter: AsyncParsableCommand {
                 silence?.observe(reading) { display.silence($0, tick: DeadAirWatch.tick) }
             }, onEvent: { event in
                 switch event {
-                case .mediaServicesWereLost, .mediaServicesWereReset, .interruption: display.event(event)
+                case .mediaServicesWereLost, .mediaServicesWereReset, .interruption, .serverLimitation: display.event(event)
                 case .xrun: display.eventForWatch(event)
                 default: break
                 }

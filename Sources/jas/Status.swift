@@ -52,6 +52,7 @@ struct Status: ParsableCommand {
         Output.line("server '\(report.server)': \(report.sampleRate) Hz, period \(report.periodFrames) frames "
               + "(\(Output.milliseconds(report.periodFrames, rate: report.sampleRate)))")
         Output.line("  " + report.implementation.summary)
+        for limitation in report.implementation.limitations { Output.line("  limitation: \(limitation)") }
         for port in report.ports {
             let flags = [port.direction, port.physical ? "physical" : nil, port.terminal ? "terminal" : nil]
                 .compactMap { $0 }.joined(separator: ",")

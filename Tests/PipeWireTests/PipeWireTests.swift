@@ -27,9 +27,10 @@ final class PipeWireTests: JackTestCase {
         super.tearDown()
     }
 
-    private func startDaemon(name: String = LoopbackServer.uniqueName(prefix: "jas-pw")) throws -> PipeWireServer {
+    private func startDaemon(name: String = LoopbackServer.uniqueName(prefix: "jas-pw"), defaultMetadata: Bool = true)
+        throws -> PipeWireServer {
         do {
-            let daemon = try PipeWireServer(name: name)
+            let daemon = try PipeWireServer(name: name, defaultMetadata: defaultMetadata)
             daemons.append(daemon)
             return daemon
         } catch {
@@ -106,6 +107,7 @@ final class PipeWireTests: JackTestCase {
         let version = try XCTUnwrap(implementation["server_version"] as? String, status.output)
         XCTAssertTrue(version.range(of: #"^\d+\.\d+\.\d+$"#, options: .regularExpression) != nil, version)
         XCTAssertNil(implementation["netjack"])
+        XCTAssertEqual((implementation["limitations"] as? [Any])?.count, 0, "the daemon has its metadata: \(status.output)")
         let ports = (object["ports"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         XCTAssertTrue(ports.contains("Null Sink:playback_FL") && ports.contains("Null Sink:monitor_FL"), "\(ports)")
         XCTAssertEqual(object["period_frames"] as? Int, daemon.quantum)
@@ -153,6 +155,42 @@ final class PipeWireTests: JackTestCase {
         XCTAssertEqual(again.status, 0, again.output)
     }
 
+    func testADaemonWithoutTheDefaultMetadataObjectIsSaidOnceAndSessionsStillArbitrate() throws {
+        let daemon = try startDaemon(defaultMetadata: false)
+        let status = try pwJas(daemon, ["status", "--server", daemon.name, "--json"])
+        XCTAssertEqual(status.status, 0, status.output)
+        let implementation = try XCTUnwrap(jsonLines(status.output).first?["implementation"] as? [String: Any], status.output)
+        let limitations = try XCTUnwrap(implementation["limitations"] as? [[String: Any]], status.output)
+        XCTAssertEqual(limitations.count, 1, status.output)
+        XCTAssertEqual(limitations.first?["missing"] as? String, "PipeWire's 'default' metadata object")
+        XCTAssertTrue((limitations.first?["remedy"] as? String ?? "").contains("{ factory = metadata args = { metadata.name = default } }"),
+                      status.output)
+        let text = try pwJas(daemon, ["status", "--server", daemon.name])
+        XCTAssertTrue(text.output.contains("limitation: PipeWire's 'default' metadata object is missing: JACK metadata cannot"),
+                      text.output)
+
+        // A simulated device is its port-type metadata: it cannot be plugged, and says why.
+        let plug = try run(["/usr/bin/timeout", "10"] + daemon.command([jas, "device", "plug", "cans", "--server", daemon.name]),
+                           environment: daemon.environment)
+        XCTAssertEqual(plug.status, 2, plug.output)
+        XCTAssertTrue(plug.output.contains("jas device plug: PipeWire's 'default' metadata object is missing"), plug.output)
+
+        // A session says it once, as an event, and goes on: it plays, and a
+        // call in another process still interrupts it.
+        let player = try startPlayer(daemon, ["--name", "A", "--port", "Null Sink:playback_FL"])
+        let said = player.objects.filter { $0["event"] as? String == "serverLimitation" }
+        XCTAssertEqual(said.count, 1, "\(player.objects)")
+        XCTAssertEqual(said.first?["missing"] as? String, "PipeWire's 'default' metadata object")
+        XCTAssertEqual(try XCTUnwrap(peaks(daemon, ["Null Sink:monitor_FL"]).first ?? nil), -20, accuracy: 0.1)
+        let (call, _) = try startJas(daemon, ["interrupt", "--server", daemon.name, "--as", "call", "--for", "1", "--json"])
+        XCTAssertTrue(waitUntil { player.objects.contains { $0["event"] as? String == "interruption" } }, "\(player.objects)")
+        XCTAssertTrue(waitUntil(timeout: 5) { !call.isRunning })
+        XCTAssertTrue(waitUntil(timeout: 5) {
+            player.objects.contains { $0["event"] as? String == "interruption" && $0["type"] as? String == "ended" }
+        }, "\(player.objects)")
+        XCTAssertEqual(player.objects.filter { $0["event"] as? String == "serverLimitation" }.count, 1, "said once only")
+    }
+
     func testADaemonRestartIsAMediaServicesReset() throws {
         let daemon = try startDaemon()
         let (monitor, lines) = try startJas(daemon, ["monitor", "--server", daemon.name, "--json"])
@@ -191,7 +229,7 @@ final class PipeWireTests: JackTestCase {
             player.objects.filter { $0["event"] as? String == "interruption" && $0["type"] as? String == type }
         }
         XCTAssertEqual(try XCTUnwrap(peaks(daemon, ["Null Sink:monitor_FL"]).first ?? nil), -20, accuracy: 0.1)
-        // The call is its own process, arbitrated through PipeWire's `default` metadata.
+        // The call is its own process; sessions find each other in the session registry (/dev/shm).
         let (call, callLines) = try startJas(daemon, ["interrupt", "--server", daemon.name, "--as", "call",
                                                       "--for", "4", "--json"])
         XCTAssertTrue(waitUntil { interruptions("began").count == 1 }, "\(player.objects)")
