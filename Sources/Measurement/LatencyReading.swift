@@ -50,6 +50,8 @@ public struct LatencyReading: Sendable, Equatable, Encodable {
             return "no reading: the tones disagree about the delay (the path changed during the window, or it is not linear)"
         case .xrun?:
             return "no reading: an xrun or a gap in the captured frames fell in the window"
+        case .dropout?:
+            return "no reading: the signal stopped inside the window (a period lost on the way without an xrun)"
         case nil:
             return "valid"
         }

@@ -112,6 +112,10 @@ public struct MultiToneSignal: Sendable {
             result.problem = .signalTooWeak
             return result
         }
+        guard Self.longestSilence(in: window) < Self.dropoutFrames else {
+            result.problem = .dropout
+            return result
+        }
         let toneEnergy = amplitude.reduce(0) { $0 + $1 * $1 / 2 } * Double(n)
         guard toneEnergy >= 0.5 * totalEnergy else {
             result.problem = .tooNoisy
@@ -160,6 +164,22 @@ public struct MultiToneSignal: Sendable {
         return result
     }
 
+    /// Exact digital silence this long inside a window that carries the
+    /// signal is a dropout: the signal never has it, and an analog path's
+    /// noise never gives it. A period a server lost without an xrun (a
+    /// netjack2 master's late cycle, PipeWire skipping a cycle) comes back so.
+    static let dropoutFrames = 32
+
+    /// The longest run of samples that are exactly 0 in `window`.
+    static func longestSilence(in window: UnsafeBufferPointer<Float>) -> Int {
+        var longest = 0, run = 0
+        for sample in window {
+            run = sample == 0 ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        return longest
+    }
+
     /// The delay in [0, period) that turns a tone of that period by `turn`
     /// radians (a delay turns it backwards).
     static func delay(ofTurn turn: Double, period: Double) -> Double {
@@ -184,4 +204,7 @@ public enum LatencyProblem: String, Sendable, Codable, Equatable {
     case unstable
     /// An xrun or a gap in the captured frames fell in the window.
     case xrun
+    /// The signal stopped inside the window (digital silence where it was
+    /// due): a period the server lost without saying so.
+    case dropout
 }

@@ -75,6 +75,21 @@ final class MultiToneSignalTests: XCTestCase {
         XCTAssertNil(noisy.delayFrames)
     }
 
+    func testAPeriodLostAsSilenceIsADropoutNotANumber() {
+        // One period of 256 frames lost as silence on the way (PipeWire's
+        // monitor loop does it without an xrun): the tones alone would still
+        // read 1024.00001, so the silence itself is what spoils the window.
+        var samples = window(delay: 1024, startFrame: 4096)
+        for index in 9000..<9256 { samples[index] = 0 }
+        let spoilt = estimate(samples, startFrame: 4096)
+        XCTAssertEqual(spoilt.problem, .dropout)
+        XCTAssertNil(spoilt.delayFrames)
+        // Shorter than a dropout: a few zeros are a signal's own.
+        var clean = window(delay: 1024, startFrame: 4096)
+        for index in 9000..<9031 { clean[index] = 0 }
+        XCTAssertNil(estimate(clean, startFrame: 4096).problem)
+    }
+
     func testWindowOfTwoDifferentDelaysIsNotAveragedIntoANumber() {
         // The path jumps by 5.5 frames halfway through the window.
         var samples = window(delay: 200, startFrame: 0)

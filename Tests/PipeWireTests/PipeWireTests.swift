@@ -145,6 +145,20 @@ final class PipeWireTests: JackTestCase {
         let text = try pwJas(daemon, ["selftest"] + path + attempts + ["--duration", "1"], environment: environment)
         XCTAssertTrue(text.output.contains("none expected: the server reports 0 latency for this path"), text.output)
 
+        // jas latency reads the quantum against 0 reported; a period the loop
+        // lost as silence spoils a reading (a dropout), never moves it.
+        let latency = try pwJas(daemon, ["latency"] + path + ["--count", "3", "--json"], environment: environment)
+        XCTAssertEqual(latency.status, 0, latency.output)
+        let readings = jsonLines(latency.output).filter { $0["valid"] as? Bool == true }
+        XCTAssertEqual(readings.count, 3, latency.output)
+        for reading in readings {
+            XCTAssertEqual(reading["reported_frames"] as? Int, 0, latency.output)
+            XCTAssertEqual(reading["measured_frames"] as? Double ?? -1, Double(daemon.quantum), accuracy: 0.01, latency.output)
+        }
+        XCTAssertTrue(jsonLines(latency.output).allSatisfy {
+            $0["valid"] as? Bool == true || ["dropout", "xrun"].contains($0["problem"] as? String ?? "")
+        }, latency.output)
+
         // Measured and stored, the delay is what the session reports and selftest then expects.
         let calibration = try pwJas(daemon, ["latency"] + path + ["--count", "3", "--calibrate"], environment: environment)
         XCTAssertEqual(calibration.status, 0, calibration.output)
@@ -242,6 +256,20 @@ final class PipeWireTests: JackTestCase {
                        "\(callLines.objects)")
         XCTAssertTrue(waitUntil(timeout: 5) { ((try? self.peaks(daemon, ["Null Sink:monitor_FL"]))?[0] ?? nil) ?? -200 > -20.1 },
                       "the player did not resume")
+    }
+
+    func testADuckingPromptInAnotherProcessLowersAPlayerByItsLevelAndRestoresIt() throws {
+        let daemon = try startDaemon()
+        let music = try startPlayer(daemon, ["--name", "music", "--port", "Null Sink:playback_FL"])
+        XCTAssertEqual(try XCTUnwrap(peaks(daemon, ["Null Sink:monitor_FL"]).first ?? nil), -20, accuracy: 0.1)
+        let (prompt, _) = try startJas(daemon, ["play", "--server", daemon.name, "--name", "prompt", "--port",
+                                                "Null Sink:playback_FR", "--duck", "--duck-level=-12", "--for", "4", "--json"])
+        // The player learns of the ducker by polling (100–500 ms): wait for the level, not a fixed time.
+        func peak() -> Double { ((try? peaks(daemon, ["Null Sink:monitor_FL"]))?.first ?? nil) ?? -200 }
+        XCTAssertTrue(waitUntil(timeout: 3) { abs(peak() - -32) < 0.2 }, "not ducked by 12 dB: \(peak())")
+        XCTAssertFalse(music.objects.contains { $0["event"] as? String == "interruption" }, "ducking must not interrupt")
+        XCTAssertTrue(waitUntil(timeout: 6) { !prompt.isRunning })
+        XCTAssertTrue(waitUntil(timeout: 3) { abs(peak() - -20) < 0.1 }, "not restored: \(peak())")
     }
 
     func testMultirouteStreamsReachDistinctSinksAndFollowOneThatGoesAndComesBack() throws {
