@@ -98,7 +98,8 @@ public final class PipeWireServer: Sendable {
         let node = "sink-" + description.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
         try pwCli(["create-node", "adapter",
                    "{ factory.name = support.null-audio-sink node.name = \"\(node)\" node.description = \"\(description)\" "
-                   + "media.class = Audio/Sink object.linger = true audio.position = [ FL FR ] "
+                   + "media.class = Audio/Sink object.linger = true audio.position = [ FL FR ] audio.format = F32P "
+                   + "audio.rate = \(sampleRate) audio.channels = 2 "
                    + "adapter.auto-port-config = { mode = dsp monitor = true position = preserve } }"])
         return node
     }
@@ -150,6 +151,9 @@ public final class PipeWireServer: Sendable {
                         node.description = "\(description)"
                         media.class = "Audio/Sink"
                         audio.position = [ FL FR ]
+                        audio.format = F32P
+                        audio.rate = \(sampleRate)
+                        audio.channels = 2
                         adapter.auto-port-config = { mode = dsp monitor = true position = preserve }
                     }
                 }
