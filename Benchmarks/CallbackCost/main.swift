@@ -16,7 +16,7 @@
 // 2 channels): this program starts the daemon and runs itself again under
 // pw-jack (--on-pipewire NAME), so that every client loads PipeWire's libjack.
 //
-// usage: callback-bench [--c-reference PATH] [--period N] [--cycles N] [--rounds N] [--channels 2,32] [--streams 8]
+// usage: callback-bench [--c-reference PATH|none] [--period N] [--cycles N] [--rounds N] [--channels 2,32] [--streams 8]
 //                       [--pipewire]
 import AudioSession
 import BenchmarkSupport
@@ -94,7 +94,8 @@ struct Loop: Sendable {
 
 /// The measurement session under test: a passthrough render block.
 func startSwiftSession(server: String, loop: Loop, channels: Int, recorder: CycleCostRecorder) throws -> AudioSession {
-    let session = AudioSession(clientName: "swift-session", serverName: server)
+    // Consent given, as the C client has it: without it the session's inputs are silenced (zeroed every cycle).
+    let session = AudioSession(clientName: "swift-session", serverName: server, recordConsent: .givenByCaller)
     try session.setCategory(.playAndRecord, mode: .measurement)
     try session.setPreferredInputNumberOfChannels(channels)
     try session.setPreferredOutputNumberOfChannels(channels)
@@ -128,13 +129,14 @@ func passthroughRow(serverName: String, loop: Loop, channels: Int) throws {
         let warmUp = 300
         let recorder = CycleCostRecorder(capacity: options.cycles + 2 * warmUp)
         let session = try startSwiftSession(server: serverName, loop: loop, channels: channels, recorder: recorder)
-        let external = try CReferenceProcess(options.cReference, server: serverName, loop: loop, channels: channels,
-                                             cycles: options.cycles)
+        // "none": no process of its own (under valgrind, which cannot spawn one here).
+        let external = options.cReference == "none" ? nil
+            : try CReferenceProcess(options.cReference, server: serverName, loop: loop, channels: channels, cycles: options.cycles)
         let inProcess = InProcessReference(cycles: options.cycles) { durations in
             cref_passthrough_run(serverName, Int32(channels), Int32(options.cycles), sources, destinations, durations)
         }
-        cSamples += external.finish()
         inProcessSamples += inProcess.finish()
+        cSamples += external?.finish() ?? inProcessSamples
         while !recorder.isFull { usleep(10_000) }
         try session.setActive(false)
         session.close()
