@@ -135,8 +135,9 @@ func passthroughRow(serverName: String, loop: Loop, channels: Int) throws {
         let inProcess = InProcessReference(cycles: options.cycles) { durations in
             cref_passthrough_run(serverName, Int32(channels), Int32(options.cycles), sources, destinations, durations)
         }
-        inProcessSamples += inProcess.finish()
-        cSamples += external?.finish() ?? inProcessSamples
+        let inProcessRound = inProcess.finish()
+        inProcessSamples += inProcessRound
+        cSamples += external?.finish() ?? inProcessRound
         while !recorder.isFull { usleep(10_000) }
         try session.setActive(false)
         session.close()
