@@ -251,15 +251,19 @@ final class NetJackTests: JackTestCase {
         let match = PlayedNoise.match(recorded, from: try XCTUnwrap(back), gaps: gaps, searchAhead: 10 * 48000)
         XCTAssertEqual(match.unmatched, [], "samples from these frames on are none of jas play's")
         // A late cycle (an xrun) may have a period read half-written; without one, nothing differs.
+        // The master's own failed cycles count too: its log says `Process error` for each, and they reach
+        // the slave as stale periods without an xrun there (rehearsal 41: 7 of them, 3,584 samples).
         let xruns = try XCTUnwrap(summary["xruns"] as? Int)
-        XCTAssertLessThanOrEqual(match.differing, xruns * 2 * 256, "\(summary)")
+        let masterFailures = rig.master.log.components(separatedBy: "ProcessGraphAsyncMaster: Process error").count - 1
+        let disturbances = xruns + masterFailures
+        XCTAssertLessThanOrEqual(match.differing, disturbances * 2 * 256, "master failures \(masterFailures), \(summary)")
         XCTAssertGreaterThan(match.compared, 48000 * 2, "\(summary)")
         // netjack2 may hand on once more what the slave last received before
         // its master went: a period from before the stall, then the noise
         // where it is now.
-        XCTAssertLessThanOrEqual(match.jumps.count, 2 + 2 * xruns, "jumps at \(match.jumps) \(summary)")
+        XCTAssertLessThanOrEqual(match.jumps.count, 2 + 2 * disturbances, "jumps at \(match.jumps) \(summary)")
         print("after the master's return: \(match.compared) samples compared, \(match.differing) differ, "
-              + "jumps at \(match.jumps); xruns \(xruns)")
+              + "jumps at \(match.jumps); xruns \(xruns), master failures \(masterFailures)")
         monitor.interrupt()
         player.interrupt()
     }
