@@ -107,15 +107,18 @@ final class LatencyMeterTests: JackTestCase {
     }
 
     func testInvertedPathIsReportedWithTheSameDelay() throws {
-        let server = try startServer(period: 128)
+        let server = try startServer(period: 256)
         let line = try DelayLineClient(name: "invert", serverName: server.name, delay: 40, inverting: true)
         try line.listen(to: "loopback:capture_1")
         let meter = try meter(server.name, in: "invert:out")
-        let valid = readings(meter, valid: 2).filter(\.valid)
-        XCTAssertEqual(valid.count, 2)
+        // Rehearsal 42: a loaded machine made every one of 40 windows an xrun (the debug-built filter and
+        // meter share the test process); the meter was right to refuse them, so read on to the deadline.
+        let all = readings(meter, valid: 2, limit: 200)
+        let valid = all.filter(\.valid)
+        XCTAssertEqual(valid.count, 2, "\(all.map { $0.problem?.rawValue ?? "valid" })")
         for reading in valid {
             XCTAssertTrue(reading.inverted)
-            XCTAssertEqual(reading.measuredFrames ?? -1, 128 + 40, accuracy: 0.001)
+            XCTAssertEqual(reading.measuredFrames ?? -1, 256 + 40, accuracy: 0.001)
         }
     }
 
