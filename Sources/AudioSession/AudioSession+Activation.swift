@@ -198,12 +198,12 @@ extension AudioSession {
             $0.idlePorts = []
         }
         let found = ServerLimitation.found(on: client)
-        let new = limitationsSaid.withLock { said -> [ServerLimitation] in
-            let new = found.filter { !said.contains($0) }
-            said += new
-            return new
+        let unsaid = limitationsSaid.withLock { said -> [ServerLimitation] in
+            let unsaid = found.filter { !said.contains($0) }
+            said += unsaid
+            return unsaid
         }
-        for limitation in new { hub.post(.serverLimitation(limitation)) }
+        for limitation in unsaid { hub.post(.serverLimitation(limitation)) }
     }
 
     /// What the session's server lacks that jackd2 has, as found when the

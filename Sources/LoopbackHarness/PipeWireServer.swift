@@ -97,11 +97,18 @@ public final class PipeWireServer: Sendable {
     public func addSink(_ description: String) throws -> String {
         let node = "sink-" + description.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
         try pwCli(["create-node", "adapter",
-                   "{ factory.name = support.null-audio-sink node.name = \"\(node)\" node.description = \"\(description)\" "
-                   + "media.class = Audio/Sink object.linger = true audio.position = [ FL FR ] audio.format = F32P "
-                   + "audio.rate = \(sampleRate) audio.channels = 2 "
-                   + "adapter.auto-port-config = { mode = dsp monitor = true position = preserve } }"])
+                   "{ " + Self.nullSink(node: node, description: description, sampleRate: sampleRate)
+                   + " object.linger = true }"])
         return node
+    }
+
+    /// A stereo null sink's adapter arguments: DSP ports with monitors
+    /// (PipeWire 1.4 also needs the format, rate and channels, or it keeps one
+    /// passthrough port and libjack shows none).
+    static func nullSink(node: String, description: String, sampleRate: Int) -> String {
+        "factory.name = support.null-audio-sink node.name = \"\(node)\" node.description = \"\(description)\" "
+            + "media.class = \"Audio/Sink\" audio.position = [ FL FR ] audio.format = F32P audio.rate = \(sampleRate) "
+            + "audio.channels = 2 adapter.auto-port-config = { mode = dsp monitor = true position = preserve }"
     }
 
     /// Removes a sink `addSink` made (a device unplugged).
@@ -143,21 +150,8 @@ public final class PipeWireServer: Sendable {
     static func configuration(name: String, sinks: [String], sampleRate: Int, quantum: Int,
                               defaultMetadata: Bool) -> String {
         let nodes = sinks.enumerated().map { index, description in
-            """
-                { factory = adapter
-                    args = {
-                        factory.name = support.null-audio-sink
-                        node.name = "null-sink-\(index + 1)"
-                        node.description = "\(description)"
-                        media.class = "Audio/Sink"
-                        audio.position = [ FL FR ]
-                        audio.format = F32P
-                        audio.rate = \(sampleRate)
-                        audio.channels = 2
-                        adapter.auto-port-config = { mode = dsp monitor = true position = preserve }
-                    }
-                }
-            """
+            "    { factory = adapter args = { "
+                + nullSink(node: "null-sink-\(index + 1)", description: description, sampleRate: sampleRate) + " } }"
         }.joined(separator: "\n")
         return """
         context.properties = {
