@@ -137,8 +137,8 @@ bench: release bench-tools baseline-jas
 
 # Every benchmark binary of the release build, briefly, so that none can rot (part of make test).
 bench-smoke: release bench-tools
-	timeout 300 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --cycles 300 --rounds 1
-	timeout 300 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --cycles 300 --rounds 1 --pipewire
+	timeout 300 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --cycles 300 --rounds 2
+	timeout 300 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --cycles 300 --rounds 2 --pipewire
 	timeout 300 .build/release/recovery-bench --restarts 3
 	timeout 300 .build/release/latency-bench --readings 2
 	timeout 300 .build/release/record-bench --seconds 2 --channels 8

@@ -30,7 +30,7 @@ struct Options {
     var cReference = "Benchmarks/bin/c-passthrough"
     var period = 128
     var cycles = 4000
-    var rounds = 3
+    var rounds = 4
     var channelCounts = [2, 32]
     var streams = 8
     var pipewire = false
@@ -114,39 +114,70 @@ func startSwiftSession(server: String, loop: Loop, channels: Int, recorder: Cycl
 /// The passthrough table: the Swift session and both C references, in the same cycles of `serverName`.
 func passthroughTable(serverName: String, loop: Loop, channelCounts: [Int]) throws {
     print("| channels | C median (ns) | C p99 (ns) | C in-process median (ns) | Swift median (ns) | Swift p99 (ns) "
-          + "| median ratio Swift/C | p99 ratio Swift/C |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+          + "| median ratio Swift/C | p99 ratio Swift/C | median ratio, Swift woken first | median ratio, Swift woken last |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for channels in channelCounts {
         try passthroughRow(serverName: serverName, loop: loop, channels: channels)
     }
 }
 
+/// Which client runs first in a JACK cycle matters as much as what the
+/// clients do: clients that depend on nothing but the driver are woken in the
+/// order they joined the graph, and the first pays for the cycle's cold
+/// shared memory (the engine's tables, the loopback's buffers) that the
+/// others then find in cache. Measured on this 2-core VM at 2 channels: the
+/// same Swift session ran at 1.27–1.51× the C median woken first, 0.97–1.07×
+/// woken after the C clients. So the rounds alternate: even rounds start the
+/// Swift session first, odd rounds after both C clients are connected, and
+/// the table gives both orders and the ratio of the pooled samples.
 func passthroughRow(serverName: String, loop: Loop, channels: Int) throws {
-    var cSamples: [UInt64] = [], inProcessSamples: [UInt64] = [], swiftSamples: [UInt64] = []
+    var cSamples: [[UInt64]] = [[], []], inProcessSamples: [UInt64] = [], swiftSamples: [[UInt64]] = [[], []]
     let sources = loop.sources(channels).joined(separator: "\n")
     let destinations = loop.destinations(channels).joined(separator: "\n")
-    for _ in 0..<options.rounds {
+    let watch = try Client(name: "bench-watch", serverName: serverName)
+    defer { _ = watch.close() }
+    let cClients = options.cReference == "none" ? 1 : 2
+    for round in 0..<options.rounds {
+        let swiftFirst = round % 2 == 0
         let warmUp = 300
+        // Woken after the C clients, the Swift session starts later: the C
+        // clients time enough cycles to cover its start and drop those.
+        let lead = swiftFirst ? 0 : 4 * warmUp
         let recorder = CycleCostRecorder(capacity: options.cycles + 2 * warmUp)
-        let session = try startSwiftSession(server: serverName, loop: loop, channels: channels, recorder: recorder)
+        var session = swiftFirst ? try startSwiftSession(server: serverName, loop: loop, channels: channels, recorder: recorder) : nil
         // "none": no process of its own (under valgrind, which cannot spawn one here).
         let external = options.cReference == "none" ? nil
-            : try CReferenceProcess(options.cReference, server: serverName, loop: loop, channels: channels, cycles: options.cycles)
-        let inProcess = InProcessReference(cycles: options.cycles) { durations in
-            cref_passthrough_run(serverName, Int32(channels), Int32(options.cycles), sources, destinations, durations)
+            : try CReferenceProcess(options.cReference, server: serverName, loop: loop, channels: channels,
+                                    cycles: options.cycles + lead)
+        let inProcess = InProcessReference(cycles: options.cycles + lead) { durations in
+            cref_passthrough_run(serverName, Int32(channels), Int32(options.cycles + lead), sources, destinations, durations)
         }
-        let inProcessRound = inProcess.finish()
+        if session == nil {
+            let connectedSoon = Date(timeIntervalSinceNow: 30)
+            while (watch.port(named: loop.destination(1))?.connections.count ?? 0) < cClients {
+                guard Date() < connectedSoon else { fatalError("the C clients did not connect to \(loop.destination(1))") }
+                usleep(10_000)
+            }
+            session = try startSwiftSession(server: serverName, loop: loop, channels: channels, recorder: recorder)
+        }
+        let inProcessRound = Array(inProcess.finish().dropFirst(lead))
         inProcessSamples += inProcessRound
-        cSamples += external?.finish() ?? inProcessRound
+        cSamples[round % 2] += external.map { Array($0.finish().dropFirst(lead)) } ?? inProcessRound
         while !recorder.isFull { usleep(10_000) }
-        try session.setActive(false)
-        session.close()
+        try session?.setActive(false)
+        session?.close()
         // The Swift cycles that ran while the C clients did: skip the start.
-        swiftSamples += recorder.samples.dropFirst(2 * warmUp)
+        swiftSamples[round % 2] += recorder.samples.dropFirst(2 * warmUp)
     }
-    let c = Percentiles(cSamples), inProcess = Percentiles(inProcessSamples), swift = Percentiles(swiftSamples)
+    let c = Percentiles(cSamples[0] + cSamples[1]), inProcess = Percentiles(inProcessSamples)
+    let swift = Percentiles(swiftSamples[0] + swiftSamples[1])
+    func orderRatio(_ order: Int) -> String {
+        guard !swiftSamples[order].isEmpty else { return "–" }
+        return String(format: "%.2f", Percentiles(swiftSamples[order]).median / Percentiles(cSamples[order]).median)
+    }
     print(String(format: "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |", channels, c.median, c.p99,
-                 inProcess.median, swift.median, swift.p99, swift.median / c.median, swift.p99 / c.p99))
+                 inProcess.median, swift.median, swift.p99, swift.median / c.median, swift.p99 / c.p99)
+          + " \(orderRatio(0)) | \(orderRatio(1)) |")
 }
 
 /// --pipewire: a private daemon, and this program again under pw-jack to measure on it.
@@ -221,7 +252,7 @@ func startMultirouteSession(server: String, streams: Int, copier: (([AudioOutput
                             recorder: CycleCostRecorder) throws -> (AudioSession, StreamCopier) {
     let session = AudioSession(clientName: "swift-multiroute", serverName: server, recordConsent: .givenByCaller)
     try session.setCategory(.multiRoute)
-    _ = session.availableOutputs   // opens the client
+    _ = try session.outputDevices()   // opens the client
     guard let client = session.client else { fatalError("cannot open a client on \(server)") }
     for port in 1...(2 * streams) {
         guard let handle = client.port(named: "loopback:playback_\(port)") else { fatalError("no loopback:playback_\(port)") }

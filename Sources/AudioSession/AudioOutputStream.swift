@@ -64,14 +64,24 @@ extension ProcessCycle {
 }
 
 extension AudioSession {
-    /// The output devices on the server. Under multiRoute these are the
+    /// The output devices on the server, as the session's JACK client sees
+    /// them (empty before it is open, like `availableInputs`; a getter never
+    /// opens one: `outputDevices()` does). Under multiRoute these are the
     /// destinations streams may play to: the built-in speaker only when no
-    /// USB, HDMI or line output is there (as on iOS). Opens the JACK client
-    /// if needed (empty when the server cannot be reached).
+    /// USB, HDMI or line output is there (as on iOS).
     public var availableOutputs: [PortDescription] {
-        guard let client = try? openOrReuseClient() else { return [] }
-        let catalog = DeviceCatalog(client: client)
-        return category == .multiRoute ? RoutePlanner.multirouteOutputs(catalog) : catalog.outputs
+        guard let client = openClient else { return [] }
+        return outputs(in: DeviceCatalog(client: client))
+    }
+
+    /// `availableOutputs`, opening the session's JACK client first if it is
+    /// not open (`mediaServicesFailed` when the server cannot be reached).
+    public func outputDevices() throws(AudioSessionError) -> [PortDescription] {
+        outputs(in: DeviceCatalog(client: try openOrReuseClient()))
+    }
+
+    private func outputs(in catalog: DeviceCatalog) -> [PortDescription] {
+        category == .multiRoute ? RoutePlanner.multirouteOutputs(catalog) : catalog.outputs
     }
 
     /// The session's output streams, in the order of the render cycle's outputs.
@@ -91,8 +101,7 @@ extension AudioSession {
             throw AudioSessionError(.incompatibleCategory, "output streams need category multiRoute, not \(category.rawValue)")
         }
         try AudioOutputStream.checkName(name)
-        let catalog = DeviceCatalog(client: try openOrReuseClient())
-        let outputs = RoutePlanner.multirouteOutputs(catalog)
+        let outputs = try outputDevices()
         guard let device = outputs.first(where: { $0.uid == destination.uid }) else {
             throw AudioSessionError(.badParam, "'\(destination.uid)' is not one of the available outputs on server "
                                         + "'\(serverName)' (" + outputs.map(\.uid).joined(separator: ", ") + ")")
@@ -126,7 +135,7 @@ extension AudioSession {
     /// otherwise, naming the devices they belong to).
     @discardableResult
     public func outputStream(named name: String, toPorts ports: [String]) throws(AudioSessionError) -> AudioOutputStream {
-        let outputs = availableOutputs
+        let outputs = try outputDevices()
         let owners = ports.map { port in outputs.first { $0.channels.contains { $0.jackPort == port } } }
         if let missing = zip(ports, owners).first(where: { $0.1 == nil })?.0 {
             throw AudioSessionError(.badParam, "'\(missing)' is not a channel of any available output on server "

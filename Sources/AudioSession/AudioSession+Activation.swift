@@ -88,7 +88,7 @@ extension AudioSession {
         }
         let processor = RealtimeProcessor(client: client, inputs: ports.inputs, outputs: ports.outputs,
                                           costRecorder: cycleCostRecorder, render: renderBlock)
-        processor.silencesInputs.store(prefs.category.hasInput && recordPermission != .granted, ordering: .releasing)
+        processor.setSilencesInputs(prefs.category.hasInput && recordPermission != .granted)
         activation.withLock {
             $0.ports = ports
             $0.processor = processor

@@ -258,7 +258,7 @@ extension AudioSession {
     private func interrupt(by interrupter: PublishedSession) {
         if let processor = activation.withLock({ $0.processor }) {
             processor.outputStage.setMuted(true)
-            processor.silencesInputs.store(true, ordering: .releasing)
+            processor.setSilencesInputs(true)
         }
         try? deactivateLocked(checkBusy: false)
         arbitration.withLock {

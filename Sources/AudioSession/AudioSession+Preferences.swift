@@ -185,7 +185,7 @@ extension AudioSession {
     /// Whether the session's input is replaced by silence because record
     /// permission is not granted (as the seeds say of a recording category).
     public var isInputSilencedByPermission: Bool {
-        activation.withLock { $0.processor?.silencesInputs.load(ordering: .acquiring) } ?? false
+        activation.withLock { $0.processor?.silencesInputs } ?? false
     }
 
     /// Asks for record permission. A stored decision answers at once; an
@@ -207,7 +207,7 @@ extension AudioSession {
     /// Re-reads the stored decision and silences or restores the input now.
     public func applyRecordPermission() {
         let silence = category.hasInput && recordPermission != .granted
-        activation.withLock { $0.processor }?.silencesInputs.store(silence, ordering: .releasing)
+        activation.withLock { $0.processor }?.setSilencesInputs(silence)
     }
 
     // MARK: Helpers

@@ -11,7 +11,7 @@ public typealias RenderCycle = ProcessCycle
 /// what it actually got. The client is opened on first activation and never
 /// starts a server. Events arrive on `events` and through `NotificationCenter`
 /// with AVAudioSession's names.
-public final class AudioSession: @unchecked Sendable {
+public final class AudioSession: @unchecked Sendable { // its state is behind the `preferences` and `activation` mutexes, the `transition` lock and atomics (issue 20 gives it one queue)
     /// The process-wide session, named after the program, on the default server.
     public static let shared = AudioSession()
 
@@ -207,7 +207,7 @@ public final class AudioSession: @unchecked Sendable {
 
     /// Process cycles completed in the current activation.
     public var cyclesCompleted: UInt64 {
-        activation.withLock { $0.processor?.cyclesCompleted.load(ordering: .acquiring) } ?? 0
+        activation.withLock { $0.processor?.cyclesCompleted } ?? 0
     }
 
     /// The session's JACK client, once opened (for tools that need the raw client).

@@ -73,7 +73,7 @@ public enum AudioSessionNotification {
 }
 
 /// Hands a session's events to its AsyncStream and to NotificationCenter.
-final class EventHub: @unchecked Sendable {
+final class EventHub: Sendable {
     /// The session's one event stream.
     let stream: AsyncStream<AudioSessionEvent>
     private let continuation: AsyncStream<AudioSessionEvent>.Continuation

@@ -7,7 +7,7 @@ import Foundation
 /// SIGKILL included) each call `changed` on `queue`, a burst of them once.
 /// The session's own file is not watched. Without inotify (the per-user limit
 /// of instances reached) `isWatching` is false and the caller polls instead.
-final class RegistryWatch: @unchecked Sendable {
+final class RegistryWatch: @unchecked Sendable { // the dispatch source is made in init and only cancelled after; its handler runs on one queue
     private let source: DispatchSourceRead?
     private let ownFile: String
 

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The JACK ports one activation of a session registered and what they are
 /// connected to. Immutable: a new activation builds a new one.
-final class SessionPorts: @unchecked Sendable {
+final class SessionPorts: Sendable {
     /// The session's input ports, channel order (`in_1`, `in_2`, ...).
     let inputs: [Port]
     /// The session's output ports, channel order (`out_1`, `out_2`, ...).

@@ -170,7 +170,7 @@ public struct SessionRegistry: Sendable {
 }
 
 /// One session's own file in the registry, locked for as long as it is held.
-public final class RegistryEntry: @unchecked Sendable {
+public final class RegistryEntry: Sendable {
     static let temporaryPrefix = ".writing-"
     private static let serial = Mutex<Int>(0)
 

@@ -4,7 +4,7 @@ import Synchronization
 
 /// The Swift side of libjack's non-real-time callbacks. Kept alive with
 /// `passRetained` until after `jack_client_close`.
-final class CallbackBridge: @unchecked Sendable {
+final class CallbackBridge: @unchecked Sendable { // the handlers and `client` are set before activation and only read after; the rest is atomics
     /// Set before activation, read on the notification thread.
     var eventHandler: (@Sendable (ClientEvent) -> Void)?
     /// Set before activation, called when JACK recomputes latencies.

@@ -7,7 +7,7 @@ import Synchronization
 /// and the process callback must be set before `activate()`. Close it once;
 /// using it after `close()` throws `JackError.clientClosed` or is undefined for
 /// port handles already taken from it.
-public final class Client: @unchecked Sendable {
+public final class Client: @unchecked Sendable { // holds libjack's handle; requests go one at a time through `requestLock`, a close waits for `liveness`
     /// The libjack handle (`jack_client_t *`).
     public let handle: OpaquePointer
     /// The server this client talks to.
@@ -26,7 +26,7 @@ public final class Client: @unchecked Sendable {
 
     /// What a close must release, held apart from the client so that a close
     /// still running on the lifecycle lane never reaches a deinitialised client.
-    private final class Resources: @unchecked Sendable {
+    private final class Resources: @unchecked Sendable { // libjack handles, released once, on the lifecycle lane
         let handle: OpaquePointer
         let bridge: CallbackBridge
         let bridgeRetain: Unmanaged<CallbackBridge>
@@ -80,7 +80,7 @@ public final class Client: @unchecked Sendable {
         try Self.checkNames(client: name, server: server)
         if let pid = ServerProcess.stopped(serverName: server) { throw .serverStopped(server: server, pid: pid) }
         let lifecycle = ClientLifecycle.shared
-        struct Opened: @unchecked Sendable {
+        struct Opened: @unchecked Sendable { // carries libjack's handle out of the lane's closure, which wrote it before returning
             let handle: OpaquePointer?
             let status: UInt32
             let notificationTid: Int32
@@ -252,7 +252,7 @@ public final class Client: @unchecked Sendable {
         try ensureOpen()
         processor.touchBeforeActivation()
         let retained = Unmanaged.passRetained(processor)
-        let code = try whileOpen { jack_set_process_callback($0, processTrampoline, retained.toOpaque()) } ?? -1
+        let code = try whileOpen { jack_set_process_callback($0, processTrampoline, processor.callbackArgument) } ?? -1
         if code != 0 {
             retained.release()
             throw .callbackRegistrationFailed(callback: "process", code: code)

@@ -33,7 +33,7 @@ public final class ClientLifecycle: Sendable {
     private let wedge = Mutex<String?>(nil)
     private let clients = Mutex<[ObjectIdentifier: WeakClient]>([:])
 
-    private struct WeakClient: @unchecked Sendable {
+    private struct WeakClient: @unchecked Sendable { // a weak reference, read and written only inside the `clients` mutex
         weak var client: Client?
     }
 

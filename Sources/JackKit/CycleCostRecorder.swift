@@ -2,7 +2,7 @@ import Synchronization
 
 /// Records how long each process cycle took, nanoseconds, into a buffer
 /// preallocated off the real-time thread; stops recording when full.
-public final class CycleCostRecorder: @unchecked Sendable {
+public final class CycleCostRecorder: @unchecked Sendable { // the real-time thread fills a slot before publishing the count (release); readers read below it
     let durations: UnsafeMutableBufferPointer<UInt64>
     let recorded = Atomic<Int>(0)
 

@@ -57,7 +57,7 @@ public enum MetadataCalls {
         return outcome.value
     }
 
-    private final class CallOutcome<T>: @unchecked Sendable {
+    private final class CallOutcome<T>: @unchecked Sendable { // written by the lane's closure before it signals, read by the caller only after
         var value: T?
     }
 }

@@ -6,40 +6,61 @@ import Synchronization
 /// and the number of the last cycle whose output was audible, so the non-real-
 /// time side can tell whether the session is producing sound.
 ///
-/// At unity gain, unmuted and not watching the level, `apply` reads three
+/// JackKit owns this one post-render stage, rather than the session composing
+/// it into the render block, because its state then lives in the processor's
+/// cycle block, on the cache lines the callback reads anyway: as a separate
+/// object it was one more cold line per cycle (about a fifth of a 2-channel
+/// passthrough's cost, measured with `callback-bench`). The policy (when to
+/// duck, mute or watch) stays with the session; this is its handle.
+///
+/// At unity gain, unmuted and not watching the level, the cycle reads three
 /// atomics and touches no sample: a measurement-mode path stays bit-exact.
-public final class OutputStage: @unchecked Sendable {
-    private let targetGainBits = Atomic<UInt32>(Float(1).bitPattern)
-    private let mutedFlag = Atomic<Bool>(false)
-    private let watching = Atomic<Bool>(false)
-    private let lastAudible = Atomic<UInt64>(0)
-    /// The gain of the last sample written (real-time thread only).
-    private var currentGain: Float = 1
-    /// Gain change per sample: a full 0…1 swing takes 480 samples (10 ms at 48 kHz).
-    static let rampStep: Float = 1.0 / 480
-    /// A peak above this (−80 dBFS) makes a cycle audible.
-    public static let audibleThreshold: Float = 1e-4
-
-    public init() {}
+public struct OutputStage: @unchecked Sendable { // the pointer is into `owner`'s cycle block, which lives as long as it
+    let owner: RealtimeProcessor
+    var state: UnsafeMutablePointer<OutputStageState> { owner.outputStageState }
 
     /// Sets the gain the outputs move towards, linear.
     public func setTargetGain(_ gain: Float) {
-        targetGainBits.store(max(0, gain).bitPattern, ordering: .relaxed)
+        state.pointee.targetGainBits.store(max(0, gain).bitPattern, ordering: .relaxed)
     }
 
     /// Silences the outputs from the next cycle on (and lets them back in with a ramp).
-    public func setMuted(_ muted: Bool) { mutedFlag.store(muted, ordering: .releasing) }
+    public func setMuted(_ muted: Bool) { state.pointee.muted.store(muted, ordering: .releasing) }
 
     /// Whether the stage measures the output peak each cycle.
-    public func setWatchesLevel(_ watches: Bool) { watching.store(watches, ordering: .relaxed) }
+    public func setWatchesLevel(_ watches: Bool) { state.pointee.watching.store(watches, ordering: .relaxed) }
 
     /// The processor's cycle count at the last audible cycle (0: none yet).
-    public var lastAudibleCycle: UInt64 { lastAudible.load(ordering: .acquiring) }
+    public var lastAudibleCycle: UInt64 { state.pointee.lastAudible.load(ordering: .acquiring) }
+}
+
+/// The output stage's state, inside the processor's cycle block.
+struct OutputStageState: ~Copyable {
+    let targetGainBits = Atomic<UInt32>(Float(1).bitPattern)
+    let muted = Atomic<Bool>(false)
+    let watching = Atomic<Bool>(false)
+    let lastAudible = Atomic<UInt64>(0)
+    /// The gain of the last sample written (real-time thread only).
+    var currentGain: Float = 1
+    /// Gain change per sample: a full 0…1 swing takes 480 samples (10 ms at 48 kHz).
+    static let rampStep: Float = 1.0 / 480
+    /// A peak above this (−80 dBFS) makes a cycle audible.
+    static let audibleThreshold: Float = 1e-4
+
+    /// Whether `apply` has anything to do this cycle (muted, a gain away
+    /// from unity, or the level watched): checked inline by the cycle, so a
+    /// measurement-mode cycle makes no call and touches no sample.
+    var touchesSamples: Bool {
+        @inline(__always) get {
+            muted.load(ordering: .relaxed) || watching.load(ordering: .relaxed) || currentGain != 1
+                || targetGainBits.load(ordering: .relaxed) != Float(1).bitPattern
+        }
+    }
 
     /// Applies mute, gain and level watch to this cycle's outputs.
     @_noAllocation @_noLocks
-    func apply(_ outputs: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frames: Int, cycle: UInt64) {
-        if mutedFlag.load(ordering: .relaxed) {
+    mutating func apply(_ outputs: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frames: Int, cycle: UInt64) {
+        if muted.load(ordering: .relaxed) {
             var channel = 0
             while channel < outputs.count {
                 outputs[channel].update(repeating: 0, count: frames)
@@ -68,7 +89,7 @@ public final class OutputStage: @unchecked Sendable {
             currentGain = gain
         }
         guard watching.load(ordering: .relaxed) else { return }
-        if isAudible(outputs, frames: frames) { lastAudible.store(cycle, ordering: .releasing) }
+        if Self.isAudible(outputs, frames: frames) { lastAudible.store(cycle, ordering: .releasing) }
     }
 
     /// Whether any sample is above the threshold. Eight samples at a time,
@@ -76,7 +97,7 @@ public final class OutputStage: @unchecked Sendable {
     /// a larger pattern, so one integer comparison per lane tells (plain SSE2).
     /// The scan stops at the first audible channel.
     @_noAllocation @_noLocks
-    func isAudible(_ outputs: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frames: Int) -> Bool {
+    static func isAudible(_ outputs: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frames: Int) -> Bool {
         let threshold = Int32(bitPattern: Self.audibleThreshold.bitPattern)
         let limit = SIMD8<Int32>(repeating: threshold)
         let magnitude = SIMD8<Int32>(repeating: 0x7FFF_FFFF)

@@ -30,7 +30,7 @@ public enum PortType: String, Sendable {
 /// it was taken from. Valid while that client is open, the server runs and
 /// the port stays registered; once the client closes, it reads as a port
 /// libjack no longer knows (empty name, no connections, zero latency).
-public struct Port: @unchecked Sendable, Hashable {
+public struct Port: @unchecked Sendable, Hashable { // holds libjack's port handle; every call on it runs inside its client's liveness check
     /// The libjack handle (`jack_port_t *`).
     public let handle: OpaquePointer
     /// The client the handle was taken from: every call runs while it is open.

@@ -51,53 +51,73 @@ public struct ProcessCycle {
 }
 
 /// The app's work for one cycle. Runs on JACK's real-time thread: it must not
-/// allocate, lock, log or do I/O.
-public typealias RenderBlock = (ProcessCycle) -> Void
+/// allocate, lock, log or do I/O. `@Sendable`: it is made on one thread and
+/// called on another, so a block that captures and mutates a local variable
+/// does not compile (keep such state in an object the block owns).
+public typealias RenderBlock = @Sendable (ProcessCycle) -> Void
 
-/// The real-time side of a client: the port table, the preallocated buffer
-/// pointer arrays and the render block, reached from the process trampoline
-/// without retain or allocation. Built off the real-time thread, before
-/// activation, for a fixed set of ports.
-public final class RealtimeProcessor: @unchecked Sendable {
+/// Everything the process callback reads and writes each cycle, at the head
+/// of one cache-line-aligned block, followed in the same block by the output
+/// stage's state, the input port handles, the output port handles, the input buffer pointers and the
+/// output buffer pointers. libjack hands the callback this block's address:
+/// every address the cycle needs is then an offset from it, so the cache
+/// lines it touches (three at 2 channels) are adjacent and fetched in
+/// parallel, not one after another through object references.
+struct CycleState: ~Copyable {
+    /// Called from `run`, a borrowing method, so without a retain of its
+    /// context (copied out of the block first, it would cost two atomic
+    /// operations every cycle).
+    let render: RenderBlock
     let client: OpaquePointer
-    /// One cache-line-aligned block holding, in order, the input port
-    /// handles, the output port handles, the input buffer pointers and the
-    /// output buffer pointers: the callback touches as few cache lines as it can.
-    let table: UnsafeMutableRawPointer
+    let inputCount: Int
+    let outputCount: Int
+    let costRecorder: Unmanaged<CycleCostRecorder>?
+    /// Zeros, handed out in place of the inputs while `silencesInputs` is set.
+    let silence: UnsafeMutablePointer<Float>
+    /// Cycles completed since activation (written only by the real-time thread).
+    let cyclesCompleted = Atomic<UInt64>(0)
+    let silencesInputs = Atomic<Bool>(false)
+
+    /// Where the output stage's state starts, bytes from the start of the block.
+    static var outputStageOffset: Int { roundedUp(MemoryLayout<CycleState>.size, to: MemoryLayout<OutputStageState>.alignment) }
+    /// Where the port tables start.
+    static var tablesOffset: Int {
+        roundedUp(outputStageOffset + MemoryLayout<OutputStageState>.size, to: MemoryLayout<UnsafeRawPointer>.alignment)
+    }
+
+    private static func roundedUp(_ bytes: Int, to alignment: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }
+
+    static func outputStage(in block: UnsafeMutablePointer<CycleState>) -> UnsafeMutablePointer<OutputStageState> {
+        (UnsafeMutableRawPointer(block) + outputStageOffset).assumingMemoryBound(to: OutputStageState.self)
+    }
+}
+
+/// The real-time side of a client: its cycle block (the port table, the
+/// preallocated buffer pointer arrays, the render block and the output stage),
+/// reached from the process trampoline without retain or allocation. Built
+/// off the real-time thread, before activation, for a fixed set of ports.
+public final class RealtimeProcessor: @unchecked Sendable { // its mutable state is the cycle block's atomics and the real-time thread's own fields
+    let state: UnsafeMutablePointer<CycleState>
     let inputPorts: UnsafeMutableBufferPointer<OpaquePointer>
     let outputPorts: UnsafeMutableBufferPointer<OpaquePointer>
     let inputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
     let outputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
-    /// Zeros, handed out in place of the inputs while `silencesInputs` is set.
-    let silence: UnsafeMutablePointer<Float>
-    let render: RenderBlock
-    /// Kept alive here; the cycle reaches it through `costRecorderHandle`
-    /// without retaining it.
+    /// Kept alive here; the cycle reaches it through the block without retaining it.
     let costRecorder: CycleCostRecorder?
-    let costRecorderHandle: Unmanaged<CycleCostRecorder>?
-    /// Cycles completed since activation (written only by the real-time thread).
-    public let cyclesCompleted = Atomic<UInt64>(0)
-    /// When set, the render block gets silence instead of the input port
-    /// buffers (which belong to the ports feeding them and are never written).
-    public let silencesInputs = Atomic<Bool>(false)
-    /// Mute, gain and level watch applied to the outputs after the render block.
-    public let outputStage = OutputStage()
-    /// The largest period JACK allows, frames.
-    static let maximumFrames = 8192
 
     /// A processor for these ports of `client`, calling `render` each cycle;
     /// with a `costRecorder`, each cycle's duration is recorded too.
     public init(client: Client, inputs: [Port], outputs: [Port], costRecorder: CycleCostRecorder? = nil,
                 render: @escaping RenderBlock) {
-        self.client = client.handle
-        silence = .allocate(capacity: Self.maximumFrames)
-        silence.initialize(repeating: 0, count: Self.maximumFrames)
+        let silence = UnsafeMutablePointer<Float>.allocate(capacity: JackPeriod.maximumFrames)
+        silence.initialize(repeating: 0, count: JackPeriod.maximumFrames)
         let slot = MemoryLayout<UnsafeRawPointer>.stride
         let portCount = inputs.count + outputs.count
-        let block = UnsafeMutableRawPointer.allocate(byteCount: max(1, 2 * portCount) * slot, alignment: 64)
-        table = block
+        let block = UnsafeMutableRawPointer.allocate(byteCount: CycleState.tablesOffset + 2 * portCount * slot,
+                                                     alignment: 64)
+        let tables = block + CycleState.tablesOffset
         func slots<T>(_ offset: Int, _ count: Int, as type: T.Type) -> UnsafeMutableBufferPointer<T> {
-            UnsafeMutableBufferPointer(start: (block + offset * slot).bindMemory(to: T.self, capacity: count), count: count)
+            UnsafeMutableBufferPointer(start: (tables + offset * slot).bindMemory(to: T.self, capacity: count), count: count)
         }
         inputPorts = slots(0, inputs.count, as: OpaquePointer.self)
         outputPorts = slots(inputs.count, outputs.count, as: OpaquePointer.self)
@@ -107,47 +127,84 @@ public final class RealtimeProcessor: @unchecked Sendable {
         _ = outputPorts.initialize(from: outputs.map(\.handle))
         inputBuffers.initialize(repeating: silence)
         outputBuffers.initialize(repeating: silence)
-        self.render = render
+        (block + CycleState.outputStageOffset).bindMemory(to: OutputStageState.self, capacity: 1)
+            .initialize(to: OutputStageState())
+        state = block.bindMemory(to: CycleState.self, capacity: 1)
         self.costRecorder = costRecorder
-        costRecorderHandle = costRecorder.map { Unmanaged.passUnretained($0) }
+        state.initialize(to: CycleState(render: render, client: client.handle, inputCount: inputs.count,
+                                        outputCount: outputs.count, costRecorder: costRecorder.map { .passUnretained($0) },
+                                        silence: silence))
     }
 
     deinit {
-        table.deallocate()
+        let silence = state.pointee.silence
+        CycleState.outputStage(in: state).deinitialize(count: 1)
+        state.deinitialize(count: 1)
+        UnsafeMutableRawPointer(state).deallocate()
         silence.deallocate()
     }
 
-    /// One cycle: fetch the port buffers, run the render block, count.
+    /// Cycles completed since activation.
+    public var cyclesCompleted: UInt64 { state.pointee.cyclesCompleted.load(ordering: .acquiring) }
+
+    /// Whether the render block gets silence instead of the input port
+    /// buffers (which belong to the ports feeding them and are never written).
+    public var silencesInputs: Bool { state.pointee.silencesInputs.load(ordering: .acquiring) }
+
+    /// Gives the render block silence instead of the inputs from the next cycle on, or the inputs again.
+    public func setSilencesInputs(_ silences: Bool) { state.pointee.silencesInputs.store(silences, ordering: .releasing) }
+
+    /// Mute, gain and level watch applied to the outputs after the render block.
+    public var outputStage: OutputStage { OutputStage(owner: self) }
+
+    var outputStageState: UnsafeMutablePointer<OutputStageState> { CycleState.outputStage(in: state) }
+
+    /// What libjack hands the process callback: the cycle block.
+    var callbackArgument: UnsafeMutableRawPointer { UnsafeMutableRawPointer(state) }
+
+    /// Runs the real-time path's lazy initialisations once off-line, before the first real cycle.
+    func touchBeforeActivation() {
+        _ = state.pointee.cyclesCompleted.load(ordering: .relaxed)
+        costRecorder?.touch()
+    }
+}
+
+extension CycleState {
+    /// One cycle: fetch the port buffers, run the render block, apply the
+    /// output stage, count. `block` is the cycle block this state heads.
     @inline(__always)
-    func runCycle(frames: jack_nframes_t) {
+    borrowing func run(in block: UnsafeMutableRawPointer, frames: jack_nframes_t) {
         let started = costRecorder == nil ? 0 : cjack_monotonic_nanoseconds()
+        let slot = MemoryLayout<UnsafeRawPointer>.stride
+        let tables = block + Self.tablesOffset
+        let portCount = inputCount + outputCount
+        let inputPorts = UnsafeMutableBufferPointer(
+            start: tables.assumingMemoryBound(to: OpaquePointer.self), count: inputCount)
+        let outputPorts = UnsafeMutableBufferPointer(
+            start: (tables + inputCount * slot).assumingMemoryBound(to: OpaquePointer.self), count: outputCount)
+        let inputBuffers = UnsafeMutableBufferPointer(
+            start: (tables + portCount * slot).assumingMemoryBound(to: UnsafeMutablePointer<Float>.self), count: inputCount)
+        let outputBuffers = UnsafeMutableBufferPointer(
+            start: (tables + (portCount + inputCount) * slot).assumingMemoryBound(to: UnsafeMutablePointer<Float>.self),
+            count: outputCount)
         fetchPortBuffers(inputPorts, into: inputBuffers, frames: frames)
         fetchPortBuffers(outputPorts, into: outputBuffers, frames: frames)
         if silencesInputs.load(ordering: .relaxed) {
             // Zeroed every cycle: the render block may have written into it.
-            silence.update(repeating: 0, count: min(Int(frames), Self.maximumFrames))
+            silence.update(repeating: 0, count: min(Int(frames), JackPeriod.maximumFrames))
             for index in inputBuffers.indices { inputBuffers[index] = silence }
         }
-        render(ProcessCycle(
-            frameCount: Int(frames),
-            inputs: UnsafeBufferPointer(inputBuffers),
-            outputs: UnsafeBufferPointer(outputBuffers),
-            client: client))
+        render(ProcessCycle(frameCount: Int(frames), inputs: UnsafeBufferPointer(inputBuffers),
+                            outputs: UnsafeBufferPointer(outputBuffers), client: client))
         // One writer: a plain release store, no read-modify-write.
-        let cycle = cyclesCompleted.load(ordering: .relaxed) &+ 1
-        outputStage.apply(outputBuffers, frames: Int(frames), cycle: cycle)
-        cyclesCompleted.store(cycle, ordering: .releasing)
-        if let costRecorderHandle {
+        let count = cyclesCompleted.load(ordering: .relaxed) &+ 1
+        let stage = (block + Self.outputStageOffset).assumingMemoryBound(to: OutputStageState.self)
+        if stage.pointee.touchesSamples { stage.pointee.apply(outputBuffers, frames: Int(frames), cycle: count) }
+        cyclesCompleted.store(count, ordering: .releasing)
+        if let costRecorder {
             let finished = cjack_monotonic_nanoseconds()
-            costRecorderHandle._withUnsafeGuaranteedRef { $0.record(finished &- started) }
+            costRecorder._withUnsafeGuaranteedRef { $0.record(finished &- started) }
         }
-    }
-
-    /// Runs the real-time path once off-line with no ports fetched, so lazy
-    /// metadata and globals are initialised before the first real cycle.
-    func touchBeforeActivation() {
-        _ = cyclesCompleted.load(ordering: .relaxed)
-        costRecorder?.touch()
     }
 }
 
@@ -166,13 +223,11 @@ func fetchPortBuffers(_ ports: UnsafeMutableBufferPointer<OpaquePointer>,
 }
 
 /// JACK's process callback: a top-level function, entered on the real-time
-/// thread once per period; marks the thread as real-time for the sanitizer and
-/// the allocation counter, and runs the processor without retaining it.
+/// thread once per period with the processor's cycle block; marks the thread
+/// as real-time for the sanitizer and the allocation counter, and runs the cycle.
 func processTrampoline(_ frames: jack_nframes_t, _ argument: UnsafeMutableRawPointer?) -> Int32 {
     cjack_realtime_enter()
-    Unmanaged<RealtimeProcessor>.fromOpaque(argument!)._withUnsafeGuaranteedRef { processor in
-        processor.runCycle(frames: frames)
-    }
+    argument!.assumingMemoryBound(to: CycleState.self).pointee.run(in: argument!, frames: frames)
     cjack_realtime_exit()
     return 0
 }

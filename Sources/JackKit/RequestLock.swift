@@ -3,7 +3,7 @@ import CJack
 /// One request at a time on a client (see `Client.request`). A plain pthread
 /// mutex: requests return values of any type, which `Mutex.withLock` would
 /// have to prove safe to send.
-final class RequestLock: @unchecked Sendable {
+final class RequestLock: @unchecked Sendable { // a pthread mutex, allocated once so it never moves
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     init() {

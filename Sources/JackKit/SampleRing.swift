@@ -9,7 +9,7 @@ import Synchronization
 /// one other thread. Capacity is a power of two; indices grow without bound
 /// (wrapping at `Int.max` is centuries away) and are masked on access. Writes
 /// and reads copy in at most two contiguous segments.
-public final class SampleRing: @unchecked Sendable {
+public final class SampleRing: @unchecked Sendable { // one writer and one reader: each slot belongs to one side until an atomic index hands it over
     /// Samples the ring holds.
     public let capacity: Int
     private let mask: Int

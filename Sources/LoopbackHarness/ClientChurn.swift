@@ -7,7 +7,7 @@ import Synchronization
 /// hang for ever in `jack_client_close` when its server goes away while it
 /// runs (jack2 #395 in jack2's own tool; seen in a rehearsal's restart test,
 /// whose churn then waited for it for ever).
-public final class ClientChurn: @unchecked Sendable {
+public final class ClientChurn: Sendable {
     private let running = Atomic<Bool>(true)
     private let count = Atomic<Int>(0)
     private let hungCount = Atomic<Int>(0)

@@ -14,7 +14,7 @@ import Synchronization
 /// The server is tied to the thread that starts it: when that thread (or the
 /// whole process) dies, the kernel stops the server. Start servers from a
 /// thread that outlives them, such as the main thread.
-public final class LoopbackServer: @unchecked Sendable {
+public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in init only; the rest is immutable or atomic
     /// The server name clients pass (or set as `JACK_DEFAULT_SERVER`).
     public let name: String
     /// The jackd process.
@@ -213,25 +213,27 @@ public final class LoopbackServer: @unchecked Sendable {
 
 /// The PIDs of servers this process started and has not stopped yet, so that
 /// a signal can stop them.
-final class LiveServers: @unchecked Sendable {
+final class LiveServers: Sendable {
     static let shared = LiveServers()
     private let pids = Mutex<Set<pid_t>>([])
-    private var sources: [DispatchSourceSignal] = []
+    private let sources = Mutex<[DispatchSourceSignal]>([])
 
     func add(_ pid: pid_t) { pids.withLock { _ = $0.insert(pid) } }
     func remove(_ pid: pid_t) { pids.withLock { _ = $0.remove(pid) } }
 
     func installSignalHandlers() {
-        guard sources.isEmpty else { return }
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [self] in
-                for pid in pids.withLock({ $0 }) { LoopbackServer.terminate(pid) }
-                exit(128 + signalNumber)
+        sources.withLock { sources in
+            guard sources.isEmpty else { return }
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { [self] in
+                    for pid in pids.withLock({ $0 }) { LoopbackServer.terminate(pid) }
+                    exit(128 + signalNumber)
+                }
+                source.resume()
+                sources.append(source)
             }
-            source.resume()
-            sources.append(source)
         }
     }
 }

@@ -10,7 +10,7 @@ import JackKit
 /// ports' latencies itself (`captureLatency`, `playbackLatency`, frames) and
 /// does not pass latency through from playback to capture, so a session
 /// looping through it sees no feedback. Unplugged when closed or when its process ends.
-public final class SimulatedDevice: @unchecked Sendable {
+public final class SimulatedDevice: Sendable {
     /// The device's name: its JACK client name and route uid.
     public let name: String
     /// What kind of device it stands for.
@@ -65,14 +65,13 @@ public final class SimulatedDevice: @unchecked Sendable {
 
 /// The device's real-time work: each capture port sends what its playback
 /// port received one cycle earlier.
-final class DeviceLoopback: @unchecked Sendable {
+final class DeviceLoopback: @unchecked Sendable { // its held samples belong to the device's real-time thread
     let held: UnsafeMutableBufferPointer<Float>
     let channels: Int
-    static let maximumFrames = 8192
 
     init(channels: Int) {
         self.channels = channels
-        held = .allocate(capacity: channels * Self.maximumFrames)
+        held = .allocate(capacity: channels * JackPeriod.maximumFrames)
         held.initialize(repeating: 0)
     }
 
@@ -82,11 +81,11 @@ final class DeviceLoopback: @unchecked Sendable {
 
     @_noAllocation @_noLocks
     func process(_ cycle: ProcessCycle) {
-        let frames = min(cycle.frameCount, Self.maximumFrames)
+        let frames = min(cycle.frameCount, JackPeriod.maximumFrames)
         let count = min(channels, min(cycle.inputs.count, cycle.outputs.count))
         var channel = 0
         while channel < count {
-            let store = held.baseAddress! + channel * Self.maximumFrames
+            let store = held.baseAddress! + channel * JackPeriod.maximumFrames
             let input = cycle.inputs[channel]
             let output = cycle.outputs[channel]
             var frame = 0

@@ -13,7 +13,7 @@ import JackKit
 /// a server restart), one window's worth of frames is skipped before the next
 /// window begins, so a window never holds the signal's onset. A window during
 /// which the session counted an xrun becomes an invalid reading.
-public final class LatencyMeter: @unchecked Sendable {
+public final class LatencyMeter: @unchecked Sendable { // its window state belongs to its one analysis thread; the real-time side talks to it only through the probe's ring
     /// What to measure and how.
     public struct Configuration: Sendable {
         /// The JACK server.

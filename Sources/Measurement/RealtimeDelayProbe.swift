@@ -7,7 +7,7 @@ import JackKit
 /// start frame and frame count, as bit patterns). Nothing here allocates,
 /// locks or waits; a full ring drops the cycle, which the reader sees as a
 /// gap in frame times.
-public final class RealtimeDelayProbe: @unchecked Sendable {
+public final class RealtimeDelayProbe: @unchecked Sendable { // its tables are filled before activation and only read after; cycles reach the reader through the ring
     let table: UnsafeMutableBufferPointer<Float>
     let header: UnsafeMutableBufferPointer<Float>
     /// Captured cycles, for the analysis.

@@ -5,7 +5,7 @@ import Synchronization
 /// signal for that cycle's frame times straight into the output port buffers
 /// and copies the input port buffers into storage preallocated for the whole
 /// run. Nothing here allocates or locks; the analysis runs afterwards.
-public final class RealtimeLoopbackRecorder: @unchecked Sendable {
+public final class RealtimeLoopbackRecorder: @unchecked Sendable { // the real-time thread fills a cycle before publishing the count (release); readers read below it
     /// The signal sent on every output channel.
     public let signal: TestSignal
     /// Channels sent and captured.

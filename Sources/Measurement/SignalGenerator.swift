@@ -5,7 +5,7 @@ import Synchronization
 /// A player's real-time signal source: a sine, white noise or a logarithmic
 /// sweep at a set level on every output channel, computed per sample with no
 /// allocation. `isPaused` makes it write silence (a player that was interrupted).
-public final class SignalGenerator: @unchecked Sendable {
+public final class SignalGenerator: @unchecked Sendable { // phase and sweep belong to the one real-time thread that renders it; other threads touch only `paused`
     /// What to generate.
     public enum Shape: Sendable, Equatable {
         /// A sine of this frequency, Hz.

@@ -3,7 +3,7 @@ import JackKit
 
 /// A multiRoute player's real-time source: one signal generator per output
 /// stream, each writing only into its own stream's buffers.
-public final class StreamSignals: @unchecked Sendable {
+public final class StreamSignals: @unchecked Sendable { // its table is built before activation and only read after
     /// The generators, in the order of the streams given.
     public let generators: [SignalGenerator]
     /// Each generator with its stream's output indices, in plain memory, so

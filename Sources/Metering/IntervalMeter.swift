@@ -5,7 +5,7 @@ import Recording
 /// it, handing out a reading at every `interval` seconds of audio, on those
 /// boundaries whatever the size of what it is fed. `LiveMeter` feeds one from
 /// its capture ring; `jas record --http` one with what the take wrote.
-public final class IntervalMeter: @unchecked Sendable {
+public final class IntervalMeter: @unchecked Sendable { // the meter and its counters are behind `lock`
     private let meter: ProgrammeMeter
     private let lock = NSLock()
     private let intervalFrames: Int

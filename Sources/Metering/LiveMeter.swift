@@ -9,7 +9,7 @@ import Synchronization
 /// thread that drains it into a `ProgrammeMeter` and hands out a reading
 /// every `interval` seconds of audio. It survives a server restart (the
 /// session rebuilds itself; metering goes on with the new server's audio).
-public final class LiveMeter: @unchecked Sendable {
+public final class LiveMeter: @unchecked Sendable { // capture, source watch and event task are set by `start` before any worker runs; the meter is behind `meterBox`, flags are atomics
     /// What to meter.
     public struct Configuration: Sendable {
         /// The JACK server (nil: `$JACK_DEFAULT_SERVER` or "default").
@@ -167,7 +167,7 @@ public final class LiveMeter: @unchecked Sendable {
 
     private func drain(meter: IntervalMeter, capture: RealtimeCapture) {
         let channels = capture.channels
-        var scratch = [Float](repeating: 0, count: (RealtimeCapture.maximumFrames + RealtimeCapture.headerCount) * channels)
+        var scratch = [Float](repeating: 0, count: (JackPeriod.maximumFrames + RealtimeCapture.headerCount) * channels)
         while true {
             let stop = stopping.load(ordering: .acquiring)
             var drained = 0

@@ -7,7 +7,7 @@ import Recording
 /// it), and a line for every reset and pause. Appended and flushed line by
 /// line, so a day's log survives a crash or a restart of the meter; an
 /// existing log is continued, never replaced.
-public final class LoudnessLog: @unchecked Sendable {
+public final class LoudnessLog: @unchecked Sendable { // the file and its running values are behind `lock`
     public let path: String
     public let intervalSeconds: Double
     private let handle: FileHandle

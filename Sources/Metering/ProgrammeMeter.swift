@@ -6,7 +6,7 @@ import Recording
 /// VU and K-meter. The same code meters a file and live ports. Not real-time
 /// code, and not thread-safe: one worker at a time feeds it what the capture
 /// ring delivered (LiveMeter serialises it with a lock).
-public final class ProgrammeMeter: @unchecked Sendable {
+public final class ProgrammeMeter: @unchecked Sendable { // not thread-safe by design: its owner feeds it from one thread at a time (IntervalMeter, under a lock)
     /// What to meter and how.
     public struct Configuration: Sendable {
         public var channels: Int

@@ -1,4 +1,5 @@
 import CJack
+import JackKit
 import Foundation
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 /// pre-roll while armed, starts on the start command or the trigger, writes
 /// the files and rewrites their headers every half second so that a crash
 /// loses at most that much.
-final class DiskWriter: @unchecked Sendable {
+final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thread's own; shared state is in mutexes
     struct Settings {
         var naming: TakeNaming
         var format: RecordingFormat
@@ -110,7 +111,7 @@ final class DiskWriter: @unchecked Sendable {
         channels = capture.channels
         timeline = CaptureTimeline(sampleRate: files.sampleRate)
         history = PrerollHistory(channels: channels, capacityFrames: settings.prerollFrames)
-        scratch = [Float](repeating: 0, count: (RealtimeCapture.maximumFrames + RealtimeCapture.headerCount) * channels)
+        scratch = [Float](repeating: 0, count: (JackPeriod.maximumFrames + RealtimeCapture.headerCount) * channels)
         stats = Mutex(Stats(peaks: [Float](repeating: 0, count: channels), paths: files.paths))
         silenceAlarm = SilenceAlarm(channels: channels, thresholdDBFS: settings.silenceThresholdDBFS,
                                     holdFrames: Int64(settings.silenceHoldSeconds * Double(files.sampleRate)))

@@ -5,7 +5,7 @@ import Foundation
 /// an existing file is never replaced unless asked (`overwrite`), and two
 /// recorders never write the same file (each holds an exclusive `flock` on
 /// every file it writes; the second is refused, naming the file).
-final class OutputClaim: @unchecked Sendable {
+final class OutputClaim: @unchecked Sendable { // its descriptors are closed once, by the one owner that releases the claim
     private var descriptors: [Int32]
     /// The files the claim created (they did not exist before).
     private let created: [String]

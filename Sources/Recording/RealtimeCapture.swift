@@ -9,7 +9,7 @@ import Synchronization
 /// allocates, locks or waits; a cycle that finds the ring full is dropped
 /// whole and its frames counted, so the disk thread, comparing two cycles'
 /// counts, knows exactly how much silence to write between them.
-public final class RealtimeCapture: @unchecked Sendable {
+public final class RealtimeCapture: @unchecked Sendable { // its buffers belong to the real-time thread; the disk thread reads through the ring and atomics
     /// Channels per frame.
     public let channels: Int
     /// Captured cycles: header then interleaved frames.
@@ -28,16 +28,14 @@ public final class RealtimeCapture: @unchecked Sendable {
     public let accepting = Atomic<Bool>(true)
     /// Floats of header before each cycle's frames.
     public static let headerCount = 6
-    /// The longest cycle it captures, frames (JACK's largest period).
-    public static let maximumFrames = 8192
 
     /// A capture of `channels` channels with a ring holding `seconds` at `sampleRate`.
     public init(channels: Int, ringSeconds seconds: Double, sampleRate: Int) {
         self.channels = channels
-        let frames = max(Double(Self.maximumFrames), seconds * Double(sampleRate))
+        let frames = max(Double(JackPeriod.maximumFrames), seconds * Double(sampleRate))
         ring = SampleRing(minimumCapacity: Int(frames) * channels + 2 * Self.headerCount)
         ringReference = .passUnretained(ring)
-        interleaved = .allocate(capacity: Self.maximumFrames * max(1, channels))
+        interleaved = .allocate(capacity: JackPeriod.maximumFrames * max(1, channels))
         interleaved.initialize(repeating: 0)
         header = .allocate(capacity: Self.headerCount)
         header.initialize(repeating: 0)
@@ -65,7 +63,7 @@ public final class RealtimeCapture: @unchecked Sendable {
     /// Interleaves and hands over one cycle captured at `now` (nanoseconds).
     @_noAllocation @_noLocks
     func capture(_ cycle: ProcessCycle, at now: UInt64) {
-        let frames = min(cycle.frameCount, Self.maximumFrames)
+        let frames = min(cycle.frameCount, JackPeriod.maximumFrames)
         let count = min(cycle.inputs.count, channels)
         var channel = 0
         while channel < channels {

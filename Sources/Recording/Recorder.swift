@@ -14,7 +14,7 @@ import Synchronization
 /// Use: `prepare()` (every check, before anything starts; capture begins,
 /// armed), `start()` when waiting for a start command, `waitUntilFinished`
 /// or `stop()`, then `summary`.
-public final class Recorder: @unchecked Sendable {
+public final class Recorder: @unchecked Sendable { // `capture` and `writer` are set while preparing, before the workers that read them start
     /// What to record, where, and how.
     public struct Configuration: Sendable {
         /// The JACK server (nil: `$JACK_DEFAULT_SERVER` or "default").

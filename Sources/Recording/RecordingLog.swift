@@ -152,7 +152,7 @@ public enum RecordingEvent: Sendable, Equatable {
 
 /// The sidecar log next to a recording: one JSON object per line, written
 /// and flushed as each event happens, so it survives a crash too.
-final class RecordingLog: @unchecked Sendable {
+final class RecordingLog: @unchecked Sendable { // the file handle is written only behind `lock`
     let path: String
     private let lock = NSLock()
     private let handle: FileHandle?

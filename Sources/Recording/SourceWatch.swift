@@ -11,7 +11,7 @@ import JackKit
 /// ending there (`onBack` with no frame time). Checks every 20 ms, and at
 /// once when the session reports a route change, off the real-time path
 /// (the lookups read JACK's shared graph; no request to the server).
-public final class SourceWatch: @unchecked Sendable {
+public final class SourceWatch: @unchecked Sendable { // `timer` and `absence` are touched only on `queue`
     /// Ports that went away, and where on the caller's timeline.
     public struct Absence: Sendable, Equatable {
         public let ports: [String]

@@ -44,9 +44,7 @@ struct Latency: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if let period, !(16...8192).contains(period) {
-            throw ValidationError("--period must be 16…8192 frames, got \(period)")
-        }
+        try OptionCheck.period(period)
         if let count, count < 1 { throw ValidationError("--count must be at least 1, got \(count)") }
     }
 

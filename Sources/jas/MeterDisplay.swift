@@ -8,7 +8,7 @@ import RemoteWatch
 /// redrawn in place (80 columns); piped, one line a second; with --json, one
 /// object per reading and a summary. With `--http`, every object also goes
 /// to the watch board, whatever is shown here.
-final class MeterDisplay: @unchecked Sendable {
+final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `lock`; `watch` is set before the first reading
     let json: Bool
     /// Set before metering starts.
     var watch: WatchBoard?

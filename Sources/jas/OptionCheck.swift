@@ -1,4 +1,6 @@
 import ArgumentParser
+import AudioSession
+import JackKit
 
 /// The one rule for option values: a value out of its range is a usage
 /// error, found before anything starts, naming the option, its range and the
@@ -16,6 +18,13 @@ enum OptionCheck {
             throw ValidationError("\(option) must be \(allowZero ? "0" : "more than 0") to \(format(maximum)) seconds, "
                                   + "not \(value)")
         }
+    }
+
+    /// A `--period`: what the session may ask a JACK server for, frames.
+    static func period(_ value: Int?) throws {
+        let range = BufferDuration.minimumFrames...JackPeriod.maximumFrames
+        guard let value, !range.contains(value) else { return }
+        throw ValidationError("--period must be \(range.lowerBound)…\(range.upperBound) frames, got \(value)")
     }
 
     /// A finite number within `range`.

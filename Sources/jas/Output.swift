@@ -12,9 +12,9 @@ import SystemPackage
 enum Output {
     enum ReaderGonePolicy { case stop, keepRecording }
 
-    nonisolated(unsafe) static var whenReaderGoes = ReaderGonePolicy.stop
+    nonisolated(unsafe) static var whenReaderGoes = ReaderGonePolicy.stop // set by the command before its first output
     private static let stdoutLock = NSLock()
-    nonisolated(unsafe) private static var readerGone = false
+    nonisolated(unsafe) private static var readerGone = false // behind `stdoutLock`
 
     /// Writes one line to stdout, flushed at once.
     static func line(_ text: String) {
@@ -27,7 +27,7 @@ enum Output {
         if gone { readerWent() }
     }
 
-    nonisolated(unsafe) private static var readerWatch: DispatchSourceTimer?
+    nonisolated(unsafe) private static var readerWatch: DispatchSourceTimer? // set once, half a second before its handler first runs
 
     /// Looks at stdout twice a second: a pipe whose reader has gone reports
     /// an error even while nothing is written (a monitor that prints only on

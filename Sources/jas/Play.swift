@@ -232,9 +232,10 @@ struct StreamRoute {
         case let .ports(ports):
             return try session.outputStream(named: name, toPorts: ports)
         case let .device(uid, channels):
-            guard let device = session.availableOutputs.first(where: { $0.uid == uid }) else {
+            let outputs = try session.outputDevices()
+            guard let device = outputs.first(where: { $0.uid == uid }) else {
                 throw AudioSessionError(.badParam, "--route \(name): no output device '\(uid)' on server '\(session.serverName)' "
-                                            + "(there are " + session.availableOutputs.map(\.uid).joined(separator: ", ") + ")")
+                                            + "(there are " + outputs.map(\.uid).joined(separator: ", ") + ")")
             }
             return try session.outputStream(named: name, to: device, channels: channels)
         }

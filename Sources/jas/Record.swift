@@ -228,7 +228,7 @@ struct Record: AsyncParsableCommand {
 
 /// What `jas record` shows: a status line refreshing in place on a terminal
 /// (stderr), events as lines, a summary; or JSON Lines on stdout.
-final class RecordDisplay: @unchecked Sendable {
+final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind `lock`; `watch` is set before the take starts
     let json: Bool
     /// With --http: every object also goes to the watch board (set before recording starts).
     var watch: WatchBoard?

@@ -48,9 +48,7 @@ struct Selftest: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if let period, !(16...8192).contains(period) {
-            throw ValidationError("--period must be 16…8192 frames, got \(period)")
-        }
+        try OptionCheck.period(period)
         try OptionCheck.seconds(duration, "--duration", maximum: 3600)
         guard (1...100).contains(attempts) else { throw ValidationError("--attempts must be 1…100, got \(attempts)") }
         guard outputPorts.count == inputPorts.count else {
@@ -223,7 +221,7 @@ struct SelftestReport: Encodable {
 }
 
 /// The rounds of `jas selftest --loop` so far (the Ctrl-C handler reads it).
-final class RoundTally: @unchecked Sendable {
+final class RoundTally: @unchecked Sendable { // its counts are behind `lock`
     private let lock = NSLock()
     private var rounds = 0
     private var failed = 0

@@ -15,7 +15,7 @@ import Foundation
 /// session closes before the private server it runs on stops), then the
 /// process exits; without cleanups, at once.
 enum Signals {
-    nonisolated(unsafe) private static var cleanups: [@Sendable () -> Void] = []
+    nonisolated(unsafe) private static var cleanups: [@Sendable () -> Void] = [] // these five: behind `lock`
     nonisolated(unsafe) private static var exitOverride: Int32?
     nonisolated(unsafe) private static var user1: (@Sendable () -> Void)?
     nonisolated(unsafe) private static var ending = false
@@ -65,7 +65,7 @@ enum Signals {
     }
 
     /// The pipe's write end, for the handler (set before any handler runs).
-    nonisolated(unsafe) static var signalPipe: Int32 = -1
+    nonisolated(unsafe) static var signalPipe: Int32 = -1 // written once, before the handler is installed
 
     private static func deliver(_ signalNumber: Int32) {
         switch signalNumber {

@@ -15,7 +15,7 @@ enum WedgeWatch {
     /// EX_TEMPFAIL: a temporary failure that a restart clears.
     static let exitStatus: Int32 = 75
 
-    nonisolated(unsafe) private static var timer: DispatchSourceTimer?
+    nonisolated(unsafe) private static var timer: DispatchSourceTimer? // set once by `start`, only to keep the timer alive
     private static let ending = Atomic<Bool>(false)
 
     /// Checks four times a second; on a wedge runs `finalise`, then exits.

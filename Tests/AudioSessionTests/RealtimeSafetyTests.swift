@@ -38,7 +38,7 @@ final class RealtimeSafetyTests: JackTestCase {
         let session = AudioSession(clientName: "rt-multiroute", serverName: server.name, recordConsent: .givenByCaller)
         defer { session.close() }
         try session.setCategory(.multiRoute)
-        let outputs = session.availableOutputs
+        let outputs = try session.outputDevices()
         let streams = try [("main", "system"), ("cue", "headphones"), ("booth", "loopback")].map { name, uid in
             try session.outputStream(named: name, to: XCTUnwrap(outputs.first { $0.uid == uid }))
         }

@@ -55,7 +55,8 @@ final class MultirouteTests: JackTestCase {
     }
 
     private func device(_ uid: String, of session: AudioSession) throws -> PortDescription {
-        try XCTUnwrap(session.availableOutputs.first { $0.uid == uid }, "\(session.availableOutputs.map(\.uid))")
+        let outputs = try session.outputDevices()
+        return try XCTUnwrap(outputs.first { $0.uid == uid }, "\(outputs.map(\.uid))")
     }
 
     func testFourStreamsEachReachOnlyTheirOwnDestinationBitExact() throws {
@@ -307,6 +308,8 @@ final class MultirouteTests: JackTestCase {
         let session = AudioSession(clientName: "dj", serverName: server.name)
         defer { session.close() }
         try session.setCategory(.multiRoute)
+        XCTAssertTrue(session.availableOutputs.isEmpty, "a getter never opens a JACK client")
+        XCTAssertNil(session.client)
         try session.setActive(true)
         let client = try XCTUnwrap(session.client)
         // The built-in speaker only counts when no USB, HDMI or line output is there.
