@@ -84,7 +84,7 @@ extension AudioSession {
             ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0,
                                  portNamed: { [weak client] name in client?.port(named: name) })
         } catch {
-            throw AudioSessionError(.resourceNotAvailable, error.description)
+            throw AudioSessionError(.resourceNotAvailable, error.description, cause: error)
         }
         let processor = RealtimeProcessor(client: client, inputs: ports.inputs, outputs: ports.outputs,
                                           costRecorder: cycleCostRecorder, render: renderBlock)
@@ -98,7 +98,7 @@ extension AudioSession {
             try client.activate()
         } catch {
             unregister(ports, on: client)
-            throw AudioSessionError(.mediaServicesFailed, error.description)
+            throw AudioSessionError(.mediaServicesFailed, error.description, cause: error)
         }
         let plan = RoutePlanner.plan(request(prefs, inputs: inputCount, outputs: outputNames.count), catalog: catalog,
                                      history: history)
@@ -134,7 +134,7 @@ extension AudioSession {
         do {
             try client.deactivate()
         } catch {
-            throw AudioSessionError(.mediaServicesFailed, error.description)
+            throw AudioSessionError(.mediaServicesFailed, error.description, cause: error)
         }
         if let ports {
             if Self.keepsPortsWhileInactive {
@@ -185,7 +185,7 @@ extension AudioSession {
             try client.setLatencyHandler { [weak self] mode in self?.reportLatency(mode) }
             return client
         } catch {
-            throw AudioSessionError(.mediaServicesFailed, "cannot reach the media server: \(error.description)")
+            throw AudioSessionError(.mediaServicesFailed, "cannot reach the media server: \(error.description)", cause: error)
         }
     }
 
@@ -265,7 +265,7 @@ extension AudioSession {
             do {
                 try client.connect(source, to: destination)
             } catch {
-                throw AudioSessionError(.resourceNotAvailable, error.description)
+                throw AudioSessionError(.resourceNotAvailable, error.description, cause: error)
             }
             if !existing.contains([source, destination]) { made += 1 }
         }
@@ -398,7 +398,7 @@ extension AudioSession {
         do {
             try client.requestBufferSize(frames)
         } catch {
-            throw AudioSessionError(.badParam, error.description)
+            throw AudioSessionError(.badParam, error.description, cause: error)
         }
     }
 

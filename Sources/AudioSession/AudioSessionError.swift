@@ -1,3 +1,5 @@
+import JackKit
+
 /// An audio-session error: AVAudioSession's code (a four-character code as an
 /// integer, or -50 for badParam) and a message a person can act on.
 public struct AudioSessionError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -40,11 +42,15 @@ public struct AudioSessionError: Error, Sendable, Equatable, CustomStringConvert
     public let code: Code
     /// What went wrong and what to do about it.
     public let message: String
+    /// The JACK failure underneath, when there is one, for callers that
+    /// switch on it (`.serverNotRunning`, `.serverStopped`, ...).
+    public let cause: JackError?
 
-    /// An error with `code` and `message`.
-    public init(_ code: Code, _ message: String) {
+    /// An error with `code` and `message`, caused by `cause` if given.
+    public init(_ code: Code, _ message: String, cause: JackError? = nil) {
         self.code = code
         self.message = message
+        self.cause = cause
     }
 
     public var description: String { "\(message) ['\(code.fourCharacterCode)' \(code.rawValue)]" }

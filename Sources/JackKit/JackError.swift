@@ -39,7 +39,7 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .serverNotRunning(server, status):
             return "no JACK server named '\(server)' is running (libjack status 0x\(String(status, radix: 16))); "
-                + "start one, e.g. `jackd -n \(server) -d dummy -r 48000 -p 256`, or name a running server with --server"
+                + "start one, e.g. `jackd -n \(server) -d dummy -r 48000 -p 256`, or name a running one"
         case let .clientOpenFailed(client, server, status):
             return "JACK server '\(server)' refused client '\(client)' (libjack status 0x\(String(status, radix: 16))\(Self.statusWords(status))); "
                 + "check the server log and that the client name is not taken"

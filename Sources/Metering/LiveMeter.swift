@@ -91,7 +91,7 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
         do {
             try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)
         } catch {
-            throw .session(error.description)
+            throw .session(error)
         }
         connectedFrom = PortTap.connectedFrom(session)
         self.capture = capture

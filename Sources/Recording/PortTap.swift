@@ -16,7 +16,7 @@ public enum PortTap {
         do {
             probe = try Client(name: "\(clientName)-probe", serverName: serverName)
         } catch {
-            throw .session("JACK server '\(serverName)' is not running (\(error)); start jackd first, or pass --server NAME")
+            throw .session(AudioSessionError(.mediaServicesFailed, error.description, cause: error))
         }
         defer { probe.close() }
         return (try PortSelection.resolve(patterns, channels: channels, on: probe), probe.sampleRate)

@@ -147,7 +147,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         } catch {
             files.close()
             claim.abandon()
-            throw .session(error.description)
+            throw .session(error)
         }
         let settings = DiskWriter.Settings(
             naming: naming, format: config.format,

@@ -1,3 +1,4 @@
+import AudioSession
 import Foundation
 
 /// What can stop a recording, each with what to do about it. Everything that
@@ -14,8 +15,9 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
     case unsupportedFormat(String)
     /// An argument out of range.
     case badParameter(String)
-    /// The JACK session could not start (its message names the server).
-    case session(String)
+    /// The JACK session could not start: the session's error, with its code
+    /// and the JACK error underneath (its message names the server).
+    case session(AudioSessionError)
     /// libsndfile refused a file operation.
     case file(path: String, reason: String)
 
@@ -35,8 +37,8 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
             reason
         case let .badParameter(reason):
             reason
-        case let .session(message):
-            message
+        case let .session(error):
+            error.message
         case let .file(path, reason):
             "'\(path)': \(reason)"
         }

@@ -1,4 +1,6 @@
 import AudioSession
+import JackKit
+import Recording
 import Foundation
 import SystemPackage
 
@@ -160,7 +162,12 @@ enum Output {
     /// message without AVAudioSession's numeric code (that is for programs,
     /// and `--json` events carry it by name), any other error as it says.
     static func reason(_ error: any Error) -> String {
-        (error as? AudioSessionError)?.message ?? "\(error)"
+        var sessionError = error as? AudioSessionError
+        if case let .session(underneath)? = error as? RecordingError { sessionError = underneath }
+        let message = sessionError?.message ?? "\(error)"
+        // The library names the server; which flag picks another is jas's to say.
+        if case .serverNotRunning? = sessionError?.cause ?? error as? JackError { return message + " (--server NAME)" }
+        return message
     }
 
     /// Writes a line to stderr.

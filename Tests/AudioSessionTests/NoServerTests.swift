@@ -1,4 +1,5 @@
 import AudioSession
+import JackKit
 import Foundation
 import LoopbackHarness
 import XCTest
@@ -14,6 +15,9 @@ final class NoServerTests: XCTestCase {
         XCTAssertThrowsError(try session.setActive(true)) { error in
             guard let error = error as? AudioSessionError else { return XCTFail("untyped error \(error)") }
             XCTAssertEqual(error.code, .mediaServicesFailed)
+            guard case .serverNotRunning(server: name, status: _)? = error.cause else {
+                return XCTFail("the JACK error underneath is kept: \(String(describing: error.cause))")
+            }
             XCTAssertTrue(error.message.contains(name), error.message)
             XCTAssertTrue(error.message.contains("jackd -n \(name)"), "says how to start one: \(error.message)")
         }

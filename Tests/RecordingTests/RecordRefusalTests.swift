@@ -45,7 +45,8 @@ final class RecordRefusalTests: JackTestCase {
         }
         let noServer = try run([jas, "record", "--server", "no-such-server-\(getpid())", "--output", output])
         XCTAssertEqual(noServer.status, 2)
-        XCTAssertTrue(noServer.output.contains("is not running"), noServer.output)
+        XCTAssertTrue(noServer.output.contains("no JACK server named 'no-such-server-\(getpid())' is running"), noServer.output)
+        XCTAssertTrue(noServer.output.contains("(--server NAME)"), "jas says which flag names another: \(noServer.output)")
         // Nothing of the refused recorders stayed on the server.
         let clients = try run(["jack_lsp", "-s", server.name])
         XCTAssertFalse(clients.output.contains("jas-record"), clients.output)
