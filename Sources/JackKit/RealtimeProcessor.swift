@@ -58,8 +58,9 @@ public typealias RenderBlock = @Sendable (ProcessCycle) -> Void
 
 /// Everything the process callback reads and writes each cycle, at the head
 /// of one cache-line-aligned block, followed in the same block by the output
-/// stage's state, the input port handles, the output port handles, the input buffer pointers and the
-/// output buffer pointers. libjack hands the callback this block's address:
+/// stage's state, the input port handles, the output port handles, the input
+/// buffer pointers and the output buffer pointers (the port tables).
+/// libjack hands the callback this block's address:
 /// every address the cycle needs is then an offset from it, so the cache
 /// lines it touches (three at 2 channels) are adjacent and fetched in
 /// parallel, not one after another through object references.
@@ -98,10 +99,6 @@ struct CycleState: ~Copyable {
 /// off the real-time thread, before activation, for a fixed set of ports.
 public final class RealtimeProcessor: @unchecked Sendable { // its mutable state is the cycle block's atomics and the real-time thread's own fields
     let state: UnsafeMutablePointer<CycleState>
-    let inputPorts: UnsafeMutableBufferPointer<OpaquePointer>
-    let outputPorts: UnsafeMutableBufferPointer<OpaquePointer>
-    let inputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
-    let outputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
     /// Kept alive here; the cycle reaches it through the block without retaining it.
     let costRecorder: CycleCostRecorder?
 
@@ -119,14 +116,9 @@ public final class RealtimeProcessor: @unchecked Sendable { // its mutable state
         func slots<T>(_ offset: Int, _ count: Int, as type: T.Type) -> UnsafeMutableBufferPointer<T> {
             UnsafeMutableBufferPointer(start: (tables + offset * slot).bindMemory(to: T.self, capacity: count), count: count)
         }
-        inputPorts = slots(0, inputs.count, as: OpaquePointer.self)
-        outputPorts = slots(inputs.count, outputs.count, as: OpaquePointer.self)
-        inputBuffers = slots(portCount, inputs.count, as: UnsafeMutablePointer<Float>.self)
-        outputBuffers = slots(portCount + inputs.count, outputs.count, as: UnsafeMutablePointer<Float>.self)
-        _ = inputPorts.initialize(from: inputs.map(\.handle))
-        _ = outputPorts.initialize(from: outputs.map(\.handle))
-        inputBuffers.initialize(repeating: silence)
-        outputBuffers.initialize(repeating: silence)
+        _ = slots(0, inputs.count, as: OpaquePointer.self).initialize(from: inputs.map(\.handle))
+        _ = slots(inputs.count, outputs.count, as: OpaquePointer.self).initialize(from: outputs.map(\.handle))
+        slots(portCount, portCount, as: UnsafeMutablePointer<Float>.self).initialize(repeating: silence)
         (block + CycleState.outputStageOffset).bindMemory(to: OutputStageState.self, capacity: 1)
             .initialize(to: OutputStageState())
         state = block.bindMemory(to: CycleState.self, capacity: 1)
