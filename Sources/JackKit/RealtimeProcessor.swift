@@ -88,9 +88,39 @@ struct CycleState: ~Copyable {
 
     private static func roundedUp(_ bytes: Int, to alignment: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }
 
-    static func outputStage(in block: UnsafeMutablePointer<CycleState>) -> UnsafeMutablePointer<OutputStageState> {
-        (UnsafeMutableRawPointer(block) + outputStageOffset).assumingMemoryBound(to: OutputStageState.self)
+    /// The output stage's state in `block`.
+    @inline(__always)
+    static func outputStage(in block: UnsafeMutableRawPointer) -> UnsafeMutablePointer<OutputStageState> {
+        (block + outputStageOffset).assumingMemoryBound(to: OutputStageState.self)
     }
+
+    /// The port tables in `block`, for a processor of `inputCount` inputs and `outputCount` outputs.
+    @inline(__always)
+    static func portTables(in block: UnsafeMutableRawPointer, inputCount: Int, outputCount: Int) -> PortTables {
+        let slot = MemoryLayout<UnsafeRawPointer>.stride
+        let tables = block + tablesOffset
+        let portCount = inputCount + outputCount
+        return PortTables(
+            inputPorts: UnsafeMutableBufferPointer(
+                start: tables.assumingMemoryBound(to: OpaquePointer.self), count: inputCount),
+            outputPorts: UnsafeMutableBufferPointer(
+                start: (tables + inputCount * slot).assumingMemoryBound(to: OpaquePointer.self), count: outputCount),
+            inputBuffers: UnsafeMutableBufferPointer(
+                start: (tables + portCount * slot).assumingMemoryBound(to: UnsafeMutablePointer<Float>.self),
+                count: inputCount),
+            outputBuffers: UnsafeMutableBufferPointer(
+                start: (tables + (portCount + inputCount) * slot).assumingMemoryBound(to: UnsafeMutablePointer<Float>.self),
+                count: outputCount))
+    }
+}
+
+/// The four tables after a cycle block's header: port handles, then the
+/// buffer pointers fetched for them each cycle.
+struct PortTables {
+    let inputPorts: UnsafeMutableBufferPointer<OpaquePointer>
+    let outputPorts: UnsafeMutableBufferPointer<OpaquePointer>
+    let inputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
+    let outputBuffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
 }
 
 /// The real-time side of a client: its cycle block (the port table, the
@@ -113,12 +143,13 @@ public final class RealtimeProcessor: @unchecked Sendable { // its mutable state
         let block = UnsafeMutableRawPointer.allocate(byteCount: CycleState.tablesOffset + 2 * portCount * slot,
                                                      alignment: 64)
         let tables = block + CycleState.tablesOffset
-        func slots<T>(_ offset: Int, _ count: Int, as type: T.Type) -> UnsafeMutableBufferPointer<T> {
-            UnsafeMutableBufferPointer(start: (tables + offset * slot).bindMemory(to: T.self, capacity: count), count: count)
-        }
-        _ = slots(0, inputs.count, as: OpaquePointer.self).initialize(from: inputs.map(\.handle))
-        _ = slots(inputs.count, outputs.count, as: OpaquePointer.self).initialize(from: outputs.map(\.handle))
-        slots(portCount, portCount, as: UnsafeMutablePointer<Float>.self).initialize(repeating: silence)
+        tables.bindMemory(to: OpaquePointer.self, capacity: portCount)
+        (tables + portCount * slot).bindMemory(to: UnsafeMutablePointer<Float>.self, capacity: portCount)
+        let table = CycleState.portTables(in: block, inputCount: inputs.count, outputCount: outputs.count)
+        _ = table.inputPorts.initialize(from: inputs.map(\.handle))
+        _ = table.outputPorts.initialize(from: outputs.map(\.handle))
+        table.inputBuffers.initialize(repeating: silence)
+        table.outputBuffers.initialize(repeating: silence)
         (block + CycleState.outputStageOffset).bindMemory(to: OutputStageState.self, capacity: 1)
             .initialize(to: OutputStageState())
         state = block.bindMemory(to: CycleState.self, capacity: 1)
@@ -130,7 +161,7 @@ public final class RealtimeProcessor: @unchecked Sendable { // its mutable state
 
     deinit {
         let silence = state.pointee.silence
-        CycleState.outputStage(in: state).deinitialize(count: 1)
+        CycleState.outputStage(in: callbackArgument).deinitialize(count: 1)
         state.deinitialize(count: 1)
         UnsafeMutableRawPointer(state).deallocate()
         silence.deallocate()
@@ -149,7 +180,7 @@ public final class RealtimeProcessor: @unchecked Sendable { // its mutable state
     /// Mute, gain and level watch applied to the outputs after the render block.
     public var outputStage: OutputStage { OutputStage(owner: self) }
 
-    var outputStageState: UnsafeMutablePointer<OutputStageState> { CycleState.outputStage(in: state) }
+    var outputStageState: UnsafeMutablePointer<OutputStageState> { CycleState.outputStage(in: callbackArgument) }
 
     /// What libjack hands the process callback: the cycle block.
     var callbackArgument: UnsafeMutableRawPointer { UnsafeMutableRawPointer(state) }
@@ -167,20 +198,10 @@ extension CycleState {
     @inline(__always)
     borrowing func run(in block: UnsafeMutableRawPointer, frames: jack_nframes_t) {
         let started = costRecorder == nil ? 0 : cjack_monotonic_nanoseconds()
-        let slot = MemoryLayout<UnsafeRawPointer>.stride
-        let tables = block + Self.tablesOffset
-        let portCount = inputCount + outputCount
-        let inputPorts = UnsafeMutableBufferPointer(
-            start: tables.assumingMemoryBound(to: OpaquePointer.self), count: inputCount)
-        let outputPorts = UnsafeMutableBufferPointer(
-            start: (tables + inputCount * slot).assumingMemoryBound(to: OpaquePointer.self), count: outputCount)
-        let inputBuffers = UnsafeMutableBufferPointer(
-            start: (tables + portCount * slot).assumingMemoryBound(to: UnsafeMutablePointer<Float>.self), count: inputCount)
-        let outputBuffers = UnsafeMutableBufferPointer(
-            start: (tables + (portCount + inputCount) * slot).assumingMemoryBound(to: UnsafeMutablePointer<Float>.self),
-            count: outputCount)
-        fetchPortBuffers(inputPorts, into: inputBuffers, frames: frames)
-        fetchPortBuffers(outputPorts, into: outputBuffers, frames: frames)
+        let table = Self.portTables(in: block, inputCount: inputCount, outputCount: outputCount)
+        let inputBuffers = table.inputBuffers, outputBuffers = table.outputBuffers
+        fetchPortBuffers(table.inputPorts, into: inputBuffers, frames: frames)
+        fetchPortBuffers(table.outputPorts, into: outputBuffers, frames: frames)
         if silencesInputs.load(ordering: .relaxed) {
             // Zeroed every cycle: the render block may have written into it.
             silence.update(repeating: 0, count: min(Int(frames), JackPeriod.maximumFrames))
@@ -190,7 +211,7 @@ extension CycleState {
                             outputs: UnsafeBufferPointer(outputBuffers), client: client))
         // One writer: a plain release store, no read-modify-write.
         let count = cyclesCompleted.load(ordering: .relaxed) &+ 1
-        let stage = (block + Self.outputStageOffset).assumingMemoryBound(to: OutputStageState.self)
+        let stage = Self.outputStage(in: block)
         if stage.pointee.touchesSamples { stage.pointee.apply(outputBuffers, frames: Int(frames), cycle: count) }
         cyclesCompleted.store(count, ordering: .releasing)
         if let costRecorder {
