@@ -71,21 +71,18 @@ extension AudioSession {
     /// USB, HDMI or line output is there (as on iOS).
     public var availableOutputs: [PortDescription] {
         guard let client = openClient else { return [] }
-        return outputs(in: DeviceCatalog(client: client))
+        let catalog = DeviceCatalog(client: client)
+        return category == .multiRoute ? RoutePlanner.multirouteOutputs(catalog) : catalog.outputs
     }
 
     /// `availableOutputs`, opening the session's JACK client first if it is
     /// not open (`mediaServicesFailed` when the server cannot be reached).
     public func outputDevices() throws(AudioSessionError) -> [PortDescription] {
-        outputs(in: DeviceCatalog(client: try openOrReuseClient()))
-    }
-
-    private func outputs(in catalog: DeviceCatalog) -> [PortDescription] {
-        category == .multiRoute ? RoutePlanner.multirouteOutputs(catalog) : catalog.outputs
+        try core.sync { core throws(AudioSessionError) in try core.outputDevices() }
     }
 
     /// The session's output streams, in the order of the render cycle's outputs.
-    public var outputStreams: [AudioOutputStream] { preferences.withLock { $0.streams } }
+    public var outputStreams: [AudioOutputStream] { board.read { $0.preferences.streams } }
 
     /// Makes an output stream named `name` playing to `channels` (1-based;
     /// nil: all) of the output device `destination`. Needs category
@@ -96,7 +93,53 @@ extension AudioSession {
     @discardableResult
     public func outputStream(named name: String, to destination: PortDescription, channels: [Int]? = nil)
         throws(AudioSessionError) -> AudioOutputStream {
-        let category = category
+        try core.sync { core throws(AudioSessionError) in
+            try core.addStream(named: name, to: destination, channels: channels)
+        }
+    }
+
+    /// Makes an output stream named `name` playing to these JACK ports,
+    /// which must all be channels of one output device (`badParam`
+    /// otherwise, naming the devices they belong to).
+    @discardableResult
+    public func outputStream(named name: String, toPorts ports: [String]) throws(AudioSessionError) -> AudioOutputStream {
+        try core.sync { core throws(AudioSessionError) in try core.addStream(named: name, toPorts: ports) }
+    }
+
+    /// Removes the stream named `name` (`badParam` if there is none); the
+    /// streams after it move down in the render cycle's outputs. Takes effect
+    /// at the next activation.
+    public func removeOutputStream(named name: String) throws(AudioSessionError) {
+        try core.sync { core throws(AudioSessionError) in try core.removeStream(named: name) }
+    }
+
+    /// The streams whose destination device is not on the server now (they
+    /// are silent until it returns); empty while inactive.
+    public var streamsWithoutDestination: [String] { board.read { $0.activation.plan.streamsWithoutDestination } }
+}
+
+/// The multiRoute streams, kept in the session's preferences.
+extension SessionCore {
+    func addStream(named name: String, toPorts ports: [String]) throws(AudioSessionError) -> AudioOutputStream {
+        let outputs = try outputDevices()
+        let owners = ports.map { port in outputs.first { $0.channels.contains { $0.jackPort == port } } }
+        if let missing = zip(ports, owners).first(where: { $0.1 == nil })?.0 {
+            throw AudioSessionError(.badParam, "'\(missing)' is not a channel of any available output on server "
+                                        + "'\(serverName)' (" + outputs.map(\.uid).joined(separator: ", ") + ")")
+        }
+        let devices = owners.compactMap { $0 }
+        guard let device = devices.first, devices.allSatisfy({ $0.uid == device.uid }) else {
+            let owners = Set(devices.map(\.uid)).sorted().joined(separator: ", ")
+            throw AudioSessionError(.badParam, "a stream plays to one device, but "
+                                        + (ports.isEmpty ? "no ports were named" : "the ports belong to \(owners)"))
+        }
+        let channels = ports.compactMap { port in device.channels.first { $0.jackPort == port }?.channelNumber }
+        return try addStream(named: name, to: device, channels: channels)
+    }
+
+    func addStream(named name: String, to destination: PortDescription, channels: [Int]?)
+        throws(AudioSessionError) -> AudioOutputStream {
+        let category = preferences.category
         guard category == .multiRoute else {
             throw AudioSessionError(.incompatibleCategory, "output streams need category multiRoute, not \(category.rawValue)")
         }
@@ -112,65 +155,35 @@ extension AudioSession {
             throw AudioSessionError(.badParam, "stream '\(name)': channels \(channels) must be distinct numbers from 1 to "
                                         + "\(device.channels.count), the channels of '\(device.uid)'")
         }
-        return try preferences.withLock { prefs throws(AudioSessionError) -> AudioOutputStream in
-            if prefs.streams.contains(where: { $0.name == name }) {
-                throw AudioSessionError(.badParam, "there is already a stream named '\(name)'")
-            }
-            for other in prefs.streams where other.destination == device.uid {
-                if let shared = other.channels.first(where: channels.contains) {
-                    throw AudioSessionError(.badParam, "channel \(shared) of '\(device.uid)' already carries stream "
-                                                + "'\(other.name)'; a stream plays only to its own channels")
-                }
-            }
-            let start = prefs.streams.last?.outputIndices.upperBound ?? 0
-            let stream = AudioOutputStream(name: name, destination: device.uid, channels: channels,
-                                      outputIndices: start..<(start + channels.count))
-            prefs.streams.append(stream)
-            return stream
+        if preferences.streams.contains(where: { $0.name == name }) {
+            throw AudioSessionError(.badParam, "there is already a stream named '\(name)'")
         }
+        for other in preferences.streams where other.destination == device.uid {
+            if let shared = other.channels.first(where: channels.contains) {
+                throw AudioSessionError(.badParam, "channel \(shared) of '\(device.uid)' already carries stream "
+                                            + "'\(other.name)'; a stream plays only to its own channels")
+            }
+        }
+        let start = preferences.streams.last?.outputIndices.upperBound ?? 0
+        let stream = AudioOutputStream(name: name, destination: device.uid, channels: channels,
+                                       outputIndices: start..<(start + channels.count))
+        preferences.streams.append(stream)
+        return stream
     }
 
-    /// Makes an output stream named `name` playing to these JACK ports,
-    /// which must all be channels of one output device (`badParam`
-    /// otherwise, naming the devices they belong to).
-    @discardableResult
-    public func outputStream(named name: String, toPorts ports: [String]) throws(AudioSessionError) -> AudioOutputStream {
-        let outputs = try outputDevices()
-        let owners = ports.map { port in outputs.first { $0.channels.contains { $0.jackPort == port } } }
-        if let missing = zip(ports, owners).first(where: { $0.1 == nil })?.0 {
-            throw AudioSessionError(.badParam, "'\(missing)' is not a channel of any available output on server "
-                                        + "'\(serverName)' (" + outputs.map(\.uid).joined(separator: ", ") + ")")
+    func removeStream(named name: String) throws(AudioSessionError) {
+        guard let index = preferences.streams.firstIndex(where: { $0.name == name }) else {
+            throw AudioSessionError(.badParam, "there is no stream named '\(name)' ("
+                                        + preferences.streams.map(\.name).joined(separator: ", ") + ")")
         }
-        let devices = owners.compactMap { $0 }
-        guard let device = devices.first, devices.allSatisfy({ $0.uid == device.uid }) else {
-            let owners = Set(devices.map(\.uid)).sorted().joined(separator: ", ")
-            throw AudioSessionError(.badParam, "a stream plays to one device, but "
-                                        + (ports.isEmpty ? "no ports were named" : "the ports belong to \(owners)"))
+        var streams = preferences.streams
+        streams.remove(at: index)
+        var start = 0
+        for position in streams.indices {
+            let count = streams[position].channels.count
+            streams[position].outputIndices = start..<(start + count)
+            start += count
         }
-        let channels = ports.compactMap { port in device.channels.first { $0.jackPort == port }?.channelNumber }
-        return try outputStream(named: name, to: device, channels: channels)
+        preferences.streams = streams
     }
-
-    /// Removes the stream named `name` (`badParam` if there is none); the
-    /// streams after it move down in the render cycle's outputs. Takes effect
-    /// at the next activation.
-    public func removeOutputStream(named name: String) throws(AudioSessionError) {
-        try preferences.withLock { prefs throws(AudioSessionError) in
-            guard let index = prefs.streams.firstIndex(where: { $0.name == name }) else {
-                throw AudioSessionError(.badParam, "there is no stream named '\(name)' ("
-                                            + prefs.streams.map(\.name).joined(separator: ", ") + ")")
-            }
-            prefs.streams.remove(at: index)
-            var start = 0
-            for position in prefs.streams.indices {
-                let count = prefs.streams[position].channels.count
-                prefs.streams[position].outputIndices = start..<(start + count)
-                start += count
-            }
-        }
-    }
-
-    /// The streams whose destination device is not on the server now (they
-    /// are silent until it returns); empty while inactive.
-    public var streamsWithoutDestination: [String] { activation.withLock { $0.plan.streamsWithoutDestination } }
 }

@@ -5,7 +5,7 @@ extension AudioSession {
     // MARK: Preferences (requests; the server decides)
 
     /// The I/O buffer duration the app asked for, seconds (0: none).
-    public var preferredIOBufferDuration: Double { preferences.withLock { $0.ioBufferDuration ?? 0 } }
+    public var preferredIOBufferDuration: Double { board.read { $0.preferences.ioBufferDuration ?? 0 } }
 
     /// Asks for an I/O buffer duration, seconds. Applied on activation (and at
     /// once when active) as a JACK period-size request: the power of two
@@ -14,13 +14,15 @@ extension AudioSession {
         guard seconds.isFinite, seconds > 0 else {
             throw AudioSessionError(.badParam, "preferred I/O buffer duration must be a positive number of seconds, got \(seconds)")
         }
-        preferences.withLock { $0.ioBufferDuration = seconds }
-        if let client = activeClient { try requestPeriod(for: seconds, on: client) }
+        try core.sync { core throws(AudioSessionError) in
+            core.preferences.ioBufferDuration = seconds
+            if let client = core.activeClient { try core.requestPeriod(for: seconds, on: client) }
+        }
     }
 
     /// The sample rate the app asked for, Hz (0: none). A running JACK server
     /// keeps its rate; compare with `sampleRate`.
-    public var preferredSampleRate: Double { preferences.withLock { $0.sampleRate ?? 0 } }
+    public var preferredSampleRate: Double { board.read { $0.preferences.sampleRate ?? 0 } }
 
     /// Stores a preferred sample rate, Hz. JACK cannot change a running
     /// server's rate, so a mismatch shows in `sampleRate`.
@@ -28,21 +30,24 @@ extension AudioSession {
         guard rate.isFinite, rate > 0 else {
             throw AudioSessionError(.badParam, "preferred sample rate must be a positive number of Hz, got \(rate)")
         }
-        preferences.withLock { $0.sampleRate = rate }
+        core.sync { $0.preferences.sampleRate = rate }
     }
 
     /// The number of input channels the session registers at activation
     /// (default 2, clamped to the route unless set explicitly).
-    public var preferredInputNumberOfChannels: Int { preferences.withLock { $0.inputChannels ?? 2 } }
+    public var preferredInputNumberOfChannels: Int { board.read { $0.preferences.inputChannels ?? 2 } }
 
     /// The number of output channels the session registers at activation.
-    public var preferredOutputNumberOfChannels: Int { preferences.withLock { $0.outputChannels ?? 2 } }
+    public var preferredOutputNumberOfChannels: Int { board.read { $0.preferences.outputChannels ?? 2 } }
 
     /// Asks for `count` input channels; more than `maximumInputNumberOfChannels`
     /// is `badParam` (checked now when the server is known, else at activation).
     public func setPreferredInputNumberOfChannels(_ count: Int) throws(AudioSessionError) {
-        try checkChannelCount(count, maximum: openClient == nil ? nil : maximumInputNumberOfChannels, direction: "input")
-        preferences.withLock { $0.inputChannels = count }
+        try core.sync { core throws(AudioSessionError) in
+            try core.checkChannelCount(count, maximum: core.openClient == nil ? nil : core.routeMaxima().inputs,
+                                       direction: "input")
+            core.preferences.inputChannels = count
+        }
     }
 
     /// Asks for `count` output channels; more than the maximum is `badParam`.
@@ -50,31 +55,32 @@ extension AudioSession {
     /// outputs only listens, and neither interrupts others nor is interrupted
     /// by them (a recorder tapping ports).
     public func setPreferredOutputNumberOfChannels(_ count: Int) throws(AudioSessionError) {
-        if count == 0 {
-            preferences.withLock { $0.outputChannels = 0 }
-            return
+        try core.sync { core throws(AudioSessionError) in
+            if count != 0 {
+                try core.checkChannelCount(count, maximum: core.openClient == nil ? nil : core.routeMaxima().outputs,
+                                           direction: "output")
+            }
+            core.preferences.outputChannels = count
         }
-        try checkChannelCount(count, maximum: openClient == nil ? nil : maximumOutputNumberOfChannels, direction: "output")
-        preferences.withLock { $0.outputChannels = count }
     }
 
     /// The JACK ports the session's inputs connect to, in channel order
     /// (empty: the route's input device).
-    public var preferredInputPortNames: [String] { preferences.withLock { $0.inputPortNames } }
+    public var preferredInputPortNames: [String] { board.read { $0.preferences.inputPortNames } }
 
     /// Names the ports the session's inputs connect to (e.g. `loopback:capture_1`),
     /// bypassing the route rules. Takes effect at the next activation.
     public func setPreferredInputPortNames(_ names: [String]) {
-        preferences.withLock { $0.inputPortNames = names }
+        core.sync { $0.preferences.inputPortNames = names }
     }
 
     /// The JACK ports the session's outputs connect to, in channel order
     /// (empty: the route's output device).
-    public var preferredOutputPortNames: [String] { preferences.withLock { $0.outputPortNames } }
+    public var preferredOutputPortNames: [String] { board.read { $0.preferences.outputPortNames } }
 
     /// Names the ports the session's outputs connect to (e.g. `loopback:playback_1`).
     public func setPreferredOutputPortNames(_ names: [String]) {
-        preferences.withLock { $0.outputPortNames = names }
+        core.sync { $0.preferences.outputPortNames = names }
     }
 
     // MARK: What the server actually runs
@@ -108,7 +114,7 @@ extension AudioSession {
     public var inputLatencyRange: LatencyRange {
         get throws(AudioSessionError) {
             try requireInput("inputLatency")
-            return activation.withLock { $0.ports?.inputLatencyRange } ?? .zero
+            return board.read { $0.activation.ports?.inputLatencyRange } ?? .zero
         }
     }
 
@@ -116,14 +122,14 @@ extension AudioSession {
     public var outputLatencyRange: LatencyRange {
         get throws(AudioSessionError) {
             try requireOutput("outputLatency")
-            return activation.withLock { $0.ports?.outputLatencyRange } ?? .zero
+            return board.read { $0.activation.ports?.outputLatencyRange } ?? .zero
         }
     }
 
     /// The calibrated correction included in `inputLatency` and
     /// `outputLatency` (see `LatencyCalibrationStore`); none while inactive.
     public var latencyCorrection: LatencyCorrection {
-        activation.withLock { $0.ports?.correction.withLock { $0 } } ?? .none
+        board.read { $0.activation.ports?.correction.withLock { $0 } } ?? .none
     }
 
     /// Input channels the active session has (0 when inactive);
@@ -131,7 +137,7 @@ extension AudioSession {
     public var inputNumberOfChannels: Int {
         get throws(AudioSessionError) {
             try requireInput("inputNumberOfChannels")
-            return activation.withLock { $0.ports?.inputs.count } ?? 0
+            return board.read { $0.activation.ports?.inputs.count } ?? 0
         }
     }
 
@@ -139,7 +145,7 @@ extension AudioSession {
     public var outputNumberOfChannels: Int {
         get throws(AudioSessionError) {
             try requireOutput("outputNumberOfChannels")
-            return activation.withLock { $0.ports?.outputs.count } ?? 0
+            return board.read { $0.activation.ports?.outputs.count } ?? 0
         }
     }
 
@@ -151,10 +157,10 @@ extension AudioSession {
     public var maximumOutputNumberOfChannels: Int { routeMaxima().outputs }
 
     /// Full names of the session's own input ports.
-    public var inputPortNames: [String] { activation.withLock { $0.ports?.inputs.map(\.name) } ?? [] }
+    public var inputPortNames: [String] { board.read { $0.activation.ports?.inputs.map(\.name) } ?? [] }
 
     /// Full names of the session's own output ports.
-    public var outputPortNames: [String] { activation.withLock { $0.ports?.outputs.map(\.name) } ?? [] }
+    public var outputPortNames: [String] { board.read { $0.activation.ports?.outputs.map(\.name) } ?? [] }
 
     /// JACK has no hardware input gain: always 1.
     public var inputGain: Float { 1 }
@@ -176,16 +182,13 @@ extension AudioSession {
     /// The decision for this application: the stored one, or granted when the
     /// caller gave consent.
     public var recordPermission: RecordPermission {
-        switch recordConsent {
-        case let .stored(store): store.permission(for: applicationName)
-        case .givenByCaller: .granted
-        }
+        recordConsent.permission(for: applicationName)
     }
 
     /// Whether the session's input is replaced by silence because record
     /// permission is not granted (as the seeds say of a recording category).
     public var isInputSilencedByPermission: Bool {
-        activation.withLock { $0.processor?.silencesInputs } ?? false
+        board.read { $0.activation.processor?.silencesInputs } ?? false
     }
 
     /// Asks for record permission. A stored decision answers at once; an
@@ -206,8 +209,9 @@ extension AudioSession {
 
     /// Re-reads the stored decision and silences or restores the input now.
     public func applyRecordPermission() {
-        let silence = category.hasInput && recordPermission != .granted
-        activation.withLock { $0.processor }?.setSilencesInputs(silence)
+        core.sync { core in
+            core.activation.processor?.setSilencesInputs(core.preferences.category.hasInput && core.recordPermission != .granted)
+        }
     }
 
     // MARK: Helpers
@@ -231,13 +235,5 @@ extension AudioSession {
         }
     }
 
-    func routeMaxima() -> (inputs: Int, outputs: Int) {
-        guard let client = openClient else { return (0, 0) }
-        let catalog = DeviceCatalog(client: client)
-        let history = activation.withLock { $0.hasBeenActive ? $0.history : DeviceHistory(catalog: catalog) }
-        var prefs = preferences.withLock { $0 }
-        prefs.category = .playAndRecord
-        let plan = RoutePlanner.plan(request(prefs, inputs: Int.max, outputs: Int.max), catalog: catalog, history: history)
-        return (plan.inputPorts.count, plan.outputPorts.count)
-    }
+    func routeMaxima() -> (inputs: Int, outputs: Int) { core.sync { $0.routeMaxima() } }
 }

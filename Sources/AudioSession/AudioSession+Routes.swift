@@ -2,7 +2,7 @@ import JackKit
 
 extension AudioSession {
     /// The devices the session's audio goes through now (empty when inactive).
-    public var currentRoute: RouteDescription { activation.withLock { $0.plan.route } }
+    public var currentRoute: RouteDescription { board.read { $0.activation.plan.route } }
 
     /// The input devices on the server (empty under a category without input).
     public var availableInputs: [PortDescription] {
@@ -18,7 +18,7 @@ extension AudioSession {
 
     /// The input device the app prefers, if set.
     public var preferredInput: PortDescription? {
-        let uid = preferences.withLock { $0.preferredInput }
+        let uid = board.read { $0.preferences.preferredInput }
         guard let uid, let client = openClient else { return nil }
         return DeviceCatalog(client: client).input(uid)
     }
@@ -26,25 +26,13 @@ extension AudioSession {
     /// Prefers an input device; it must be one of `availableInputs` (`badParam`
     /// otherwise); nil clears the preference. While active the route follows at once.
     public func setPreferredInput(_ input: PortDescription?) throws(AudioSessionError) {
-        if let input {
-            guard availableInputs.contains(where: { $0.uid == input.uid }) else {
-                throw AudioSessionError(.badParam, "'\(input.uid)' is not one of the available inputs ("
-                                            + availableInputs.map(\.uid).joined(separator: ", ") + ")")
-            }
-        }
-        preferences.withLock { $0.preferredInput = input?.uid }
-        refreshRoute()
+        try core.sync { core throws(AudioSessionError) in try core.setPreferredInput(input) }
     }
 
     /// Sends playAndRecord output to the built-in speaker (`.speaker`) or back
     /// to the route rules (`.none`); posts a route change with reason `override`.
     /// Under any other category it is `badParam`.
     public func overrideOutputAudioPort(_ override: PortOverride) throws(AudioSessionError) {
-        let category = category
-        guard category == .playAndRecord else {
-            throw AudioSessionError(.badParam, "overriding the output port needs category playAndRecord, not \(category.rawValue)")
-        }
-        preferences.withLock { $0.outputOverride = override }
-        refreshRoute(reason: .override)
+        try core.sync { core throws(AudioSessionError) in try core.overrideOutputAudioPort(override) }
     }
 }

@@ -11,7 +11,7 @@ public typealias RenderCycle = ProcessCycle
 /// what it actually got. The client is opened on first activation and never
 /// starts a server. Events arrive on `events` and through `NotificationCenter`
 /// with AVAudioSession's names.
-public final class AudioSession: @unchecked Sendable { // its state is behind the `preferences` and `activation` mutexes, the `transition` lock and atomics (issue 20 gives it one queue)
+public final class AudioSession: Sendable {
     /// The process-wide session, named after the program, on the default server.
     public static let shared = AudioSession()
 
@@ -26,77 +26,11 @@ public final class AudioSession: @unchecked Sendable { // its state is behind th
     /// Where the session finds measured latency corrections (nil: none applied).
     public let latencyCalibration: LatencyCalibrationStore?
 
-    struct Preferences {
-        var category: Category = .soloAmbient
-        var mode: Mode = .default
-        var options: CategoryOptions = []
-        var ioBufferDuration: Double?
-        var sampleRate: Double?
-        var inputChannels: Int?
-        var outputChannels: Int?
-        var inputPortNames: [String] = []
-        var outputPortNames: [String] = []
-        var preferredInput: String?
-        var outputOverride: PortOverride = .none
-        /// Output streams, used under multiRoute.
-        var streams: [AudioOutputStream] = []
-    }
-
-    struct Activation {
-        var client: Client?
-        var ports: SessionPorts?
-        /// Ports kept registered on `client` while the session is inactive
-        /// (PipeWire's libjack only: see `keepsPortsWhileInactive`).
-        var idlePorts: [JackKit.Port] = []
-        var processor: RealtimeProcessor?
-        var isActive = false
-        var catalog = DeviceCatalog.empty
-        var history = DeviceHistory(catalog: .empty)
-        var plan = RoutePlan.none
-        var hasBeenActive = false
-    }
-
-    let preferences = Mutex(Preferences())
-    let activation = Mutex(Activation())
-    /// Serialises activation, deactivation, reconfiguration and close; JACK
-    /// callbacks never take it (they hand work to `worker`).
-    let transition = NSRecursiveLock()
-    /// Where JACK notifications are turned into route changes and events.
-    let worker = DispatchQueue(label: "jackaudiosession.session")
-    let latencyPasses = Atomic<Int>(0)
-    let xruns = Atomic<Int>(0)
-    let xrunsReported = Atomic<Int>(0)
-    /// The period last reported in an ioBufferDurationChange, frames.
-    let lastPeriod = Atomic<Int>(0)
-    /// The server's sample rate when last seen, Hz.
-    let lastSampleRate = Atomic<Int>(0)
-    /// Bumped by each loss and by close: a reconnect loop of an older generation stops.
-    let reconnectGeneration = Atomic<Int>(0)
-    /// Set once the session has said that libjack is wedged.
-    let wedgeReported = Atomic<Bool>(false)
-    private let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))
-    /// This session's part in the arbitration between processes.
-    let arbitration = Mutex(ArbitrationState())
-    /// Guarded by `transition`.
-    nonisolated(unsafe) var arbitrationTimer: DispatchSourceTimer?
-    /// Guarded by `transition`.
-    nonisolated(unsafe) var registryWatch: RegistryWatch?
-    /// This session's file in its server's registry.
-    let registryEntry: RegistryEntry
-    let arbitrationScheduled = Atomic<Bool>(false)
-    /// Set once a registry that could not be written was reported.
-    let registryFailureReported = Atomic<Bool>(false)
-    /// Bumped by every port or client registration; a refresh runs once it settles.
-    let registrationGeneration = Atomic<Int>(0)
+    /// The session's state and decisions, on its own serial queue.
+    let core: QueueBound<SessionCore>
+    /// What getters read without waiting for the queue, and the counters JACK's threads touch.
+    let board = SessionBoard()
     let hub: EventHub
-    /// What the server lacks, each said once (`serverLimitation`) when a client found it.
-    let limitationsSaid = Mutex<[ServerLimitation]>([])
-    /// Guarded by `transition`. Not an Optional: a closure stored in one is
-    /// reabstracted, and every real-time call would go through thunks.
-    nonisolated(unsafe) var renderBlock: RenderBlock = renderSilence
-    /// Guarded by `transition`.
-    nonisolated(unsafe) var cycleCostRecorder: CycleCostRecorder?
-    private let audioObjects = Mutex<[ObjectIdentifier: any AudioObject]>([:])
 
     /// A session that will open a JACK client named `clientName` on the server
     /// `serverName` (nil: `$JACK_DEFAULT_SERVER` or "default"), posting its
@@ -111,11 +45,27 @@ public final class AudioSession: @unchecked Sendable { // its state is behind th
         self.applicationName = applicationName ?? clientName
         self.recordConsent = recordConsent
         self.latencyCalibration = latencyCalibration
-        registryEntry = RegistryEntry(registry: SessionRegistry(serverName: self.serverName))
         hub = EventHub(center: notificationCenter)
+        let core = SessionCore(clientName: clientName, serverName: self.serverName, applicationName: self.applicationName,
+                               recordConsent: recordConsent, latencyCalibration: latencyCalibration, hub: hub, board: board)
+        self.core = QueueBound(core, queue: DispatchQueue(label: "jackaudiosession.session.\(clientName)"))
+        self.core.sync { $0.session = self }
     }
 
-    deinit { close() }
+    /// A session released without `close()` closes: at once, or, when the
+    /// last reference went on the session's own queue, as the queue's next job.
+    deinit {
+        board.reconnectGeneration.add(1, ordering: .relaxed)
+        let core = core
+        if core.isOnQueue {
+            core.queue.async {
+                guard let client = core.value.close() else { return }
+                Thread.detachNewThread { client.close() }
+            }
+        } else {
+            core.sync { $0.close() }?.close()
+        }
+    }
 
     /// Every event of this session, in order: interruptions, route changes,
     /// media-services loss and reset, xruns, period changes. One consumer.
@@ -124,17 +74,17 @@ public final class AudioSession: @unchecked Sendable { // its state is behind th
     // MARK: Category, mode, options
 
     /// The session's category; soloAmbient until set.
-    public var category: Category { preferences.withLock { $0.category } }
+    public var category: Category { board.read { $0.preferences.category } }
 
     /// The session's mode; default until set.
-    public var mode: Mode { preferences.withLock { $0.mode } }
+    public var mode: Mode { board.read { $0.preferences.mode } }
 
     /// The options in force, side effects of the mode included.
-    public var categoryOptions: CategoryOptions { preferences.withLock { $0.options } }
+    public var categoryOptions: CategoryOptions { board.read { $0.preferences.options } }
 
     /// Whether the session mixes with other sessions instead of interrupting them.
     public var isMixable: Bool {
-        preferences.withLock { CategoryRules.isMixable($0.category, options: $0.options) }
+        board.read { CategoryRules.isMixable($0.preferences.category, options: $0.preferences.options) }
     }
 
     /// Sets category, mode and options (`incompatibleCategory` for a mode the
@@ -144,19 +94,7 @@ public final class AudioSession: @unchecked Sendable { // its state is behind th
     public func setCategory(_ category: Category, mode: Mode = .default, options: CategoryOptions = [])
         throws(AudioSessionError) {
         let resolved = try CategoryRules.resolve(category, mode: mode, options: options)
-        transition.lock()
-        defer { transition.unlock() }
-        preferences.withLock {
-            $0.category = category
-            $0.mode = mode
-            $0.options = resolved
-            if !category.hasOutput || category != .playAndRecord { $0.outputOverride = .none }
-        }
-        guard isActive else { return }
-        let previous = currentRoute
-        try deactivateLocked(checkBusy: false)
-        try activateLocked(postFirstCategoryChange: false)
-        hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: currentRoute, streams: []))
+        try core.sync { core throws(AudioSessionError) in try core.setCategory(category, mode: mode, options: resolved) }
     }
 
     // MARK: Render
@@ -164,9 +102,7 @@ public final class AudioSession: @unchecked Sendable { // its state is behind th
     /// Sets the block that runs on JACK's real-time thread every cycle with the
     /// session's port buffers. Takes effect at the next activation.
     public func setRenderBlock(_ block: @escaping RenderBlock) {
-        transition.lock()
-        defer { transition.unlock() }
-        renderBlock = block
+        core.sync { $0.renderBlock = block }
     }
 
     /// Removes the render block: the outputs are silent from the next activation.
@@ -177,75 +113,59 @@ public final class AudioSession: @unchecked Sendable { // its state is behind th
     /// Records how long each process cycle takes (for benchmarks). Takes
     /// effect at the next activation.
     public func setCycleCostRecorder(_ recorder: CycleCostRecorder?) {
-        transition.lock()
-        defer { transition.unlock() }
-        cycleCostRecorder = recorder
+        core.sync { $0.cycleCostRecorder = recorder }
     }
 
     // MARK: Audio objects
 
     /// Attaches a player, recorder or meter: while it runs, deactivation fails with `isBusy`.
     public func attach(_ object: any AudioObject) {
-        audioObjects.withLock { $0[ObjectIdentifier(object)] = object }
+        board.attach(object)
     }
 
     /// Detaches an audio object.
     public func detach(_ object: any AudioObject) {
-        audioObjects.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(object)) }
+        board.detach(object)
     }
-
-    /// Whether any attached audio object is running.
-    var hasRunningAudioObject: Bool { audioObjects.withLock { $0.values.contains { $0.isRunning } } }
 
     // MARK: State
 
     /// Whether the session is active.
-    public var isActive: Bool { activation.withLock { $0.isActive } }
+    public var isActive: Bool { board.read { $0.activation.isActive } }
 
     /// Xruns the server reported since the session opened its client.
-    public var xrunCount: Int { xruns.load(ordering: .relaxed) }
+    public var xrunCount: Int { board.xruns.load(ordering: .relaxed) }
 
     /// Process cycles completed in the current activation.
     public var cyclesCompleted: UInt64 {
-        activation.withLock { $0.processor?.cyclesCompleted } ?? 0
+        board.read { $0.activation.processor }?.cyclesCompleted ?? 0
     }
 
     /// The session's JACK client, once opened (for tools that need the raw client).
     public var client: Client? { openClient }
 
-    var openClient: Client? { activation.withLock { $0.client } }
+    var openClient: Client? { board.read { $0.activation.client } }
 
-    var activeClient: Client? { activation.withLock { $0.isActive ? $0.client : nil } }
+    var activeClient: Client? { board.read { $0.activation.isActive ? $0.activation.client : nil } }
 
     /// What the session does when the server comes back: reactivate at once
     /// (automatic, the default) or leave it to the app (manual).
     public var resetPolicy: ResetPolicy {
-        get { resetSettings.withLock { $0.policy } }
-        set { resetSettings.withLock { $0.policy = newValue } }
+        get { board.resetSettings.withLock { $0.policy } }
+        set { board.resetSettings.withLock { $0.policy = newValue } }
     }
 
     /// How long to keep trying to reach a lost server, seconds (nil: as long as the session lives).
     public var reconnectLimit: Double? {
-        get { resetSettings.withLock { $0.limit } }
-        set { resetSettings.withLock { $0.limit = newValue } }
+        get { board.resetSettings.withLock { $0.limit } }
+        set { board.resetSettings.withLock { $0.limit = newValue } }
     }
 
     /// Deactivates and closes the JACK client, and stops any reconnecting.
     /// The session can be activated again.
     public func close() {
-        reconnectGeneration.add(1, ordering: .relaxed)
-        transition.lock()
-        stopArbitrationTimer()
-        lingerAfterDeactivation()
-        let client = activation.withLock { state -> Client? in
-            let client = state.client
-            state = Activation()
-            return client
-        }
-        forgetPublishedState()
-        registryEntry.withdraw()
-        transition.unlock()
-        // Outside the session lock: a close waits for libjack's notification thread.
-        client?.close()
+        board.reconnectGeneration.add(1, ordering: .relaxed)
+        // Off the queue: a close waits for libjack's notification thread.
+        core.sync { $0.close() }?.close()
     }
 }

@@ -72,12 +72,16 @@ public enum AudioSessionNotification {
     public static let routeChangeStreamsKey = "JackAudioSessionRouteChangeStreamsKey"
 }
 
-/// Hands a session's events to its AsyncStream and to NotificationCenter.
+/// Hands a session's events to NotificationCenter and its AsyncStream, in
+/// the order posted, on a queue of its own: never on the thread that posts
+/// (the session's queue), so an observer may call the session back, e.g.
+/// `setActive(true)` when an interruption ends.
 final class EventHub: Sendable {
     /// The session's one event stream.
     let stream: AsyncStream<AudioSessionEvent>
     private let continuation: AsyncStream<AudioSessionEvent>.Continuation
     private let center: NotificationCenter
+    private let delivery = DispatchQueue(label: "jackaudiosession.events")
 
     init(center: NotificationCenter) {
         (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
@@ -87,9 +91,12 @@ final class EventHub: Sendable {
     deinit { continuation.finish() }
 
     func post(_ event: AudioSessionEvent) {
-        continuation.yield(event)
-        let (name, info) = Self.notification(for: event)
-        center.post(name: name, object: nil, userInfo: info)
+        // The block holds the hub: an event posted as the session goes is still delivered.
+        delivery.async { [self] in
+            let (name, info) = Self.notification(for: event)
+            center.post(name: name, object: nil, userInfo: info)
+            continuation.yield(event)
+        }
     }
 
     static func notification(for event: AudioSessionEvent) -> (Notification.Name, [AnyHashable: Any]) {

@@ -48,4 +48,12 @@ public enum RecordConsent: Sendable {
     /// The caller already has the user's consent by other means (a command the
     /// user typed to record, a loopback check capturing its own test signal).
     case givenByCaller
+
+    /// The decision for `application`: the stored one, or granted when the caller gave consent.
+    func permission(for application: String) -> RecordPermission {
+        switch self {
+        case let .stored(store): store.permission(for: application)
+        case .givenByCaller: .granted
+        }
+    }
 }

@@ -1,0 +1,89 @@
+import Foundation
+import JackKit
+
+/// libjack's callbacks, on its notification thread: they count, then hand
+/// the work to the session's queue as a message and return at once. A
+/// message names the client it came from, and the core drops it when that is
+/// not the session's client any more (a late word from a client a reset replaced).
+extension AudioSession {
+    /// Opens a JACK client for the session with its handlers, without making
+    /// it the session's. Runs anywhere (the reconnect thread opens off the queue).
+    func makeClient() throws(AudioSessionError) -> Client {
+        do {
+            let client = try Client(name: clientName, serverName: serverName)
+            let sender = ObjectIdentifier(client)
+            try client.setEventHandler { [weak self] event in self?.handle(event, from: sender) }
+            try client.setLatencyHandler { [weak self] mode in self?.reportLatency(mode) }
+            return client
+        } catch {
+            throw AudioSessionError(.mediaServicesFailed, "cannot reach the media server: \(error.description)", cause: error)
+        }
+    }
+
+    /// Runs `work` on the session's queue after `delay` seconds, unless the session is gone by then.
+    func enqueue(after delay: Double = 0, _ work: @escaping @Sendable (SessionCore) -> Void) {
+        let job: @Sendable () -> Void = { [weak self] in
+            guard let self else { return }
+            work(self.core.value)
+        }
+        if delay > 0 { core.queue.asyncAfter(deadline: .now() + delay, execute: job) } else { core.queue.async(execute: job) }
+    }
+
+    private func handle(_ event: ClientEvent, from sender: ObjectIdentifier) {
+        switch event {
+        case .xrun:
+            board.xruns.add(1, ordering: .relaxed)
+            enqueue(after: 0.25) { $0.reportXruns() }
+        case let .bufferSizeChanged(frames):
+            // JACK also calls this at activation with the unchanged size.
+            guard board.lastPeriod.exchange(frames, ordering: .relaxed) != frames else { return }
+            enqueue { $0.periodChanged(to: frames, from: sender) }
+        case .portRegistration:
+            scheduleRouteRefresh()
+        case let .clientRegistration(name, registered):
+            scheduleRouteRefresh()
+            // A session's client that went away may have been interrupting or
+            // ducking this one. Forgotten and arbitrated in one job: an
+            // arbitration queued before it would still see the client.
+            if !registered {
+                enqueue { core in
+                    core.forgetClient(named: name)
+                    core.arbitrate()
+                }
+            }
+        case let .shutdown(_, reason):
+            enqueue { $0.mediaServicesLost(reason: reason.isEmpty ? "JACK server shut down" : reason, from: sender) }
+        default:
+            break
+        }
+    }
+
+    /// Coalesces a burst of registrations (a device's ports, its client) into
+    /// one refresh, run when no registration came for 50 ms: a device that is
+    /// being plugged or unplugged port by port is never seen half there.
+    func scheduleRouteRefresh() {
+        let generation = board.registrationGeneration.add(1, ordering: .acquiringAndReleasing).newValue
+        enqueue(after: 0.05) { core in
+            guard core.board.registrationGeneration.load(ordering: .acquiring) == generation else { return }
+            core.refreshRoute()
+        }
+    }
+
+    /// Runs the arbitration soon on the queue (from JACK's notification
+    /// thread, the registry watch or the core); a burst of requests runs it once.
+    func scheduleArbitration() {
+        guard !board.arbitrationScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        enqueue { core in
+            core.board.arbitrationScheduled.store(false, ordering: .releasing)
+            core.arbitrate()
+        }
+    }
+
+    /// JACK's latency callback. It reads the ports from the board, never
+    /// the queue: jack2 runs it while a connection the queue makes is still
+    /// waiting for the server.
+    private func reportLatency(_ mode: LatencyMode) {
+        board.read { $0.activation.ports }?.reportLatency(mode)
+        if mode == .playback { board.latencyPasses.add(1, ordering: .releasing) }
+    }
+}

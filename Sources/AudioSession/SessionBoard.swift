@@ -1,0 +1,47 @@
+import JackKit
+import Synchronization
+
+/// What a session shares outside its queue: the copy of the core's state
+/// that getters read without waiting for the queue (the core writes it after
+/// every change), and the counters JACK's threads and the reconnect thread
+/// touch. Nothing here decides anything; the core does.
+final class SessionBoard: Sendable {
+    /// The core's state as of its last change.
+    struct Snapshot {
+        var preferences = SessionCore.Preferences()
+        var activation = SessionCore.Activation()
+        var arbitration = SessionCore.ArbitrationState()
+        var limitations: [ServerLimitation] = []
+    }
+
+    let snapshot = Mutex(Snapshot())
+    /// Passes of the session's latency callback (playback), so an activation can wait for one.
+    let latencyPasses = Atomic<Int>(0)
+    let xruns = Atomic<Int>(0)
+    let xrunsReported = Atomic<Int>(0)
+    /// The period last reported in an ioBufferDurationChange, frames.
+    let lastPeriod = Atomic<Int>(0)
+    /// The server's sample rate when last seen, Hz.
+    let lastSampleRate = Atomic<Int>(0)
+    /// Bumped by each loss and by close: a reconnect loop of an older generation stops.
+    let reconnectGeneration = Atomic<Int>(0)
+    /// Set once the session has said that libjack is wedged.
+    let wedgeReported = Atomic<Bool>(false)
+    /// Bumped by every port or client registration; a refresh runs once it settles.
+    let registrationGeneration = Atomic<Int>(0)
+    /// Set while an arbitration is queued, so a burst of requests runs it once.
+    let arbitrationScheduled = Atomic<Bool>(false)
+    /// Set once a registry that could not be written was reported.
+    let registryFailureReported = Atomic<Bool>(false)
+    let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))
+    private let audioObjects = Mutex<[ObjectIdentifier: any AudioObject]>([:])
+
+    func read<T>(_ body: (Snapshot) -> T) -> T { snapshot.withLock { body($0) } }
+
+    func attach(_ object: any AudioObject) { audioObjects.withLock { $0[ObjectIdentifier(object)] = object } }
+
+    func detach(_ object: any AudioObject) { audioObjects.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(object)) } }
+
+    /// Whether any attached audio object is running.
+    var hasRunningAudioObject: Bool { audioObjects.withLock { Array($0.values) }.contains { $0.isRunning } }
+}

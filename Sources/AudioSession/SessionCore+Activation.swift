@@ -1,0 +1,276 @@
+import Foundation
+import JackKit
+
+/// Activation: opening the client, registering the category's ports,
+/// starting the processor, connecting the route, and the reverse.
+extension SessionCore {
+    /// Activates (`postFirstCategoryChange`: the first activation posts a
+    /// route change with reason categoryChange) or deactivates the session.
+    func setActive(_ active: Bool, options: SetActiveOptions) throws(AudioSessionError) {
+        if active {
+            try activate(postFirstCategoryChange: true)
+        } else {
+            try deactivate(checkBusy: true)
+            didDeactivate(notifyingOthers: options.contains(.notifyOthersOnDeactivation))
+        }
+    }
+
+    /// Sets category, mode and options, already resolved by the rules; while
+    /// active the ports are rebuilt for the new category at once.
+    func setCategory(_ category: Category, mode: Mode, options: CategoryOptions) throws(AudioSessionError) {
+        preferences.category = category
+        preferences.mode = mode
+        preferences.options = options
+        if !category.hasOutput || category != .playAndRecord { preferences.outputOverride = .none }
+        guard isActive else { return }
+        let previous = activation.plan.route
+        try deactivate(checkBusy: false)
+        try activate(postFirstCategoryChange: false)
+        hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: activation.plan.route,
+                              streams: []))
+    }
+
+    /// With `tolerateMissingPorts` (a reset), named ports that are not back
+    /// yet are connected when they appear instead of failing the activation,
+    /// and the session keeps its place in the activation order.
+    func activate(postFirstCategoryChange: Bool, tolerateMissingPorts: Bool = false) throws(AudioSessionError) {
+        guard !isActive else { return }
+        // The place in the activation order is taken when the request is made.
+        let requestedAt = Client.microsecondTime
+        let prefs = preferences
+        let client = try openOrReuseClient()
+        if !tolerateMissingPorts {
+            try checkActivationAllowed(on: client)
+            announceActivation(order: requestedAt, on: client)
+        }
+        var activated = false
+        defer { if !activated { withdrawAnnouncement(on: client) } }
+        let catalog = DeviceCatalog(client: client)
+        if !activation.hasBeenActive && activation.history.inputs.isEmpty && activation.history.outputs.isEmpty {
+            activation.history = DeviceHistory(catalog: catalog)
+        } else {
+            _ = activation.history.update(from: activation.catalog, to: catalog)
+        }
+        activation.catalog = catalog
+        let history = activation.history
+        // Channel counts: the preference (default 2), clamped to what the route offers.
+        // Under multiRoute with streams, the streams' ports are the outputs.
+        let maxima = RoutePlanner.plan(request(prefs, inputs: Int.max, outputs: Int.max), catalog: catalog, history: history)
+        if prefs.category == .multiRoute && maxima.route.inputs.count > 1 {
+            throw AudioSessionError(.badParam, "multiRoute takes its input from a single device, but the named input "
+                                        + "ports belong to " + maxima.route.inputs.map(\.uid).joined(separator: ", "))
+        }
+        let inputCount = prefs.category.hasInput
+            ? try channelCount(prefs.inputChannels, maximum: maxima.inputPorts.count, direction: "input") : 0
+        let outputNames = try outputPortNames(prefs, maximum: maxima.outputPorts.count)
+        if let duration = prefs.ioBufferDuration { try requestPeriod(for: duration, on: client) }
+
+        let ports: SessionPorts
+        var idle = activation.idlePorts
+        activation.idlePorts = []
+        do {
+            func port(_ shortName: String, _ flags: PortFlags) throws(JackError) -> JackKit.Port {
+                if let index = idle.firstIndex(where: { $0.shortName == shortName && $0.flags.contains(flags) }) {
+                    return idle.remove(at: index)
+                }
+                return try client.registerPort(shortName, flags: flags)
+            }
+            defer { for stale in idle { try? client.unregisterPort(stale) } }
+            let inputs = try (0..<inputCount).map { index throws(JackError) in try port("in_\(index + 1)", .input) }
+            let outputs = try outputNames.map { name throws(JackError) in try port(name, .output) }
+            ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0,
+                                 portNamed: { [weak client] name in client?.port(named: name) })
+        } catch {
+            throw AudioSessionError(.resourceNotAvailable, error.description, cause: error)
+        }
+        let processor = RealtimeProcessor(client: client, inputs: ports.inputs, outputs: ports.outputs,
+                                          costRecorder: cycleCostRecorder, render: renderBlock)
+        processor.setSilencesInputs(prefs.category.hasInput && recordPermission != .granted)
+        activation.ports = ports
+        activation.processor = processor
+        do {
+            try client.setProcessor(processor)
+            try client.activate()
+        } catch {
+            unregister(ports, on: client)
+            throw AudioSessionError(.mediaServicesFailed, error.description, cause: error)
+        }
+        let plan = RoutePlanner.plan(request(prefs, inputs: inputCount, outputs: outputNames.count), catalog: catalog,
+                                     history: history)
+        do {
+            let passesBefore = board.latencyPasses.load(ordering: .acquiring)
+            try connect(ports, to: plan, on: client, tolerateMissingPorts: tolerateMissingPorts)
+            waitForLatencyPass(after: passesBefore, on: client)
+        } catch {
+            try? client.deactivate()
+            unregister(ports, on: client)
+            throw error
+        }
+        let first = !activation.hasBeenActive
+        activation.plan = plan
+        activation.isActive = true
+        activation.hasBeenActive = true
+        if first && postFirstCategoryChange {
+            hub.post(.routeChange(reason: .categoryChange, previousRoute: .empty, currentRoute: plan.route, streams: []))
+        }
+        activated = true
+        didActivate(processor: processor, order: tolerateMissingPorts ? nil : requestedAt)
+    }
+
+    func deactivate(checkBusy: Bool) throws(AudioSessionError) {
+        let (client, ports, active) = (activation.client, activation.ports, activation.isActive)
+        guard let client, active else { return }
+        if checkBusy && board.hasRunningAudioObject {
+            throw AudioSessionError(.isBusy, "an audio object attached to the session is still running; stop it "
+                                        + "before deactivating the session")
+        }
+        do {
+            try client.deactivate()
+        } catch {
+            throw AudioSessionError(.mediaServicesFailed, error.description, cause: error)
+        }
+        if let ports {
+            if AudioSession.keepsPortsWhileInactive {
+                activation.idlePorts = ports.inputs + ports.outputs
+                activation.ports = nil
+                activation.processor = nil
+            } else {
+                unregister(ports, on: client)
+            }
+        }
+        activation.isActive = false
+        activation.plan = .none
+    }
+
+    func request(_ prefs: Preferences, inputs: Int, outputs: Int) -> RoutePlanner.Request {
+        RoutePlanner.Request(category: prefs.category, outputOverride: prefs.outputOverride,
+                             preferredInput: prefs.preferredInput, explicitInputs: prefs.inputPortNames,
+                             explicitOutputs: prefs.outputPortNames, inputChannels: inputs, outputChannels: outputs,
+                             streams: prefs.category == .multiRoute ? prefs.streams : [])
+    }
+
+    /// The short names of the output ports an activation registers: the
+    /// streams' ports under multiRoute, else `out_1`… for the preferred count
+    /// (default 2) clamped to what the route offers.
+    func outputPortNames(_ prefs: Preferences, maximum: Int) throws(AudioSessionError) -> [String] {
+        guard prefs.category.hasOutput else { return [] }
+        if prefs.category == .multiRoute && !prefs.streams.isEmpty { return prefs.streams.flatMap(\.portNames) }
+        let count = try channelCount(prefs.outputChannels, maximum: maximum, direction: "output")
+        return (0..<count).map { "out_\($0 + 1)" }
+    }
+
+    func openOrReuseClient() throws(AudioSessionError) -> Client {
+        if let client = openClient, !client.isClosed { return client }
+        guard let session else {
+            throw AudioSessionError(.mediaServicesFailed, "the session was released while it activated")
+        }
+        let client = try session.makeClient()
+        install(client)
+        return client
+    }
+
+    /// Makes `client` the session's.
+    func install(_ client: Client) {
+        board.lastPeriod.store(client.bufferSize, ordering: .relaxed)
+        board.lastSampleRate.store(client.sampleRate, ordering: .relaxed)
+        activation.client = client
+        activation.idlePorts = []
+        let unsaid = ServerLimitation.found(on: client).filter { !limitationsSaid.contains($0) }
+        limitationsSaid += unsaid
+        for limitation in unsaid { hub.post(.serverLimitation(limitation)) }
+    }
+
+    /// Connects the session's ports to the plan's ports, channel by channel,
+    /// and drops any other connection they have. Returns how many of the
+    /// plan's connections were missing and are made now.
+    @discardableResult
+    func connect(_ ports: SessionPorts, to plan: RoutePlan, on client: Client,
+                 tolerateMissingPorts: Bool = false) throws(AudioSessionError) -> Int {
+        let correction = latencyCalibration?.correction(server: serverName, capturePorts: plan.inputPorts,
+                                                        playbackPorts: plan.outputPorts.compactMap { $0 }) ?? .none
+        let correctionChanged = ports.correction.withLock { current -> Bool in
+            defer { current = correction }
+            return current != correction
+        }
+        if correctionChanged { client.recomputeLatencies() }
+        var wanted: [(String, String)] = Array(zip(plan.inputPorts, ports.inputs.map(\.name)))
+        wanted += zip(ports.outputs.map(\.name), plan.outputPorts).compactMap { port, destination in
+            destination.map { (port, $0) }
+        }
+        // The route leaves devices (hardware ports) the plan no longer names,
+        // and the ports the plan named before; connections that other clients
+        // made to the session's ports (a recorder tapping its outputs) stay.
+        let routed = Set(activation.plan.inputPorts + activation.plan.outputPorts.compactMap { $0 })
+        func isRoute(_ name: String) -> Bool {
+            routed.contains(name) || client.port(named: name)?.flags.contains(.physical) == true
+        }
+        for port in ports.inputs {
+            for source in port.connections where isRoute(source) && !wanted.contains(where: { $0 == (source, port.name) }) {
+                try? client.disconnect(source, from: port.name)
+            }
+        }
+        for port in ports.outputs {
+            for destination in port.connections
+            where isRoute(destination) && !wanted.contains(where: { $0 == (port.name, destination) }) {
+                try? client.disconnect(port.name, from: destination)
+            }
+        }
+        var existing = Set<[String]>()
+        for port in ports.inputs { for source in port.connections { existing.insert([source, port.name]) } }
+        for port in ports.outputs { for destination in port.connections { existing.insert([port.name, destination]) } }
+        var made = 0
+        for (source, destination) in wanted {
+            if tolerateMissingPorts && (client.port(named: source) == nil || client.port(named: destination) == nil) {
+                continue
+            }
+            do {
+                try client.connect(source, to: destination)
+            } catch {
+                throw AudioSessionError(.resourceNotAvailable, error.description, cause: error)
+            }
+            if !existing.contains([source, destination]) { made += 1 }
+        }
+        return made
+    }
+
+    func unregister(_ ports: SessionPorts, on client: Client) {
+        for port in ports.inputs + ports.outputs { try? client.unregisterPort(port) }
+        activation.ports = nil
+        activation.processor = nil
+    }
+
+    /// Waits (at most one second) until JACK has run the session's latency
+    /// callback after its connections were made, so the ranges are current.
+    func waitForLatencyPass(after before: Int, on client: Client) {
+        client.recomputeLatencies()
+        let deadline = Date().addingTimeInterval(1)
+        while board.latencyPasses.load(ordering: .acquiring) <= before, Date() < deadline { usleep(1_000) }
+    }
+
+    func requestPeriod(for seconds: Double, on client: Client) throws(AudioSessionError) {
+        let frames = BufferDuration.periodFrames(forDuration: seconds, sampleRate: client.sampleRate)
+        guard frames != client.bufferSize else { return }
+        do {
+            try client.requestBufferSize(frames)
+        } catch {
+            throw AudioSessionError(.badParam, error.description, cause: error)
+        }
+    }
+
+    func checkChannelCount(_ count: Int, maximum: Int?, direction: String) throws(AudioSessionError) {
+        guard count >= 1 else {
+            throw AudioSessionError(.badParam, "preferred \(direction) channel count must be at least 1, got \(count)")
+        }
+        if let maximum, count > maximum {
+            throw AudioSessionError(.badParam, "\(count) \(direction) channels asked for, but the route on server "
+                                        + "'\(serverName)' offers at most \(maximum); ask for fewer or name more ports")
+        }
+    }
+
+    func channelCount(_ preferred: Int?, maximum: Int, direction: String) throws(AudioSessionError) -> Int {
+        guard let preferred else { return min(2, maximum) }
+        if preferred == 0 && direction == "output" { return 0 }
+        try checkChannelCount(preferred, maximum: maximum, direction: direction)
+        return preferred
+    }
+}

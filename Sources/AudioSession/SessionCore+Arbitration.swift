@@ -1,0 +1,289 @@
+import Foundation
+import JackKit
+
+/// The arbitration between sessions in different processes: what this
+/// session publishes in the server's registry, and what it does about what
+/// the others publish (interrupted, ducked, the secondary-audio hint).
+extension SessionCore {
+    /// This session's part in the arbitration between processes.
+    struct ArbitrationState {
+        var priority: AudioSession.Priority = .ordinary
+        var duckLevelDB: Double = -20
+        var duckReleaseHold: Double = 2
+        /// JACK microseconds at the last activation.
+        var order: UInt64 = 0
+        /// The session that interrupted this one, while the interruption lasts.
+        var interrupter: PublishedSession?
+        var resumeOthers = false
+        /// Published as active while the activation is under way, before its
+        /// audio flows, so those it interrupts fall silent as it starts.
+        var announcing = false
+        /// When the session last deactivated (others read how it ended).
+        var deactivatedAt: Date?
+        var producingSound = false
+        var lastAudibleCycle: UInt64 = 0
+        var lastAudibleAt = Date.distantPast
+        var ducked = false
+        var secondaryHint = false
+        var otherAudioPlaying = false
+        /// The value last written to the server.
+        var published: String?
+        /// Refused values already reported (reported once each).
+        var refusalsReported: Set<String> = []
+        /// Client UUIDs of other sessions found on the server, with their
+        /// names: asked of jackd once each, forgotten when a client of that
+        /// name leaves and when this session gets a new client. (Asking on
+        /// every arbitration cost ~14 ms right after a kill, while jackd
+        /// was busy removing the dead client.)
+        var clientsOnServer: [UInt64: String] = [:]
+    }
+
+    /// nil when the registry could not be read.
+    func publishedSessions(using client: Client) -> [PublishedSession]? {
+        let isOnServer = { (uuid: UInt64, name: String) -> Bool in
+            if self.arbitration.clientsOnServer[uuid] == name { return true }
+            guard client.clientName(ofUUID: uuid) == name else { return false }
+            self.arbitration.clientsOnServer[uuid] = name
+            return true
+        }
+        return SessionDirectory.sessions(in: registryEntry.registry, onServer: isOnServer) { file, refusal in
+            let key = "\(file):\(refusal)"
+            guard self.arbitration.refusalsReported.insert(key).inserted else { return }
+            let line = "jackaudiosession: ignoring the session state in \(registryEntry.registry.directory)/\(file): "
+                + "\(refusal)\n"
+            _ = try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
+        }
+    }
+
+    // MARK: Activation hooks
+
+    /// Refuses an activation while another process's call is active.
+    func checkActivationAllowed(on client: Client) throws(AudioSessionError) {
+        let others = publishedSessions(using: client) ?? []
+        if let call = Arbitration.blockingCall(for: client.uuid, among: others) {
+            throw AudioSessionError(.insufficientPriority, "the call-class session '\(call.state.client)' is active on "
+                                        + "server '\(serverName)'; nothing can activate until it ends")
+        }
+    }
+
+    /// Before an activation connects its ports: publishes the session as
+    /// active with its place in the activation order (JACK microseconds at
+    /// the request), so the sessions it interrupts are silenced while its own
+    /// audio starts rather than one notification later.
+    func announceActivation(order: UInt64, on client: Client) {
+        arbitration.announcing = true
+        arbitration.order = order
+        arbitration.interrupter = nil
+        arbitration.resumeOthers = false
+        arbitration.producingSound = true
+        arbitration.lastAudibleAt = Date()
+        publishState(on: client)
+    }
+
+    /// An activation that failed after it was announced: published as inactive again.
+    func withdrawAnnouncement(on client: Client) {
+        guard arbitration.announcing else { return }
+        arbitration.announcing = false
+        arbitration.producingSound = false
+        publishState(on: client)
+    }
+
+    /// After an activation: its place in the activation order (`order`, JACK
+    /// microseconds; nil for a reset, which keeps its place), ducking starts
+    /// at once, and the state is published.
+    func didActivate(processor: RealtimeProcessor, order: UInt64?) {
+        let measurement = preferences.mode == .measurement
+        processor.outputStage.setWatchesLevel(!measurement)
+        if let order { arbitration.order = order } else if arbitration.order == 0 { arbitration.order = Client.microsecondTime }
+        arbitration.announcing = false
+        arbitration.interrupter = nil
+        arbitration.resumeOthers = false
+        arbitration.lastAudibleCycle = 0
+        arbitration.lastAudibleAt = Date()
+        arbitration.producingSound = true
+        startArbitrationTimer()
+        arbitrate()
+    }
+
+    /// After a deactivation: published, so those waiting on this session see it.
+    func didDeactivate(notifyingOthers: Bool) {
+        arbitration.resumeOthers = notifyingOthers
+        arbitration.deactivatedAt = Date()
+        arbitration.producingSound = false
+        arbitration.ducked = false
+        arbitrate()
+    }
+
+    /// A closed session's file is withdrawn, and a session that vanishes
+    /// looks like one that crashed (whose interruptions end with
+    /// shouldResume). So a close right after a deactivation waits until 0.3 s
+    /// have passed since it, long enough for the other sessions to read
+    /// whether it deactivated with notifyOthersOnDeactivation (they are woken
+    /// by the registry at once, or poll every 100 ms without inotify).
+    func lingerAfterDeactivation() {
+        guard let deactivatedAt = arbitration.deactivatedAt else { return }
+        let remaining = 0.3 - Date().timeIntervalSince(deactivatedAt)
+        if remaining > 0 { usleep(UInt32(remaining * 1_000_000)) }
+    }
+
+    // MARK: The arbitration itself
+
+    /// Reads every published session and acts on what concerns this one:
+    /// interrupted (silent at once, inactive, `interruption(.began)`), the
+    /// interruption over (`.ended`, `.shouldResume` if the interrupter asked
+    /// for it or died), ducked or not, the secondary-audio hint; then
+    /// publishes this session's own state.
+    func arbitrate() {
+        // An unreadable store says nothing (above all, not that an interrupter died).
+        guard let client = openClient, !client.isClosed, let all = publishedSessions(using: client) else { return }
+        let myUUID = client.uuid
+        let others = all.filter { $0.uuid != myUUID }
+        updateProducingSound()
+        let me = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
+        if isActive, let interrupter = Arbitration.interrupter(of: me, among: others) {
+            interrupt(by: interrupter)
+        } else if let waitingOn = arbitration.interrupter {
+            let now = all.first { $0.uuid == waitingOn.uuid }
+            if now == nil || now?.state.active == false || now?.state.order != waitingOn.state.order {
+                // Gone (closed or crashed: resume), deactivated (resume if it
+                // said so), or active again since (a new activation: its
+                // interruption of this session has ended; resume only if told).
+                let resume = now == nil || now?.state.resumeOthers == true
+                arbitration.interrupter = nil
+                hub.post(.interruption(type: .ended, options: resume ? .shouldResume : [], reason: .default))
+            }
+        }
+        let processor = activation.processor
+        let meNow = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
+        let gain = Arbitration.duckGain(for: meNow, among: others)
+        processor?.outputStage.setTargetGain(gain)
+        arbitration.ducked = isActive && gain < 1
+        let hint = Arbitration.secondaryAudioShouldBeSilenced(for: myUUID, among: others)
+        let hintChanged = hint != arbitration.secondaryHint
+        arbitration.secondaryHint = hint
+        if hintChanged { hub.post(.silenceSecondaryAudioHint(begin: hint)) }
+        publishState(on: client)
+    }
+
+    /// Silences the session at once and deactivates it because `interrupter` took the audio.
+    private func interrupt(by interrupter: PublishedSession) {
+        if let processor = activation.processor {
+            processor.outputStage.setMuted(true)
+            processor.setSilencesInputs(true)
+        }
+        try? deactivate(checkBusy: false)
+        arbitration.interrupter = interrupter
+        arbitration.producingSound = false
+        arbitration.ducked = false
+        let reason: InterruptionReason = interrupter.state.priority == .call ? .callStarted : .default
+        hub.post(.interruption(type: .began, options: [], reason: reason))
+    }
+
+    /// Whether the output carried sound within the duck-release hold.
+    func updateProducingSound() {
+        guard isActive, preferences.category.hasOutput, let processor = activation.processor else {
+            arbitration.producingSound = false
+            return
+        }
+        // A measurement path is not watched: active means sounding.
+        guard preferences.mode != .measurement else {
+            arbitration.producingSound = true
+            return
+        }
+        let cycle = processor.outputStage.lastAudibleCycle
+        if cycle != arbitration.lastAudibleCycle {
+            arbitration.lastAudibleCycle = cycle
+            arbitration.lastAudibleAt = Date()
+        }
+        arbitration.producingSound = Date().timeIntervalSince(arbitration.lastAudibleAt) <= arbitration.duckReleaseHold
+    }
+
+    /// The state this session publishes now.
+    func currentState(clientName: String) -> SessionState {
+        let prefs = preferences
+        let reallyActive = isActive
+        let unplaced = activation.plan.streamsWithoutDestination
+        let streams = prefs.category == .multiRoute && reallyActive && !prefs.streams.isEmpty
+            ? prefs.streams.map { stream in
+                SessionState.Stream(name: stream.name, destination: stream.destination, channels: stream.channels,
+                                    ports: stream.portNames.map { "\(clientName):\($0)" },
+                                    connected: !unplaced.contains(stream.name))
+            }
+            : nil
+        let state = arbitration
+        do {
+            let active = reallyActive || state.announcing
+            return SessionState(server: serverName, client: clientName, pid: getpid(), category: prefs.category,
+                         mode: prefs.mode, options: prefs.options.names, active: active, priority: state.priority,
+                         order: state.order, interrupted: state.interrupter != nil,
+                         interruptedBy: state.interrupter?.state.client, producingSound: state.producingSound,
+                         ducking: active && prefs.options.contains(.duckOthers) && state.producingSound,
+                         ducked: state.ducked, duckLevelDB: state.duckLevelDB, resumeOthers: state.resumeOthers,
+                         streams: streams)
+        }
+    }
+
+    /// Writes the state to the registry when it changed. A registry that
+    /// cannot be written is said once (the next change tries again).
+    func publishState(on client: Client) {
+        var state = currentState(clientName: client.name)
+        state.clientUUID = client.uuid
+        let value = state.encoded()
+        guard arbitration.published != value else { return }
+        arbitration.published = value
+        do {
+            try registryEntry.publish(value)
+        } catch {
+            arbitration.published = nil
+            guard !board.registryFailureReported.exchange(true, ordering: .relaxed) else { return }
+            let line = "jackaudiosession: \(error); other sessions on '\(serverName)' cannot see this one until it can\n"
+            _ = try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
+        }
+    }
+
+    /// Forgets what was published and which clients were seen (a new client,
+    /// or a server that forgot it).
+    func forgetPublishedState() {
+        arbitration.published = nil
+        arbitration.clientsOnServer = [:]
+    }
+
+    /// A client left the server: a session's client of that name is asked about again.
+    func forgetClient(named name: String) {
+        arbitration.clientsOnServer = arbitration.clientsOnServer.filter { $0.value != name }
+    }
+
+    /// While the client is open: the registry watch wakes the session when
+    /// another session's state changes or its process dies, and a timer
+    /// checks every 100 ms whether this session still produces sound (ducking
+    /// ends after the hold). A full arbitration also runs every 2 s in case a
+    /// wake-up was missed, and every 100 ms when inotify is unavailable.
+    func startArbitrationTimer() {
+        guard arbitrationTimer == nil else { return }
+        guard let session else { return }
+        let queue = session.core.queue
+        let watch = RegistryWatch(registry: registryEntry.registry, ownFile: registryEntry.file, queue: queue) {
+            [weak session] in session?.scheduleArbitration()
+        }
+        registryWatch = watch
+        let polling = !watch.isWatching
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timerTicks = 0
+        timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
+        timer.setEventHandler { [weak session] in
+            guard let core = session?.core.value else { return }
+            core.timerTicks += 1
+            let before = core.arbitration.producingSound
+            core.updateProducingSound()
+            if polling || core.timerTicks % 20 == 0 || core.arbitration.producingSound != before { core.arbitrate() }
+        }
+        timer.resume()
+        arbitrationTimer = timer
+    }
+
+    func stopArbitrationTimer() {
+        arbitrationTimer?.cancel()
+        arbitrationTimer = nil
+        registryWatch = nil
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import JackKit
+
+/// A session's mutable state and every decision about it, owned by one
+/// serial queue: `AudioSession` reaches it only through a `QueueBound`, so
+/// each entry checks that it runs there. No lock guards it, and none is
+/// needed to call one part from another (an activation that arbitrates, an
+/// interruption that deactivates). JACK's callbacks, timers and the
+/// reconnect thread send it work on the queue; that work holds the session
+/// weakly. Its events go out through `hub`, which delivers them on its own
+/// queue, so an app may call the session from an event handler.
+///
+/// The concerns are extensions, one file each: activation
+/// (`SessionCore+Activation`), routes (`+Routes`), the arbitration between
+/// processes (`+Arbitration`), the server's loss and return (`+Recovery`),
+/// and libjack's notifications (`+Notifications`). The rules they apply
+/// are pure types beside them (`CategoryRules`, `RoutePlanner`, `Arbitration`).
+final class SessionCore {
+    struct Preferences {
+        var category: Category = .soloAmbient
+        var mode: Mode = .default
+        var options: CategoryOptions = []
+        var ioBufferDuration: Double?
+        var sampleRate: Double?
+        var inputChannels: Int?
+        var outputChannels: Int?
+        var inputPortNames: [String] = []
+        var outputPortNames: [String] = []
+        var preferredInput: String?
+        var outputOverride: PortOverride = .none
+        /// Output streams, used under multiRoute.
+        var streams: [AudioOutputStream] = []
+    }
+
+    struct Activation {
+        var client: Client?
+        var ports: SessionPorts?
+        /// Ports kept registered on `client` while the session is inactive
+        /// (PipeWire's libjack only: see `keepsPortsWhileInactive`).
+        var idlePorts: [JackKit.Port] = []
+        var processor: RealtimeProcessor?
+        var isActive = false
+        var catalog = DeviceCatalog.empty
+        var history = DeviceHistory(catalog: .empty)
+        var plan = RoutePlan.none
+        var hasBeenActive = false
+    }
+
+    let clientName: String
+    let serverName: String
+    let applicationName: String
+    let recordConsent: RecordConsent
+    let latencyCalibration: LatencyCalibrationStore?
+    /// This session's file in its server's registry.
+    let registryEntry: RegistryEntry
+    let hub: EventHub
+    let board: SessionBoard
+    /// The session, for scheduling work on its queue (weakly: a session
+    /// released without `close()` stops its timers and reconnecting).
+    weak var session: AudioSession?
+
+    var preferences = Preferences() {
+        didSet { board.snapshot.withLock { [preferences] in $0.preferences = preferences } }
+    }
+    var activation = Activation() {
+        didSet { board.snapshot.withLock { [activation] in $0.activation = activation } }
+    }
+    /// This session's part in the arbitration between processes.
+    var arbitration = ArbitrationState() {
+        didSet { board.snapshot.withLock { [arbitration] in $0.arbitration = arbitration } }
+    }
+    /// What the server lacks, each said once (`serverLimitation`) when a client found it.
+    var limitationsSaid: [ServerLimitation] = [] {
+        didSet { board.snapshot.withLock { [limitationsSaid] in $0.limitations = limitationsSaid } }
+    }
+    var arbitrationTimer: DispatchSourceTimer?
+    /// The arbitration timer's ticks since it started (every 20th runs a full arbitration).
+    var timerTicks = 0
+    var registryWatch: RegistryWatch?
+    /// Not an Optional: a closure stored in one is reabstracted, and every
+    /// real-time call would go through thunks.
+    var renderBlock: RenderBlock = renderSilence
+    var cycleCostRecorder: CycleCostRecorder?
+
+    init(clientName: String, serverName: String, applicationName: String, recordConsent: RecordConsent,
+         latencyCalibration: LatencyCalibrationStore?, hub: EventHub, board: SessionBoard) {
+        self.clientName = clientName
+        self.serverName = serverName
+        self.applicationName = applicationName
+        self.recordConsent = recordConsent
+        self.latencyCalibration = latencyCalibration
+        self.hub = hub
+        self.board = board
+        registryEntry = RegistryEntry(registry: SessionRegistry(serverName: serverName))
+    }
+
+    var isActive: Bool { activation.isActive }
+
+    var openClient: Client? { activation.client }
+
+    var activeClient: Client? { activation.isActive ? activation.client : nil }
+
+    /// The decision for this application: the stored one, or granted when the caller gave consent.
+    var recordPermission: RecordPermission {
+        switch recordConsent {
+        case let .stored(store): store.permission(for: applicationName)
+        case .givenByCaller: .granted
+        }
+    }
+
+    /// Deactivates, forgets the client and withdraws the session's file;
+    /// returns the client for the caller to close off the queue (a close
+    /// waits for libjack's notification thread).
+    func close() -> Client? {
+        stopArbitrationTimer()
+        lingerAfterDeactivation()
+        let client = activation.client
+        activation = Activation()
+        forgetPublishedState()
+        registryEntry.withdraw()
+        return client
+    }
+}
