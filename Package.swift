@@ -38,7 +38,8 @@ let package = Package(
         // The AVAudioSession-shaped controller.
         .target(
             name: "AudioSession",
-            dependencies: ["JackKit"]
+            dependencies: ["JackKit"],
+            exclude: ["README.md"]
         ),
         // What measuring tools do with the audio: test signals, loopback checks.
         .target(

@@ -46,11 +46,10 @@ struct Device: ParsableCommand {
         @Argument(help: "The device name: its JACK client name and route uid.")
         var name: String
 
-        @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
-        var server: String?
+        @OptionGroup var server: ServerOption
 
-        @Option(help: "Port type: \(AudioSessionPort.allCases.map(\.rawValue).joined(separator: ", ")).")
-        var type: String = "headphones"
+        @Option(help: "The device's port type.")
+        var type: AudioSessionPort = .headphones
 
         @Option(help: "Channels in each direction.")
         var channels: Int = 2
@@ -60,14 +59,11 @@ struct Device: ParsableCommand {
 
         func validate() throws {
             try Device.checkName(name)
-            guard AudioSessionPort(rawValue: type) != nil else {
-                throw ValidationError("unknown port type '\(type)'; use \(AudioSessionPort.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
             guard (1...64).contains(channels) else { throw ValidationError("--channels must be 1…64") }
         }
 
         func run() throws {
-            let serverName = server ?? Client.defaultServerName
+            let serverName = server.resolvedName
             // Claimed before the device exists: a second plug of the same
             // name is refused instead of taking the first one's file.
             let pidFile = try Device.pidFile(server: serverName, device: name)
@@ -84,7 +80,7 @@ struct Device: ParsableCommand {
             }
             let device: SimulatedDevice
             do {
-                device = try SimulatedDevice(name: name, serverName: serverName, type: AudioSessionPort(rawValue: type)!,
+                device = try SimulatedDevice(name: name, serverName: serverName, type: type,
                                              channels: channels, prettyName: prettyName)
             } catch {
                 Output.diagnostic("jas device plug: \(Output.reason(error))")
@@ -93,7 +89,7 @@ struct Device: ParsableCommand {
             let pid = Array("\(getpid())\n".utf8)
             _ = ftruncate(claim, 0)
             _ = pid.withUnsafeBytes { pwrite(claim, $0.baseAddress, $0.count, 0) }
-            Output.line("plugged '\(name)' (\(type), \(channels) channels) into '\(serverName)': "
+            Output.line("plugged '\(name)' (\(type.rawValue), \(channels) channels) into '\(serverName)': "
                   + "\(name):playback_1…\(channels) in, \(name):capture_1…\(channels) out")
             Signals.onInterrupt {
                 device.unplug()
@@ -109,13 +105,12 @@ struct Device: ParsableCommand {
         @Argument(help: "The device name.")
         var name: String
 
-        @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
-        var server: String?
+        @OptionGroup var server: ServerOption
 
         func validate() throws { try Device.checkName(name) }
 
         func run() throws {
-            let serverName = server ?? Client.defaultServerName
+            let serverName = server.resolvedName
             let pidFile = try Device.pidFile(server: serverName, device: name)
             let descriptor = open(pidFile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor >= 0 else {

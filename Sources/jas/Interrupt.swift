@@ -16,11 +16,10 @@ struct Interrupt: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
-    var server: String?
+    @OptionGroup var server: ServerOption
 
-    @Option(name: .customLong("as"), help: "call or ordinary.")
-    var priority: String = "call"
+    @Option(name: .customLong("as"), help: ArgumentHelp("The priority class the interrupting session takes.", valueName: "priority"))
+    var priority: AudioSession.Priority = .call
 
     @Option(name: .customLong("for"), help: "Seconds the interruption lasts.")
     var seconds: Double = 5
@@ -32,14 +31,12 @@ struct Interrupt: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard AudioSession.Priority(rawValue: priority) != nil else { throw ValidationError("--as must be call or ordinary") }
         try OptionCheck.seconds(seconds, "--for", allowZero: true, maximum: 86_400)
     }
 
     func run() async throws {
-        let priority = AudioSession.Priority(rawValue: priority)!
         // The caller asked for a call: its microphone side carries nothing of anyone's.
-        let session = AudioSession(clientName: name, serverName: server, recordConsent: .givenByCaller)
+        let session = AudioSession(clientName: name, serverName: server.name, recordConsent: .givenByCaller)
         do {
             if priority == .call {
                 try session.setCategory(.playAndRecord, mode: .voiceChat)

@@ -18,14 +18,13 @@ struct Meter: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
-    var server: String?
+    @OptionGroup var server: ServerOption
 
     @Option(name: .customLong("ports"), help: "Ports to meter, shell wildcards allowed (repeatable; default: the first two physical capture ports).")
     var ports: [String] = []
 
-    @Option(help: "mono, stereo or 5.1 (L R C LFE Ls Rs); default by channel count.")
-    var layout: String?
+    @Option(help: "Channel layout (5.1: L R C LFE Ls Rs; default: by channel count).")
+    var layout: ChannelLayout?
 
     @Flag(help: "Print one JSON object per interval and a final summary.")
     var json = false
@@ -62,13 +61,12 @@ struct Meter: AsyncParsableCommand {
 
     func validate() throws {
         _ = try intervalSeconds()
-        _ = try channelLayout()
         guard [12, 14, 20].contains(kScale) else { throw ValidationError("--k-scale must be 12, 14 or 20") }
         try OptionCheck.seconds(seconds, "--for")
         try OptionCheck.number(vuReference, "--vu-reference", in: -60...0, unit: "dBFS")
         _ = try logIntervalSeconds()
         _ = try silenceSettings()
-        if file != nil && (!ports.isEmpty || server != nil || log != nil || http.address != nil) {
+        if file != nil && (!ports.isEmpty || server.name != nil || log != nil || http.address != nil) {
             throw ValidationError("--file meters a file; --ports, --server, --log and --http are for live metering")
         }
     }
@@ -89,18 +87,9 @@ struct Meter: AsyncParsableCommand {
         try OptionCheck.duration(logInterval, "--log-interval", in: 0.1...86_400, example: "10s, 1min or 1h")
     }
 
-    func channelLayout() throws -> ChannelLayout? {
-        guard let layout else { return nil }
-        guard let value = ChannelLayout(rawValue: layout) else {
-            throw ValidationError("--layout must be mono, stereo or 5.1, not '\(layout)'")
-        }
-        return value
-    }
-
     func run() async throws {
         let display = MeterDisplay(json: json)
-        let layout = try channelLayout()
-        if let file {
+                if let file {
             do {
                 let summary = try FileMeter.meter(path: file, layout: layout, interval: try intervalSeconds(),
                                                   vuReferenceDBFS: vuReference, kScale: kScale,
@@ -113,7 +102,7 @@ struct Meter: AsyncParsableCommand {
             return
         }
         var configuration = LiveMeter.Configuration()
-        configuration.serverName = server
+        configuration.serverName = server.name
         configuration.portPatterns = ports
         configuration.layout = layout
         configuration.interval = try intervalSeconds()

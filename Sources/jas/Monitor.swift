@@ -8,8 +8,7 @@ struct Monitor: AsyncParsableCommand {
         abstract: "Activate a session with the given category, mode and options and print its events until Ctrl-C."
     )
 
-    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
-    var server: String?
+    @OptionGroup var server: ServerOption
 
     @OptionGroup var session: SessionOptions
 
@@ -17,8 +16,8 @@ struct Monitor: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (category, mode, options) = try session.resolved()
-        let audioSession = AudioSession(clientName: "jas-monitor", serverName: server)
+        let (category, mode, options) = session.resolved
+        let audioSession = AudioSession(clientName: "jas-monitor", serverName: server.name)
         do {
             try audioSession.setCategory(category, mode: mode, options: options)
             try audioSession.setActive(true)

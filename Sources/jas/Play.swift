@@ -24,8 +24,7 @@ struct Play: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
-    var server: String?
+    @OptionGroup var server: ServerOption
 
     @OptionGroup var session: SessionOptions
 
@@ -85,17 +84,17 @@ struct Play: AsyncParsableCommand {
         let parsed = try routes.map(StreamRoute.init(parsing:))
         guard Set(parsed.map(\.name)).count == parsed.count else { throw ValidationError("each --route needs its own NAME") }
         guard routes.isEmpty || ports.isEmpty else { throw ValidationError("give either --route or --port, not both") }
-        if !routes.isEmpty, !["playback", Category.multiRoute.rawValue].contains(session.category) {
-            throw ValidationError("--route plays under category multiRoute, not \(session.category)")
+        if !routes.isEmpty, ![.playback, .multiRoute].contains(session.category) {
+            throw ValidationError("--route plays under category multiRoute, not \(session.category.rawValue)")
         }
     }
 
     func run() async throws {
-        var (category, mode, options) = try session.resolved()
+        var (category, mode, options) = session.resolved
         if !routes.isEmpty { category = .multiRoute }
         if mix { options.insert(.mixWithOthers) }
         if duck { options.insert(.duckOthers) }
-        let audioSession = AudioSession(clientName: name, serverName: server)
+        let audioSession = AudioSession(clientName: name, serverName: server.name)
         // Before anything starts, so a Ctrl-C during start-up is not lost.
         let deactivation: SetActiveOptions = notify ? .notifyOthersOnDeactivation : []
         Signals.onInterrupt {

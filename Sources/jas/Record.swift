@@ -17,8 +17,7 @@ struct Record: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
-    var server: String?
+    @OptionGroup var server: ServerOption
 
     @Option(name: .customLong("ports"), help: "Ports to record, shell wildcards allowed, e.g. 'system:capture_*' (repeatable; default: the first physical capture ports).")
     var ports: [String] = []
@@ -29,11 +28,11 @@ struct Record: AsyncParsableCommand {
     @Option(help: "The file to write.")
     var output: String
 
-    @Option(help: "wav, rf64, w64 or flac (default: from the file name's extension, else wav).")
-    var format: String?
+    @Option(help: "The file format (default: from the file name's extension, else wav).")
+    var format: RecordingFormat.Container?
 
-    @Option(help: "16, 24, 32 or float (default: float; 24 for flac).")
-    var bits: String?
+    @Option(help: "Sample format: bits per sample, or float (default: float; 24 for flac).")
+    var bits: RecordingFormat.SampleFormat?
 
     @Flag(help: "One file per channel (PATH's stem gets _1, _2, ...).")
     var perChannel = false
@@ -96,14 +95,8 @@ struct Record: AsyncParsableCommand {
 
     func recordingFormat() throws -> RecordingFormat {
         let ext = (output as NSString).pathExtension.lowercased()
-        let containerName = format ?? (RecordingFormat.Container(rawValue: ext) != nil ? ext : "wav")
-        guard let container = RecordingFormat.Container(rawValue: containerName.lowercased()) else {
-            throw ValidationError("--format must be wav, rf64, w64 or flac, not '\(containerName)'")
-        }
-        let bitsName = bits ?? (container == .flac ? "24" : "float")
-        guard let sampleFormat = RecordingFormat.SampleFormat(rawValue: bitsName.lowercased()) else {
-            throw ValidationError("--bits must be 16, 24, 32 or float, not '\(bitsName)'")
-        }
+        let container = format ?? RecordingFormat.Container(rawValue: ext) ?? .wav
+        let sampleFormat = bits ?? (container == .flac ? .int24 : .float32)
         return RecordingFormat(container: container, sampleFormat: sampleFormat)
     }
 
@@ -127,7 +120,7 @@ struct Record: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = Recorder.Configuration(outputPath: output)
-        configuration.serverName = server
+        configuration.serverName = server.name
         configuration.portPatterns = ports
         configuration.channels = channels
         configuration.format = try recordingFormat()

@@ -9,14 +9,13 @@ struct Sessions: ParsableCommand {
         abstract: "List the audio sessions on a JACK server with the state each publishes."
     )
 
-    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
-    var server: String?
+    @OptionGroup var server: ServerOption
 
     @Flag(help: "One JSON object per session.")
     var json = false
 
     func run() throws {
-        let serverName = server ?? Client.defaultServerName
+        let serverName = server.resolvedName
         let registry = SessionRegistry(serverName: serverName)
         // The registry alone says which sessions live (a dead one's lock is
         // gone); jackd is not asked, so this works while it restarts too.

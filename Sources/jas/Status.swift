@@ -10,8 +10,7 @@ struct Status: ParsableCommand {
         discussion: "Also lists the multiRoute output streams that sessions on the server publish, with their destinations."
     )
 
-    @Option(help: "The JACK server (default: $JACK_DEFAULT_SERVER or 'default').")
-    var server: String?
+    @OptionGroup var server: ServerOption
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
@@ -24,7 +23,7 @@ struct Status: ParsableCommand {
     func run() throws {
         let client: Client
         do {
-            client = try Client(name: "jas-status", serverName: server)
+            client = try Client(name: "jas-status", serverName: server.name)
         } catch {
             Output.diagnostic("jas status: \(Output.reason(error))")
             throw ExitCode(2)
@@ -32,7 +31,7 @@ struct Status: ParsableCommand {
         defer { client.close() }
         var report = ServerStatus(client)
         if session {
-            let (category, mode, options) = try sessionOptions.resolved()
+            let (category, mode, options) = sessionOptions.resolved
             let audioSession = AudioSession(clientName: "jas-status-session", serverName: client.serverName)
             defer { audioSession.close() }
             do {

@@ -1,3 +1,4 @@
+import AudioSession
 import Foundation
 import JackTestSupport
 import XCTest
@@ -84,7 +85,9 @@ final class CommandLineTests: JackTestCase {
     func testUnknownCategoryIsRefusedBeforeAnythingStarts() throws {
         let result = try run([jas, "monitor", "--server", "nowhere", "--category", "karaoke"])
         XCTAssertNotEqual(result.status, 0)
-        XCTAssertTrue(result.output.contains("unknown category 'karaoke'"), result.output)
+        XCTAssertTrue(result.output.contains("'karaoke' is invalid for '--category"), result.output)
+        // The refusal lists the categories there are.
+        for category in Category.allCases { XCTAssertTrue(result.output.contains(category.rawValue), result.output) }
     }
 
     private func uids(_ route: Any?) -> [String] {

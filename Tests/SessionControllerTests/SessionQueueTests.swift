@@ -59,6 +59,10 @@ final class SessionQueueTests: JackTestCase {
             XCTAssertTrue(waitUntil {
                 recorder.events.contains { if case .mediaServicesWereLost = $0 { true } else { false } }
             })
+            // Let the dead client's close finish and the retries begin (the
+            // first retry is 50 ms after it): released only once reconnecting.
+            Thread.sleep(forTimeInterval: 1)
+            XCTAssertNil(session.client, "still reconnecting: the server is gone")
             released = session
         }
         XCTAssertTrue(waitUntil { released == nil }, "the reconnect loop kept the released session alive")
