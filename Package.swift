@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "JackKit", targets: ["JackKit"]),
         .library(name: "AudioSession", targets: ["AudioSession"]),
         .library(name: "Measurement", targets: ["Measurement"]),
+        .library(name: "Capture", targets: ["Capture"]),
         .library(name: "Recording", targets: ["Recording"]),
         .library(name: "Metering", targets: ["Metering"]),
         .library(name: "LoopbackHarness", targets: ["LoopbackHarness"]),
@@ -52,11 +53,17 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]
         ),
+        // Capturing ports off the real-time thread: the capture ring, its one
+        // cycle header, the reader that drains it (for Recording and Metering).
+        .target(
+            name: "Capture",
+            dependencies: ["JackKit"]
+        ),
         // What recording tools do with the audio: a ring to a disk thread, files
         // that survive crashes and server restarts, pre-roll and trigger.
         .target(
             name: "Recording",
-            dependencies: ["AudioSession", "JackKit", "CJack", "CSndFile"]
+            dependencies: ["Capture", "AudioSession", "JackKit", "CSndFile"]
         ),
         // libebur128 (Debian libebur128-dev), header only.
         .systemLibrary(
@@ -65,10 +72,10 @@ let package = Package(
             providers: [.apt(["libebur128-dev"])]
         ),
         // Broadcast meters: R128 loudness and true peak (libebur128), PPM, VU,
-        // K-meters; live from JACK ports (through Recording's capture ring) or from files.
+        // K-meters; live from JACK ports (through the Capture ring) or from files.
         .target(
             name: "Metering",
-            dependencies: ["Recording", "AudioSession", "JackKit", "CLoudness"]
+            dependencies: ["Capture", "Recording", "AudioSession", "JackKit", "CLoudness"]
         ),
         // Starts and stops private jackd servers with loopback ports.
         .target(
@@ -145,13 +152,13 @@ let package = Package(
         // jas record next to jack_capture and a C capture client (make bench).
         .executableTarget(
             name: "record-bench",
-            dependencies: ["Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference", "BenchmarkSupport"],
+            dependencies: ["Capture", "Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference", "BenchmarkSupport"],
             path: "Benchmarks/RecordingCost"
         ),
         // jas meter next to ffmpeg's ebur128 filter and a C capture client (make bench).
         .executableTarget(
             name: "meter-bench",
-            dependencies: ["Metering", "Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference",
+            dependencies: ["Capture", "Metering", "Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference",
                            "BenchmarkSupport"],
             path: "Benchmarks/MeteringCost"
         ),
@@ -205,7 +212,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RecordingTests",
-            dependencies: ["Recording", "Measurement", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport",
+            dependencies: ["Capture", "Recording", "Measurement", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport",
                            "AllocationCounter", "jas"]
         ),
         .testTarget(

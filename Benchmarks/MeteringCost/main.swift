@@ -9,6 +9,7 @@
 // usage: meter-bench [--jas PATH] [--seconds S] [--cycles N]
 import AudioSession
 import BenchmarkSupport
+import Capture
 import CReference
 import Foundation
 import JackKit

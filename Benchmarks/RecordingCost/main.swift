@@ -12,6 +12,7 @@
 // usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR]
 import AudioSession
 import BenchmarkSupport
+import Capture
 import CReference
 import Foundation
 import JackKit

@@ -18,7 +18,6 @@ final class SessionBoard: Sendable {
     /// Passes of the session's latency callback (playback), so an activation can wait for one.
     let latencyPasses = Atomic<Int>(0)
     let xruns = Atomic<Int>(0)
-    let xrunsReported = Atomic<Int>(0)
     /// The period last reported in an ioBufferDurationChange, frames.
     let lastPeriod = Atomic<Int>(0)
     /// The server's sample rate when last seen, Hz.
@@ -31,8 +30,6 @@ final class SessionBoard: Sendable {
     let registrationGeneration = Atomic<Int>(0)
     /// Set while an arbitration is queued, so a burst of requests runs it once.
     let arbitrationScheduled = Atomic<Bool>(false)
-    /// Set once a registry that could not be written was reported.
-    let registryFailureReported = Atomic<Bool>(false)
     let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))
     private let audioObjects = Mutex<[ObjectIdentifier: any AudioObject]>([:])
 

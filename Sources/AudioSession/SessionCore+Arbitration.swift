@@ -235,7 +235,8 @@ extension SessionCore {
             try registryEntry.publish(value)
         } catch {
             arbitration.published = nil
-            guard !board.registryFailureReported.exchange(true, ordering: .relaxed) else { return }
+            guard !registryFailureReported else { return }
+            registryFailureReported = true
             let line = "jackaudiosession: \(error); other sessions on '\(serverName)' cannot see this one until it can\n"
             _ = try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
         }

@@ -10,7 +10,8 @@ extension SessionCore {
     /// Posts the xruns not yet reported as one event (at most four a second).
     func reportXruns() {
         let total = board.xruns.load(ordering: .relaxed)
-        let reported = board.xrunsReported.exchange(total, ordering: .relaxed)
+        let reported = xrunsReported
+        xrunsReported = total
         guard total > reported else { return }
         let delay = activeClient?.xrunDelayMicroseconds ?? 0
         hub.post(.xrun(count: total - reported, total: total, delayMicroseconds: delay))

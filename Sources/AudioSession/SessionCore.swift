@@ -81,6 +81,10 @@ final class SessionCore {
     /// real-time call would go through thunks.
     var renderBlock: RenderBlock = renderSilence
     var cycleCostRecorder: CycleCostRecorder?
+    /// Xruns already posted (the board counts them as they come).
+    var xrunsReported = 0
+    /// Set once a registry that could not be written was reported.
+    var registryFailureReported = false
 
     init(clientName: String, serverName: String, applicationName: String, recordConsent: RecordConsent,
          latencyCalibration: LatencyCalibrationStore?, hub: EventHub, board: SessionBoard) {

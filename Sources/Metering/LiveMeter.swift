@@ -1,4 +1,5 @@
 import AudioSession
+import Capture
 import Foundation
 import JackKit
 import Recording
@@ -166,25 +167,15 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
     public func setProgrammePaused(_ paused: Bool) { meter?.setProgrammePaused(paused) }
 
     private func drain(meter: IntervalMeter, capture: RealtimeCapture) {
-        let channels = capture.channels
-        var scratch = [Float](repeating: 0, count: (JackPeriod.maximumFrames + RealtimeCapture.headerCount) * channels)
+        let reader = CaptureReader(capture)
         while true {
             let stop = stopping.load(ordering: .acquiring)
-            var drained = 0
-            while capture.ring.availableToRead >= RealtimeCapture.headerCount {
-                scratch.withUnsafeMutableBufferPointer { buffer in
-                    let head = UnsafeMutableBufferPointer(rebasing: buffer[0..<RealtimeCapture.headerCount])
-                    _ = capture.ring.read(into: head)
-                    let header = CycleHeader(UnsafeBufferPointer(head))
-                    let body = UnsafeMutableBufferPointer(rebasing: buffer[0..<(header.frames * channels)])
-                    _ = capture.ring.read(into: body)
-                    if let floor = connectedFrom {
-                        if Int32(bitPattern: header.frameTime &- floor) < 0 { return }
-                        connectedFrom = nil
-                    }
-                    meter.add(body.baseAddress!, frames: header.frames)
+            let drained = reader.drain { header, samples in
+                if let floor = connectedFrom {
+                    if Int32(bitPattern: header.frameTime &- floor) < 0 { return }
+                    connectedFrom = nil
                 }
-                drained += 1
+                meter.add(samples.baseAddress!, frames: header.frames)
             }
             if stop && drained == 0 { break }
             if drained == 0 { usleep(5_000) }

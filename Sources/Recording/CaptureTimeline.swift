@@ -1,3 +1,4 @@
+import Capture
 /// Keeps a recording's timeline whole: compares each captured cycle with the
 /// one before and says how many frames are missing between them and why.
 /// Pure: it sees only cycle headers.

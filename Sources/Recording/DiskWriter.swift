@@ -1,4 +1,4 @@
-import CJack
+import Capture
 import JackKit
 import Foundation
 import Synchronization
@@ -97,7 +97,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     private var rateChanged = false
     private var timeline: CaptureTimeline
     private var history: PrerollHistory
-    private var scratch: [Float]
+    private let reader: CaptureReader
     private let channels: Int
     private var silenceAlarm: SilenceAlarm
 
@@ -111,7 +111,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         channels = capture.channels
         timeline = CaptureTimeline(sampleRate: files.sampleRate)
         history = PrerollHistory(channels: channels, capacityFrames: settings.prerollFrames)
-        scratch = [Float](repeating: 0, count: (JackPeriod.maximumFrames + RealtimeCapture.headerCount) * channels)
+        reader = CaptureReader(capture)
         stats = Mutex(Stats(peaks: [Float](repeating: 0, count: channels), paths: files.paths))
         silenceAlarm = SilenceAlarm(channels: channels, thresholdDBFS: settings.silenceThresholdDBFS,
                                     holdFrames: Int64(settings.silenceHoldSeconds * Double(files.sampleRate)))
@@ -207,20 +207,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
 
     /// Processes every whole cycle waiting in the ring; returns how many.
     private func drain() -> Int {
-        let ring = capture.ring
-        var cycles = 0
-        while ring.availableToRead >= RealtimeCapture.headerCount {
-            scratch.withUnsafeMutableBufferPointer { buffer in
-                let headerBuffer = UnsafeMutableBufferPointer(rebasing: buffer[0..<RealtimeCapture.headerCount])
-                _ = ring.read(into: headerBuffer)
-                let header = CycleHeader(UnsafeBufferPointer(headerBuffer))
-                let body = UnsafeMutableBufferPointer(rebasing: buffer[0..<(header.frames * channels)])
-                _ = ring.read(into: body)
-                handle(header, UnsafeBufferPointer(body))
-            }
-            cycles += 1
-        }
-        return cycles
+        reader.drain { header, samples in handle(header, samples) }
     }
 
     private func handle(_ header: CycleHeader, _ samples: UnsafeBufferPointer<Float>) {
@@ -278,7 +265,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         let rate = files.sampleRate
         // Wall-clock time of the first frame, less the capture latency: when the sound reached the input.
         let nowWall = Date()
-        let ageSeconds = Double(Int64(cjack_monotonic_nanoseconds()) - Int64(header.nanoseconds)) / 1e9
+        let ageSeconds = Double(Int64(MonotonicClock.nanoseconds) - Int64(header.nanoseconds)) / 1e9
         let firstFrameDate = nowWall.addingTimeInterval(-ageSeconds + Double(offset - preroll) / Double(rate)
                                                         - Double(settings.captureLatencyFrames) / Double(rate))
         let midnight = Calendar.current.startOfDay(for: firstFrameDate)

@@ -1,4 +1,5 @@
 import AudioSession
+import Capture
 import Foundation
 import JackKit
 import Synchronization

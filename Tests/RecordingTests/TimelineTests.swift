@@ -1,3 +1,4 @@
+import Capture
 @testable import Recording
 import XCTest
 

@@ -1,8 +1,7 @@
-import CJack
 import JackKit
 import Synchronization
 
-/// The real-time half of a recording: each cycle it interleaves the input
+/// The real-time half of a capture (a recording, a live meter): each cycle it interleaves the input
 /// port buffers into a preallocated block and writes that block, preceded by
 /// a header (JACK frame time, frame count, monotonic time, server epoch,
 /// frames dropped so far), into one ring for the disk thread. It never
@@ -26,18 +25,15 @@ public final class RealtimeCapture: @unchecked Sendable { // its buffers belong 
     /// deactivation disconnects the ports one by one and may run cycles in
     /// between, which would hand the take silence that was never played.
     public let accepting = Atomic<Bool>(true)
-    /// Floats of header before each cycle's frames.
-    public static let headerCount = 6
-
     /// A capture of `channels` channels with a ring holding `seconds` at `sampleRate`.
     public init(channels: Int, ringSeconds seconds: Double, sampleRate: Int) {
         self.channels = channels
         let frames = max(Double(JackPeriod.maximumFrames), seconds * Double(sampleRate))
-        ring = SampleRing(minimumCapacity: Int(frames) * channels + 2 * Self.headerCount)
+        ring = SampleRing(minimumCapacity: Int(frames) * channels + 2 * CycleHeader.floatCount)
         ringReference = .passUnretained(ring)
         interleaved = .allocate(capacity: JackPeriod.maximumFrames * max(1, channels))
         interleaved.initialize(repeating: 0)
-        header = .allocate(capacity: Self.headerCount)
+        header = .allocate(capacity: CycleHeader.floatCount)
         header.initialize(repeating: 0)
     }
 
@@ -47,7 +43,7 @@ public final class RealtimeCapture: @unchecked Sendable { // its buffers belong 
     }
 
     /// Frames the ring holds when full.
-    public var capacityFrames: Int { (ring.capacity - Self.headerCount) / max(1, channels) }
+    public var capacityFrames: Int { (ring.capacity - CycleHeader.floatCount) / max(1, channels) }
 
     /// The render block for a record-category session.
     public var renderBlock: RenderBlock { { cycle in self.process(cycle) } }
@@ -57,7 +53,7 @@ public final class RealtimeCapture: @unchecked Sendable { // its buffers belong 
     /// counter do) and runs the checked kernel.
     public func process(_ cycle: ProcessCycle) {
         guard accepting.load(ordering: .acquiring) else { return }
-        capture(cycle, at: cjack_monotonic_nanoseconds())
+        capture(cycle, at: MonotonicClock.nanoseconds)
     }
 
     /// Interleaves and hands over one cycle captured at `now` (nanoseconds).
@@ -87,48 +83,14 @@ public final class RealtimeCapture: @unchecked Sendable { // its buffers belong 
             }
             channel += 1
         }
-        header[0] = Float(bitPattern: cycle.cycleStartFrame)
-        header[1] = Float(bitPattern: UInt32(truncatingIfNeeded: frames))
-        header[2] = Float(bitPattern: UInt32(truncatingIfNeeded: now >> 32))
-        header[3] = Float(bitPattern: UInt32(truncatingIfNeeded: now))
-        header[4] = Float(bitPattern: serverEpoch.load(ordering: .relaxed))
         let dropped = droppedFrames.load(ordering: .relaxed)
-        header[5] = Float(bitPattern: UInt32(truncatingIfNeeded: dropped))
+        CycleHeader.write(frameTime: cycle.cycleStartFrame, frames: frames, nanoseconds: now,
+                          epoch: serverEpoch.load(ordering: .relaxed), droppedBefore: UInt32(truncatingIfNeeded: dropped),
+                          into: header)
         let body = UnsafeBufferPointer(start: interleaved.baseAddress, count: frames * channels)
         let prefix = UnsafeBufferPointer(header)
         let written = ringReference._withUnsafeGuaranteedRef { $0.write(prefix, body) }
         // One writer: a plain store, no read-modify-write.
         if !written { droppedFrames.store(dropped &+ frames, ordering: .relaxed) }
-    }
-}
-
-/// One captured cycle's header, as the reader of the ring sees it.
-public struct CycleHeader: Equatable, Sendable {
-    /// JACK frame time of the cycle's first frame.
-    public var frameTime: UInt32
-    /// Frames in the cycle.
-    public var frames: Int
-    /// CLOCK_MONOTONIC at the cycle, nanoseconds.
-    public var nanoseconds: UInt64
-    /// The server epoch the cycle was captured in.
-    public var epoch: UInt32
-    /// Frames dropped (ring full) before this cycle since capture began, modulo 2^32.
-    public var droppedBefore: UInt32
-
-    init(frameTime: UInt32, frames: Int, nanoseconds: UInt64, epoch: UInt32, droppedBefore: UInt32 = 0) {
-        self.frameTime = frameTime
-        self.frames = frames
-        self.nanoseconds = nanoseconds
-        self.epoch = epoch
-        self.droppedBefore = droppedBefore
-    }
-
-    /// Reads a header from the ring's `RealtimeCapture.headerCount` floats.
-    public init(_ floats: UnsafeBufferPointer<Float>) {
-        frameTime = floats[0].bitPattern
-        frames = Int(floats[1].bitPattern)
-        nanoseconds = UInt64(floats[2].bitPattern) << 32 | UInt64(floats[3].bitPattern)
-        epoch = floats[4].bitPattern
-        droppedBefore = floats[5].bitPattern
     }
 }
