@@ -156,6 +156,8 @@ struct DownTimes {
 }
 var downTimes = DownTimes()
 var backDelays: [String: [Double]] = [:]
+/// Comebacks that took more than a second: which command, after which signal, how long the server was down.
+var slowComebacks: [(command: String, killed: Bool, down: Double, back: Double)] = []
 var failures: [String] = []
 var baseline: [String: (threads: Int, descriptors: Int, residentKiB: Int)] = [:]
 var anchorSurvived: Bool?
@@ -164,7 +166,8 @@ for round in 1...restarts {
     let before = commands.map { $0.count($0.backEvent).count }
     let killed = round % 2 == 0
     if killed { server.kill() } else { server.stop() }
-    usleep(UInt32(downTimes.next() * 1_000_000))
+    let down = downTimes.next()
+    usleep(UInt32(down * 1_000_000))
     server = try LoopbackServer(name: name, period: 256)
     let acceptedAt = cjack_monotonic_nanoseconds()
     for (command, count) in zip(commands, before) {
@@ -175,7 +178,9 @@ for round in 1...restarts {
         }
         if waitUntil(10, { command.count(command.backEvent).count > count }) {
             let back = command.count(command.backEvent).last
-            backDelays[command.name, default: []].append(back > acceptedAt ? Double(back - acceptedAt) / 1e9 : 0)
+            let delay = back > acceptedAt ? Double(back - acceptedAt) / 1e9 : 0
+            backDelays[command.name, default: []].append(delay)
+            if delay > 1 { slowComebacks.append((command.name, killed, down, delay)) }
         } else {
             failures.append("round \(round) (\(killed ? "SIGKILL" : "SIGTERM")): jas \(command.name) not back within 10 s")
         }
@@ -215,6 +220,12 @@ for command in commands {
     print(String(format: "  jas %-8@ back after the server: median %.3f s, p99 %.3f s, max %.3f s; since restart %d: %@",
                  command.name as NSString, delays[delays.count / 2], delays[min(delays.count - 1, delays.count * 99 / 100)],
                  delays.last!, min(10, restarts), growthText as NSString))
+}
+if !slowComebacks.isEmpty {
+    let killed = slowComebacks.filter(\.killed)
+    let downs = slowComebacks.map(\.down).sorted()
+    print(String(format: "  back after more than 1 s: %d times (%d after SIGKILL, %d after SIGTERM; server down %.2f–%.2f s before them)",
+                 slowComebacks.count, killed.count, slowComebacks.count - killed.count, downs.first!, downs.last!))
 }
 print(String(format: "  take: %.2f s written over %.2f s of wall time (%+.2f s)", takeSeconds, wall, takeSeconds - wall))
 if let anchorSurvived {
