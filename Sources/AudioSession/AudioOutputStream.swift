@@ -71,8 +71,7 @@ extension AudioSession {
     /// USB, HDMI or line output is there (as on iOS).
     public var availableOutputs: [PortDescription] {
         guard let client = openClient else { return [] }
-        let catalog = DeviceCatalog(client: client)
-        return category == .multiRoute ? RoutePlanner.multirouteOutputs(catalog) : catalog.outputs
+        return RoutePlanner.availableOutputs(DeviceCatalog(client: client), category: category)
     }
 
     /// `availableOutputs`, opening the session's JACK client first if it is

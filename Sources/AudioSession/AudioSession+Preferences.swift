@@ -209,9 +209,7 @@ extension AudioSession {
 
     /// Re-reads the stored decision and silences or restores the input now.
     public func applyRecordPermission() {
-        core.sync { core in
-            core.activation.processor?.setSilencesInputs(core.preferences.category.hasInput && core.recordPermission != .granted)
-        }
+        core.sync { core in core.activation.processor?.setSilencesInputs(core.silencesInputForPermission) }
     }
 
     // MARK: Helpers

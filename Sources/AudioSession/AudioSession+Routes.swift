@@ -6,8 +6,8 @@ extension AudioSession {
 
     /// The input devices on the server (empty under a category without input).
     public var availableInputs: [PortDescription] {
-        guard category.hasInput, let client = openClient else { return [] }
-        return DeviceCatalog(client: client).inputs
+        guard let client = openClient else { return [] }
+        return RoutePlanner.availableInputs(DeviceCatalog(client: client), category: category)
     }
 
     /// Whether the server has any input device.

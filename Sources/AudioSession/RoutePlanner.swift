@@ -113,6 +113,16 @@ enum RoutePlanner {
                          route: RouteDescription(inputs: inputs, outputs: outputs))
     }
 
+    /// The input devices a session of `category` may choose from.
+    static func availableInputs(_ catalog: DeviceCatalog, category: Category) -> [PortDescription] {
+        category.hasInput ? catalog.inputs : []
+    }
+
+    /// The output devices a session of `category` may play to (under multiRoute, `multirouteOutputs`).
+    static func availableOutputs(_ catalog: DeviceCatalog, category: Category) -> [PortDescription] {
+        category == .multiRoute ? multirouteOutputs(catalog) : catalog.outputs
+    }
+
     /// The output devices multiRoute may use: all of them, except that the
     /// built-in speaker (and receiver) only count when no USB, HDMI or line
     /// output is there.

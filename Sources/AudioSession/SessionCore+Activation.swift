@@ -85,7 +85,7 @@ extension SessionCore {
         }
         let processor = RealtimeProcessor(client: client, inputs: ports.inputs, outputs: ports.outputs,
                                           costRecorder: cycleCostRecorder, render: renderBlock)
-        processor.setSilencesInputs(prefs.category.hasInput && recordPermission != .granted)
+        processor.setSilencesInputs(silencesInputForPermission)
         activation.ports = ports
         activation.processor = processor
         do {

@@ -75,18 +75,13 @@ extension SessionCore {
 
     /// The input devices on the server (empty under a category without input or without a client).
     var availableInputs: [PortDescription] {
-        guard preferences.category.hasInput, let client = openClient else { return [] }
-        return DeviceCatalog(client: client).inputs
-    }
-
-    /// The output devices in `catalog` a stream or the route may use.
-    func outputs(in catalog: DeviceCatalog) -> [PortDescription] {
-        preferences.category == .multiRoute ? RoutePlanner.multirouteOutputs(catalog) : catalog.outputs
+        guard let client = openClient else { return [] }
+        return RoutePlanner.availableInputs(DeviceCatalog(client: client), category: preferences.category)
     }
 
     /// The output devices, opening the session's client first if it is not open.
     func outputDevices() throws(AudioSessionError) -> [PortDescription] {
-        outputs(in: DeviceCatalog(client: try openOrReuseClient()))
+        RoutePlanner.availableOutputs(DeviceCatalog(client: try openOrReuseClient()), category: preferences.category)
     }
 
     /// The most channels the session could have each way: the named ports, or the route's devices.

@@ -112,6 +112,9 @@ final class SessionCore {
         }
     }
 
+    /// Whether the input must be silence: a category with input, and record permission not granted.
+    var silencesInputForPermission: Bool { preferences.category.hasInput && recordPermission != .granted }
+
     /// Deactivates, forgets the client and withdraws the session's file;
     /// returns the client for the caller to close off the queue (a close
     /// waits for libjack's notification thread).
