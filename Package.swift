@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "AudioSession", targets: ["AudioSession"]),
         .library(name: "Measurement", targets: ["Measurement"]),
         .library(name: "Capture", targets: ["Capture"]),
+        .library(name: "SoundFile", targets: ["SoundFile"]),
         .library(name: "Recording", targets: ["Recording"]),
         .library(name: "Metering", targets: ["Metering"]),
         .library(name: "LoopbackHarness", targets: ["LoopbackHarness"]),
@@ -45,7 +46,7 @@ let package = Package(
         // What measuring tools do with the audio: test signals, loopback checks.
         .target(
             name: "Measurement",
-            dependencies: ["AudioSession", "JackKit"]
+            dependencies: ["AudioSession", "Capture", "JackKit"]
         ),
         // libsndfile (Debian libsndfile1-dev), header only.
         .systemLibrary(
@@ -53,11 +54,17 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]
         ),
-        // Capturing ports off the real-time thread: the capture ring, its one
-        // cycle header, the reader that drains it (for Recording and Metering).
+        // Listening to ports without disturbing anyone (for Recording and
+        // Metering): which ports, the tap session, the capture ring with its one
+        // cycle header and the reader that drains it, the source and silence watches.
         .target(
             name: "Capture",
-            dependencies: ["JackKit"]
+            dependencies: ["AudioSession", "JackKit"]
+        ),
+        // Reading sound files through libsndfile (the file meter, and checking takes).
+        .target(
+            name: "SoundFile",
+            dependencies: ["CSndFile"]
         ),
         // What recording tools do with the audio: a ring to a disk thread, files
         // that survive crashes and server restarts, pre-roll and trigger.
@@ -75,7 +82,7 @@ let package = Package(
         // K-meters; live from JACK ports (through the Capture ring) or from files.
         .target(
             name: "Metering",
-            dependencies: ["Capture", "Recording", "AudioSession", "JackKit", "CLoudness"]
+            dependencies: ["Capture", "SoundFile", "AudioSession", "JackKit", "CLoudness"]
         ),
         // Starts and stops private jackd servers with loopback ports.
         .target(
@@ -101,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "jas",
             dependencies: [
-                "AudioSession", "Measurement", "Recording", "Metering", "LoopbackHarness", "JackKit", "RemoteWatch",
+                "AudioSession", "Measurement", "Capture", "Recording", "Metering", "LoopbackHarness", "JackKit", "RemoteWatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -152,13 +159,14 @@ let package = Package(
         // jas record next to jack_capture and a C capture client (make bench).
         .executableTarget(
             name: "record-bench",
-            dependencies: ["Capture", "Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference", "BenchmarkSupport"],
+            dependencies: ["Capture", "Recording", "SoundFile", "AudioSession", "JackKit", "LoopbackHarness", "CReference",
+                           "BenchmarkSupport"],
             path: "Benchmarks/RecordingCost"
         ),
         // jas meter next to ffmpeg's ebur128 filter and a C capture client (make bench).
         .executableTarget(
             name: "meter-bench",
-            dependencies: ["Capture", "Metering", "Recording", "AudioSession", "JackKit", "LoopbackHarness", "CReference",
+            dependencies: ["Capture", "Metering", "Recording", "SoundFile", "AudioSession", "JackKit", "LoopbackHarness", "CReference",
                            "BenchmarkSupport"],
             path: "Benchmarks/MeteringCost"
         ),
@@ -212,12 +220,13 @@ let package = Package(
         ),
         .testTarget(
             name: "RecordingTests",
-            dependencies: ["Capture", "Recording", "Measurement", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport",
-                           "AllocationCounter", "jas"]
+            dependencies: ["Capture", "Recording", "SoundFile", "Measurement", "AudioSession", "JackKit", "LoopbackHarness",
+                           "JackTestSupport", "AllocationCounter", "jas"]
         ),
         .testTarget(
             name: "MeteringTests",
-            dependencies: ["Metering", "Recording", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "jas"]
+            dependencies: ["Metering", "Capture", "Recording", "SoundFile", "AudioSession", "JackKit", "LoopbackHarness",
+                           "JackTestSupport", "jas"]
         ),
         .testTarget(
             name: "RemoteWatchTests",
@@ -227,7 +236,7 @@ let package = Package(
         // netjack2: a master here, a slave on a SeparateMachine (a mount namespace).
         .testTarget(
             name: "NetJackTests",
-            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "Recording", "jas"]
+            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "Recording", "SoundFile", "jas"]
         ),
         // PipeWire's JACK: a private headless daemon, clients through pw-jack.
         .testTarget(

@@ -18,6 +18,7 @@ import Foundation
 import JackKit
 import LoopbackHarness
 import Recording
+import SoundFile
 import Synchronization
 
 struct Options {

@@ -1,7 +1,7 @@
-/// What precedes each captured cycle's frames in a `RealtimeCapture`'s
-/// ring: written by the real-time thread (`write(frameTime:…:into:)`), read back by
-/// `CaptureReader` (`init(_:)`), and by nothing else. Six floats, each
-/// holding 32 bits of an integer.
+/// What precedes each captured cycle's frames in a capture ring (a
+/// `RealtimeCapture`'s, and the latency probe's): written on the real-time
+/// thread (`write(frameTime:…:into:)`), read back by `init(_:)`, and parsed
+/// nowhere else. Six floats, each holding 32 bits of an integer.
 public struct CycleHeader: Equatable, Sendable {
     /// Floats of header before each cycle's frames.
     public static let floatCount = 6
@@ -36,8 +36,8 @@ public struct CycleHeader: Equatable, Sendable {
 
     /// Writes a header into `floatCount` floats, on the real-time thread
     /// (the fields as `init(_:)` reads them back).
-    @_noAllocation @_noLocks
-    static func write(frameTime: UInt32, frames: Int, nanoseconds: UInt64, epoch: UInt32, droppedBefore: UInt32,
+    @inlinable @_noAllocation @_noLocks
+    public static func write(frameTime: UInt32, frames: Int, nanoseconds: UInt64, epoch: UInt32, droppedBefore: UInt32,
                       into floats: UnsafeMutableBufferPointer<Float>) {
         floats[0] = Float(bitPattern: frameTime)
         floats[1] = Float(bitPattern: UInt32(truncatingIfNeeded: frames))

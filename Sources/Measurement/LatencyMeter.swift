@@ -1,4 +1,5 @@
 import AudioSession
+import Capture
 import Foundation
 import JackKit
 
@@ -120,11 +121,12 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
     /// Reads every captured cycle waiting in the ring.
     private func drainRing() {
         let ring = probe.ring
-        while ring.availableToRead >= RealtimeDelayProbe.headerCount {
-            let header = UnsafeMutableBufferPointer(rebasing: scratch[0..<RealtimeDelayProbe.headerCount])
-            _ = ring.read(into: header)
-            let start = header[0].bitPattern
-            var remaining = Int(header[1].bitPattern)
+        while ring.availableToRead >= CycleHeader.floatCount {
+            let head = UnsafeMutableBufferPointer(rebasing: scratch[0..<CycleHeader.floatCount])
+            _ = ring.read(into: head)
+            let header = CycleHeader(UnsafeBufferPointer(head))
+            let start = header.frameTime
+            var remaining = header.frames
             var offset: UInt32 = 0
             // The probe wrote header and frames in one go: they are all there.
             while remaining > 0 {

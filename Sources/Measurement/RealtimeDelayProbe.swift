@@ -1,10 +1,11 @@
+import Capture
 import JackKit
 
 /// The real-time half of the latency measurement: each cycle it writes the
 /// multi-tone signal for that cycle's frame times into the first output port
 /// buffer (silence on any other), and hands the first input port buffer to
-/// the analysis through a ring, preceded by a two-sample header (the cycle's
-/// start frame and frame count, as bit patterns). Nothing here allocates,
+/// the analysis through a ring, preceded by the capture's `CycleHeader` (the
+/// cycle's start frame, frame count and clock). Nothing here allocates,
 /// locks or waits; a full ring drops the cycle, which the reader sees as a
 /// gap in frame times.
 public final class RealtimeDelayProbe: @unchecked Sendable { // its tables are filled before activation and only read after; cycles reach the reader through the ring
@@ -13,13 +14,12 @@ public final class RealtimeDelayProbe: @unchecked Sendable { // its tables are f
     /// Captured cycles, for the analysis.
     public let ring: SampleRing
     private let ringReference: Unmanaged<SampleRing>
-    static let headerCount = 2
 
     /// A probe sending `signal`, with a ring holding `seconds` at `sampleRate`.
     public init(signal: MultiToneSignal, ringSeconds seconds: Double = 10, sampleRate: Int = 192_000) {
         table = .allocate(capacity: signal.table.count)
         _ = table.initialize(from: signal.table)
-        header = .allocate(capacity: Self.headerCount)
+        header = .allocate(capacity: CycleHeader.floatCount)
         header.initialize(repeating: 0)
         ring = SampleRing(minimumCapacity: Int(seconds * Double(sampleRate)))
         ringReference = .passUnretained(ring)
@@ -33,9 +33,16 @@ public final class RealtimeDelayProbe: @unchecked Sendable { // its tables are f
     /// The render block for a measurement-mode session.
     public var renderBlock: RenderBlock { { cycle in self.process(cycle) } }
 
-    /// One cycle, on JACK's real-time thread.
-    @_noAllocation @_noLocks
+    /// One cycle, on JACK's real-time thread: reads the monotonic clock (a C
+    /// call the compiler cannot check; RealtimeSanitizer does) and runs the
+    /// checked kernel.
     public func process(_ cycle: ProcessCycle) {
+        process(cycle, at: MonotonicClock.nanoseconds)
+    }
+
+    /// Writes the signal and hands over the input of one cycle that began at `now` (nanoseconds).
+    @_noAllocation @_noLocks
+    func process(_ cycle: ProcessCycle, at now: UInt64) {
         let frames = cycle.frameCount
         let start = cycle.cycleStartFrame
         let mask = UInt32(table.count - 1)
@@ -54,8 +61,8 @@ public final class RealtimeDelayProbe: @unchecked Sendable { // its tables are f
             channel += 1
         }
         guard cycle.inputs.count > 0 else { return }
-        header[0] = Float(bitPattern: start)
-        header[1] = Float(bitPattern: UInt32(truncatingIfNeeded: frames))
+        CycleHeader.write(frameTime: start, frames: frames, nanoseconds: now, epoch: 0,
+                          droppedBefore: 0, into: header)
         let captured = UnsafeBufferPointer(start: cycle.inputs[0], count: frames)
         let prefix = UnsafeBufferPointer(header)
         // Borrow the ring without a retain/release pair (which may lock).

@@ -1,9 +1,9 @@
+import Capture
 import Foundation
-import Recording
 import Synchronization
 
 /// A dead-air alarm on a meter's readings (`jas meter`): their sample peaks
-/// through Recording's `SilenceAlarm`, on a timeline of milliseconds of
+/// through Capture's `SilenceAlarm`, on a timeline of milliseconds of
 /// audio metered.
 public final class DeadAirWatch: Sendable {
     /// Seconds per step of the alarm's timeline.

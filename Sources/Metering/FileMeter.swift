@@ -1,4 +1,4 @@
-import Recording
+import SoundFile
 
 /// Meters a sound file through the same `ProgrammeMeter` as live ports, so
 /// its figures can be compared with other tools on the same file.
@@ -10,10 +10,15 @@ public enum FileMeter {
     public static func meter(path: String, layout: ChannelLayout? = nil, interval: Double = 0.1,
                              vuReferenceDBFS: Double = -18, kScale: Int = 14,
                              onReading: (MeterReading) -> Void = { _ in },
-                             onWarning: (String) -> Void = { _ in }) throws(RecordingError) -> MeterSummary {
-        let file = try SoundFileReader(path: path)
+                             onWarning: (String) -> Void = { _ in }) throws(MeteringError) -> MeterSummary {
+        let file: SoundFileReader
+        do {
+            file = try SoundFileReader(path: path)
+        } catch {
+            throw .file(error)
+        }
         if let layout, layout.channelCount != file.channels {
-            throw .badParameter("--layout \(layout.rawValue) needs \(layout.channelCount) channels; '\(path)' has \(file.channels)")
+            throw .layoutMismatch(layout: layout, channels: file.channels, source: "'\(path)'")
         }
         var configuration = ProgrammeMeter.Configuration(
             channels: file.channels, sampleRate: file.sampleRate,

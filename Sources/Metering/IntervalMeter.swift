@@ -1,5 +1,4 @@
 import Foundation
-import Recording
 
 /// A `ProgrammeMeter` fed by one thread while others reset, pause or read
 /// it, handing out a reading at every `interval` seconds of audio, on those
@@ -15,7 +14,7 @@ public final class IntervalMeter: @unchecked Sendable { // the meter and its cou
     private let onReading: @Sendable (MeterReading) -> Void
 
     public init(configuration: ProgrammeMeter.Configuration, interval: Double,
-                onReading: @escaping @Sendable (MeterReading) -> Void) throws(RecordingError) {
+                onReading: @escaping @Sendable (MeterReading) -> Void) throws(MeteringError) {
         meter = try ProgrammeMeter(configuration: configuration)
         intervalFrames = max(1, Int(interval * Double(configuration.sampleRate)))
         self.onReading = onReading

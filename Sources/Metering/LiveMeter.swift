@@ -2,7 +2,6 @@ import AudioSession
 import Capture
 import Foundation
 import JackKit
-import Recording
 import Synchronization
 
 /// Meters JACK ports as they play: a tap session (see `PortTap`) whose
@@ -72,13 +71,18 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
     /// the session (the meter reads the session's one event stream itself).
     public func start(onReading: @escaping @Sendable (MeterReading) -> Void,
                       onEvent: @escaping @Sendable (AudioSessionEvent) -> Void = { _ in },
-                      onSource: @escaping @Sendable (SourceChange) -> Void = { _ in }) throws(RecordingError) {
-        let resolved = try PortTap.resolve(configuration.portPatterns, channels: nil,
+                      onSource: @escaping @Sendable (SourceChange) -> Void = { _ in }) throws(MeteringError) {
+        let resolved: (ports: [String], sampleRate: Int)
+        do {
+            resolved = try PortTap.resolve(configuration.portPatterns, channels: nil,
                                            serverName: session.serverName, clientName: configuration.clientName)
+        } catch {
+            throw .capture(error)
+        }
         ports = resolved.ports
         if let layout = configuration.layout, layout.channelCount != ports.count {
-            throw .badParameter("--layout \(layout.rawValue) needs \(layout.channelCount) channels; the ports matched "
-                                + "\(ports.count): \(ports.joined(separator: ", "))")
+            throw .layoutMismatch(layout: layout, channels: ports.count,
+                                  source: "the ports matched (\(ports.joined(separator: ", ")))")
         }
         var meterConfiguration = ProgrammeMeter.Configuration(
             channels: ports.count, sampleRate: resolved.sampleRate,

@@ -1,5 +1,4 @@
 import Foundation
-import Recording
 
 /// A loudness compliance log for long unattended runs: one JSON line per
 /// interval of audio (the highest momentary loudness in it, short-term at
@@ -26,17 +25,17 @@ public final class LoudnessLog: @unchecked Sendable { // the file and its runnin
 
     /// Opens (or creates) the log at `path` for appending.
     public init(path: String, intervalSeconds: Double,
-                onProblem: @escaping @Sendable (String) -> Void = { _ in }) throws(RecordingError) {
+                onProblem: @escaping @Sendable (String) -> Void = { _ in }) throws(MeteringError) {
         self.path = path
         self.intervalSeconds = intervalSeconds
         self.onProblem = onProblem
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-            throw .unwritablePath(path: path, reason: "it is a folder; give the log file's path")
+            throw .unwritableLog(path: path, reason: "it is a folder; give the log file's path")
         }
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw .unwritablePath(path: path, reason: String(cString: strerror(errno)) + "; choose a writable path for --log")
+            throw .unwritableLog(path: path, reason: String(cString: strerror(errno)) + "; choose a writable path")
         }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }

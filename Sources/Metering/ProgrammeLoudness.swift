@@ -1,5 +1,4 @@
 import CLoudness
-import Recording
 
 /// Programme loudness by EBU R128 / ITU-R BS.1770-4 and loudness range by EBU
 /// Tech 3342 from libebur128 (true peak: `TruePeakDetector`, or libebur128's
@@ -14,7 +13,7 @@ final class ProgrammeLoudness {
     /// with `windowsOnly`, only `window(milliseconds:)` up to 400 ms (no
     /// gating blocks kept: what metering needs while the programme is paused).
     init(channels: Int, layout: ChannelLayout?, sampleRate: Int, truePeak: Bool = false,
-         windowsOnly: Bool = false) throws(RecordingError) {
+         windowsOnly: Bool = false) throws(MeteringError) {
         self.channels = channels
         // libebur128's short-term reading sums its whole 3 s window per call, so
         // ProgrammeMeter builds momentary and short-term from 100 ms windows.
@@ -24,8 +23,7 @@ final class ProgrammeLoudness {
                     | EBUR128_MODE_M.rawValue | (truePeak ? EBUR128_MODE_TRUE_PEAK.rawValue : 0))
         state = channels > 0 && sampleRate > 0 ? ebur128_init(UInt32(channels), UInt(sampleRate), mode) : nil
         guard state != nil else {
-            throw .unsupportedFormat("libebur128 cannot meter \(channels) channels at \(sampleRate) Hz (it takes 1 to "
-                                     + "\(Self.mostChannels) channels, 16 Hz to 2.8 MHz); meter fewer channels at a time")
+            throw .unsupportedStream(channels: channels, sampleRate: sampleRate)
         }
         for (index, position) in layout.positions(channels: channels).enumerated() {
             ebur128_set_channel(state, UInt32(index), Int32(position.rawValue))

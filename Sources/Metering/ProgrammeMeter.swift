@@ -1,5 +1,4 @@
 import Foundation
-import Recording
 
 /// Every meter at once on interleaved frames: programme loudness (libebur128),
 /// true peak (`TruePeakDetector`) and, per channel, sample peak, RMS, PPM type I and IIb,
@@ -61,7 +60,7 @@ public final class ProgrammeMeter: @unchecked Sendable { // not thread-safe by d
     private var pendingReset = false
     private var pendingPause: Bool?
 
-    public init(configuration: Configuration) throws(RecordingError) {
+    public init(configuration: Configuration) throws(MeteringError) {
         self.configuration = configuration
         let channels = configuration.channels, rate = configuration.sampleRate
         loudness = try ProgrammeLoudness(channels: channels, layout: configuration.layout, sampleRate: rate)

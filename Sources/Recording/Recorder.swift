@@ -109,8 +109,12 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     public func prepare() throws(RecordingError) {
         let config = configuration
         try Self.checkParameters(config)
-        (ports, sampleRate) = try PortTap.resolve(config.portPatterns, channels: config.channels,
-                                                  serverName: session.serverName, clientName: config.clientName)
+        do {
+            (ports, sampleRate) = try PortTap.resolve(config.portPatterns, channels: config.channels,
+                                                      serverName: session.serverName, clientName: config.clientName)
+        } catch {
+            throw .capture(error)
+        }
         let channels = ports.count
         try config.format.validate(channels: config.perChannelFiles ? 1 : channels, sampleRate: sampleRate)
         let naming = TakeNaming(pattern: config.outputPath, rotates: config.rotateSeconds != nil, channels: channels,

@@ -1,4 +1,5 @@
 import AudioSession
+import Capture
 import Foundation
 
 /// What can stop a recording, each with what to do about it. Everything that
@@ -9,8 +10,8 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
     case unwritablePath(path: String, reason: String)
     /// The file system lacks room for the recording asked for.
     case insufficientSpace(path: String, neededBytes: Int64, freeBytes: Int64)
-    /// A port pattern matched no capture port on the server.
-    case noSuchPort(pattern: String, server: String, available: [String])
+    /// The ports to record cannot be tapped (none match, too few, no server).
+    case capture(CaptureError)
     /// The format cannot hold what was asked (the reason says what would).
     case unsupportedFormat(String)
     /// An argument out of range.
@@ -28,11 +29,8 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .insufficientSpace(path, needed, free):
             "not enough space for '\(path)': the recording needs \(Self.size(needed)), the file system has "
                 + "\(Self.size(free)) free; free space, record to another disk, or shorten --for"
-        case let .noSuchPort(pattern, server, available):
-            "no capture port matches '\(pattern)' on JACK server '\(server)'"
-                + (available.isEmpty ? " (the server has no capture ports)"
-                   : "; capture ports there: " + available.prefix(16).joined(separator: ", ")
-                     + (available.count > 16 ? ", … (\(available.count) in all)" : ""))
+        case let .capture(error):
+            error.description
         case let .unsupportedFormat(reason):
             reason
         case let .badParameter(reason):

@@ -1,7 +1,7 @@
 import AudioSession
+import Capture
 import Foundation
 import Metering
-import Recording
 import RemoteWatch
 
 /// What `jas meter` shows: on a terminal, bars with peak hold and numbers

@@ -1,7 +1,9 @@
 import AudioSession
-import JackKit
-import Recording
+import Capture
 import Foundation
+import JackKit
+import Metering
+import Recording
 import SystemPackage
 
 /// Where `jas` writes: JSON Lines or human text on stdout, diagnostics on stderr.
@@ -162,12 +164,32 @@ enum Output {
     /// message without AVAudioSession's numeric code (that is for programs,
     /// and `--json` events carry it by name), any other error as it says.
     static func reason(_ error: any Error) -> String {
-        var sessionError = error as? AudioSessionError
-        if case let .session(underneath)? = error as? RecordingError { sessionError = underneath }
+        let sessionError = underlyingSessionError(error)
         let message = sessionError?.message ?? "\(error)"
-        // The library names the server; which flag picks another is jas's to say.
+        // The library names the server, the ports, the layout; which flag picks others is jas's to say.
         if case .serverNotRunning? = sessionError?.cause ?? error as? JackError { return message + " (--server NAME)" }
+        if case let .tooFewPorts(channels, _)? = underlyingCaptureError(error) { return message + " (--channels \(channels))" }
+        if case .layoutMismatch? = error as? MeteringError { return message + " (--layout)" }
+        if case .unwritableLog? = error as? MeteringError { return message + " (--log)" }
         return message
+    }
+
+    /// The session's error a library error carries, if any.
+    private static func underlyingSessionError(_ error: any Error) -> AudioSessionError? {
+        switch error {
+        case let error as AudioSessionError: error
+        case RecordingError.session(let error), MeteringError.session(let error): error
+        default: if case .session(let error)? = underlyingCaptureError(error) { error } else { nil }
+        }
+    }
+
+    /// The tap's error a recording's or a meter's error carries, if any.
+    private static func underlyingCaptureError(_ error: any Error) -> CaptureError? {
+        switch error {
+        case let error as CaptureError: error
+        case RecordingError.capture(let error), MeteringError.capture(let error): error
+        default: nil
+        }
     }
 
     /// Writes a line to stderr.

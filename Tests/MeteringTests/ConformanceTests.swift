@@ -76,6 +76,10 @@ final class ConformanceTests: JackTestCase {
         let bad = try run([jas, "meter", "--file", "/nonexistent.wav"])
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.output.contains("/nonexistent.wav"), bad.output)
+        XCTAssertThrowsError(try FileMeter.meter(path: "/nonexistent.wav")) { error in
+            guard case let .file(fileError)? = error as? MeteringError else { return XCTFail("not a file error: \(error)") }
+            XCTAssertEqual(fileError.path, "/nonexistent.wav")
+        }
         let badLayout = try run([jas, "meter", "--file", signal.path, "--layout", "5.1"])
         XCTAssertNotEqual(badLayout.status, 0)
         XCTAssertTrue(badLayout.output.contains("needs 6 channels"), badLayout.output)

@@ -4,6 +4,7 @@ import JackKit
 import JackTestSupport
 import Metering
 import Recording
+import SoundFile
 import Synchronization
 import XCTest
 
@@ -166,9 +167,39 @@ final class LiveMeterTests: JackTestCase {
         let layout = try run([jas, "meter", "--server", server.name, "--layout", "5.1", "--for", "1"])
         XCTAssertEqual(layout.status, 2)
         XCTAssertTrue(layout.output.contains("needs 6 channels"), layout.output)
+        XCTAssertTrue(layout.output.contains("(--layout)"), "the flag is jas's to name: \(layout.output)")
         let interval = try run([jas, "meter", "--server", server.name, "--interval", "soon"])
         XCTAssertNotEqual(interval.status, 0)
         XCTAssertTrue(interval.output.contains("--interval must be a duration"), interval.output)
+    }
+
+    /// The library's refusals carry their cause, typed, for a caller to switch
+    /// on: the tap's error (which pattern, which server) and the layout's.
+    func testTheLibrarysRefusalsCarryTheirCause() throws {
+        let server = try startServer(period: 256)
+        var configuration = LiveMeter.Configuration()
+        configuration.serverName = server.name
+        configuration.portPatterns = ["nothing:*"]
+        do {
+            try LiveMeter(configuration: configuration).start(onReading: { _ in })
+            XCTFail("a pattern that matches no port is refused")
+        } catch {
+            guard case let .capture(.noSuchPort(pattern, serverName, available)) = error else {
+                return XCTFail("not the tap's error: \(error)")
+            }
+            XCTAssertEqual(pattern, "nothing:*")
+            XCTAssertEqual(serverName, server.name)
+            XCTAssertTrue(available.contains("system:capture_1"), "\(available)")
+        }
+        configuration.portPatterns = ["system:capture_*"]
+        configuration.layout = .surround51
+        do {
+            try LiveMeter(configuration: configuration).start(onReading: { _ in })
+            XCTFail("a 5.1 layout on two ports is refused")
+        } catch {
+            XCTAssertEqual(error, .layoutMismatch(layout: .surround51, channels: 2,
+                                                  source: "the ports matched (system:capture_1, system:capture_2)"))
+        }
     }
 }
 

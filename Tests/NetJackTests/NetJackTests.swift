@@ -3,6 +3,7 @@ import JackKit
 import JackTestSupport
 import LoopbackHarness
 import Recording
+import SoundFile
 import XCTest
 
 /// Sessions and tools on a netjack2 slave: a master jackd here (netmanager,

@@ -1,6 +1,7 @@
 import Foundation
 import JackTestSupport
 import Recording
+import SoundFile
 import XCTest
 
 /// A seeded signal recorded by `jas record` (a separate process) comes back

@@ -1,6 +1,7 @@
 import Foundation
 import JackTestSupport
 import Recording
+import SoundFile
 import XCTest
 
 /// `jas record` killed with SIGKILL leaves a file that libsndfile and sox

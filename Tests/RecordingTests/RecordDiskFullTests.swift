@@ -1,6 +1,7 @@
 import Foundation
 import JackTestSupport
 import Recording
+import SoundFile
 import XCTest
 
 /// The disk fills up while recording (another program took the space after

@@ -26,6 +26,8 @@ final class RecordRefusalTests: JackTestCase {
             (["--output", output, "--format", "mp3"], ["'mp3' is invalid for '--format", "'wav', 'rf64', 'w64' or 'flac'"]),
             (["--output", fifo], ["is a FIFO", "--format flac"]),
             (["--ports", "loopback:capture_*", "--channels", "20", "--output", output], ["--channels 20", "12 port(s)"]),
+            // Without --ports, the physical capture ports: asking for more is refused, not cut down.
+            (["--channels", "20", "--output", output], ["--channels 20", "system:capture_1"]),
             (["--output", output, "--trigger", "loud"], ["--trigger must be a level below 0 dBFS", "'loud'"]),
             (["--output", output, "--silence-threshold", "3"], ["--silence-threshold must be a level below 0 dBFS"]),
             (["--output", output, "--silence-hold", "forever"], ["--silence-hold must be a duration", "'forever'"]),

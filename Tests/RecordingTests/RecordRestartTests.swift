@@ -2,6 +2,7 @@ import Foundation
 import JackKit
 import JackTestSupport
 import Recording
+import SoundFile
 import XCTest
 
 /// jackd killed and restarted in the middle of a recording: `jas record`

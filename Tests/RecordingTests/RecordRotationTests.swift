@@ -1,6 +1,7 @@
 import Foundation
 import JackTestSupport
 import Recording
+import SoundFile
 import XCTest
 
 /// `jas record --rotate`: a take split into files at exact boundaries, with

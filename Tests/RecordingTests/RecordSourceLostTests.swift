@@ -3,6 +3,7 @@ import JackKit
 import JackTestSupport
 import Measurement
 import Recording
+import SoundFile
 import XCTest
 
 /// A client whose ports are being recorded dies and comes back: the take

@@ -1,6 +1,7 @@
 import Foundation
 import JackTestSupport
 import Recording
+import SoundFile
 import XCTest
 
 /// The end of a take stopped by a signal is the sender's audio to its last

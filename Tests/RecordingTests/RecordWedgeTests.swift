@@ -2,6 +2,7 @@ import Foundation
 import JackKit
 import JackTestSupport
 import Recording
+import SoundFile
 import XCTest
 
 /// When libjack gets stuck in the recorder's process (jack2 #395), the take

@@ -11,7 +11,7 @@ public enum PortTap {
     /// The ports `patterns` match on `serverName` (see `PortSelection`) and
     /// the server's sample rate, read with a short-lived probe client.
     public static func resolve(_ patterns: [String], channels: Int?, serverName: String,
-                               clientName: String) throws(RecordingError) -> (ports: [String], sampleRate: Int) {
+                               clientName: String) throws(CaptureError) -> (ports: [String], sampleRate: Int) {
         let probe: Client
         do {
             probe = try Client(name: "\(clientName)-probe", serverName: serverName)
