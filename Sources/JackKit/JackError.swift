@@ -50,7 +50,7 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .portRegistrationFailed(port, client):
             return "JACK could not register port '\(port)' on client '\(client)'; the name may be taken or too long, or the server has no free ports (jackd -p)"
         case let .portNotFound(port, server):
-            return "no port named '\(port)' on JACK server '\(server)'; list them with `jas status --server \(server)` or `jack_lsp`"
+            return "no port named '\(port)' on JACK server '\(server)'; `jack_lsp -s \(server)` lists them"
         case let .connectionFailed(source, destination, code):
             return "JACK could not connect '\(source)' to '\(destination)' (error \(code)); the first must be an output and the second an input of the same type"
         case let .disconnectionFailed(source, destination, code):

@@ -448,7 +448,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
                 } catch {
                     refusals.append(error.description)
                     if refusals.count >= 100 {
-                        throw .badParameter("no free name for the next file: " + refusals.suffix(3).joined(separator: "; "))
+                        throw .noFreeName(refusals: refusals)
                     }
                 }
             }

@@ -21,9 +21,7 @@ final class OutputClaim: @unchecked Sendable { // its descriptors are closed onc
     /// is, not claimed) and `logPath` (nil: a later part, whose log is the take's).
     static func claim(paths: [String], logPath: String?, overwrite: Bool) throws(RecordingError) -> OutputClaim {
         if let logPath, let same = paths.first(where: { $0 == logPath }) {
-            throw .badParameter("cannot record to '\(same)': the take's log file would have the same name (a take's log "
-                                + "is its name with .log in place of its extension); give the take another extension, "
-                                + "e.g. .wav")
+            throw .logNameClash(path: same)
         }
         var claimed: [Int32] = []
         var created: [String] = []
@@ -41,9 +39,7 @@ final class OutputClaim: @unchecked Sendable { // its descriptors are closed onc
             if kind == S_IFDIR { throw .unwritablePath(path: path, reason: "it is a folder") }
             if kind == S_IFIFO && path != logPath { continue }
             if !overwrite {
-                let what = kind == S_IFLNK ? "it exists (a symbolic link)" : "it exists"
-                throw .badParameter("cannot record to '\(path)': \(what), and jas record never replaces a file unless "
-                                    + "told; choose another --output, or add --overwrite to replace it")
+                throw .outputExists(path: path, isSymbolicLink: kind == S_IFLNK)
             }
         }
         for path in files {
@@ -60,8 +56,7 @@ final class OutputClaim: @unchecked Sendable { // its descriptors are closed onc
             claimed.append(descriptor)
             if !existed { created.append(path) }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-                throw giveUp(.badParameter("cannot record to '\(path)': another recording is writing it now; "
-                                           + "choose another --output"))
+                throw giveUp(.outputBusy(path: path))
             }
         }
         return OutputClaim(descriptors: claimed, created: created)

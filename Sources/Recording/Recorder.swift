@@ -394,34 +394,34 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     // MARK: Checks before anything starts
 
     static func checkParameters(_ config: Configuration) throws(RecordingError) {
-        if let channels = config.channels, channels < 1 { throw .badParameter("--channels must be at least 1") }
+        if let channels = config.channels, channels < 1 { throw .invalidSetting(.channels, reason: "must be at least 1, not \(channels)") }
         if let duration = config.duration, !(duration.isFinite && duration > 0 && duration <= 31_536_000) {
-            throw .badParameter("--for must be more than 0 to 31536000 seconds (a year), not \(duration)")
+            throw .invalidSetting(.duration, reason: "must be more than 0 to 31536000 seconds (a year), not \(duration)")
         }
         if let rotate = config.rotateSeconds, !(rotate.isFinite && rotate >= 1 && rotate <= 31_536_000) {
-            throw .badParameter("--rotate must be 1 second to a year, not \(rotate) seconds")
+            throw .invalidSetting(.rotation, reason: "must be 1 second to a year, not \(rotate) seconds")
         }
         guard config.bufferSeconds >= 0.1 && config.bufferSeconds <= 600 else {
-            throw .badParameter("--buffer must be between 0.1 and 600 seconds")
+            throw .invalidSetting(.buffer, reason: "must be 0.1 to 600 seconds, not \(config.bufferSeconds)")
         }
         guard config.prerollSeconds >= 0 && config.prerollSeconds <= 600 else {
-            throw .badParameter("--preroll must be between 0 and 600 seconds")
+            throw .invalidSetting(.preroll, reason: "must be 0 to 600 seconds, not \(config.prerollSeconds)")
         }
         if let trigger = config.triggerDBFS, !(trigger < 0 && trigger > -200) {
-            throw .badParameter("--trigger must be a level below 0 dBFS (e.g. -40)")
+            throw .invalidSetting(.trigger, reason: "must be a level below 0 dBFS (e.g. -40), not \(trigger)")
         }
         guard config.silenceThresholdDBFS < 0 && config.silenceThresholdDBFS > -200 else {
-            throw .badParameter("--silence-threshold must be a level below 0 dBFS (e.g. -60), not \(config.silenceThresholdDBFS)")
+            throw .invalidSetting(.silenceThreshold, reason: "must be a level below 0 dBFS (e.g. -60), not \(config.silenceThresholdDBFS)")
         }
         guard config.silenceHoldSeconds >= 0.1 && config.silenceHoldSeconds <= 86_400 else {
-            throw .badParameter("--silence-hold must be 0.1 to 86400 seconds, not \(config.silenceHoldSeconds)")
+            throw .invalidSetting(.silenceHold, reason: "must be 0.1 to 86400 seconds, not \(config.silenceHoldSeconds)")
         }
-        for (option, command) in [("--on-silence", config.onSilence), ("--on-signal", config.onSignal)]
+        for (setting, command) in [(RecordingSetting.onSilence, config.onSilence), (.onSignal, config.onSignal)]
         where command?.trimmingCharacters(in: .whitespaces).isEmpty == true {
-            throw .badParameter("\(option) needs a command, e.g. \(option) 'logger dead air'")
+            throw .invalidSetting(setting, reason: "is empty; give a command, e.g. 'logger dead air'")
         }
         if config.prerollSeconds > 0 && config.triggerDBFS == nil && !config.waitsForStartCommand {
-            throw .badParameter("a pre-roll needs a start that comes later: a trigger or a start command")
+            throw .invalidSetting(.preroll, reason: "needs a start that comes later: a trigger or a start command")
         }
     }
 
@@ -443,13 +443,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         }
         var status = stat()
         if stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO {
-            guard config.rotateSeconds == nil else {
-                throw .badParameter("'\(path)' is a FIFO: a pipe cannot be rotated; drop --rotate")
-            }
-            guard config.format.container == .flac, !config.perChannelFiles else {
-                throw .unsupportedFormat("'\(path)' is a FIFO: only --format flac can be written to a pipe "
-                                         + "(WAV, RF64 and W64 need to rewrite their header)")
-            }
+            guard config.rotateSeconds == nil else { throw .pipeOutput(path: path, rotates: true) }
+            guard config.format.container == .flac, !config.perChannelFiles else { throw .pipeOutput(path: path, rotates: false) }
             let descriptor = open(path, O_WRONLY)
             guard descriptor >= 0 else { throw .unwritablePath(path: path, reason: String(cString: strerror(errno))) }
             return descriptor

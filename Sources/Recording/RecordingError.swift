@@ -12,10 +12,25 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
     case insufficientSpace(path: String, neededBytes: Int64, freeBytes: Int64)
     /// The ports to record cannot be tapped (none match, too few, no server).
     case capture(CaptureError)
-    /// The format cannot hold what was asked (the reason says what would).
+    /// A setting of the configuration cannot be used (the reason says what would).
+    case invalidSetting(RecordingSetting, reason: String)
+    /// FLAC holds integer samples of 16 or 24 bits only.
+    case formatCannotHoldSamples(RecordingFormat)
+    /// One file of the container holds fewer channels than were asked for.
+    case tooManyChannels(RecordingFormat.Container, channels: Int)
+    /// libsndfile cannot write this container, sample format, channels and rate together.
     case unsupportedFormat(String)
-    /// An argument out of range.
-    case badParameter(String)
+    /// The output is a FIFO, which cannot be rotated, and takes FLAC only
+    /// (the other containers rewrite their header at the end).
+    case pipeOutput(path: String, rotates: Bool)
+    /// The output exists and the configuration does not say to overwrite it.
+    case outputExists(path: String, isSymbolicLink: Bool)
+    /// Another recording holds the output (its `flock`).
+    case outputBusy(path: String)
+    /// The take's log would be one of its sound files (same name).
+    case logNameClash(path: String)
+    /// A rotated take found no free name for its next file after trying many.
+    case noFreeName(refusals: [String])
     /// The JACK session could not start: the session's error, with its code
     /// and the JACK error underneath (its message names the server).
     case session(AudioSessionError)
@@ -28,13 +43,32 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
             "cannot write '\(path)': \(reason); choose a writable file path (its folder must exist)"
         case let .insufficientSpace(path, needed, free):
             "not enough space for '\(path)': the recording needs \(Self.size(needed)), the file system has "
-                + "\(Self.size(free)) free; free space, record to another disk, or shorten --for"
+                + "\(Self.size(free)) free; free space, record to another disk, or record for less time"
         case let .capture(error):
             error.description
+        case let .invalidSetting(setting, reason):
+            "\(setting.name) \(reason)"
+        case let .formatCannotHoldSamples(format):
+            "\(format.container.name) stores 16- or 24-bit integer samples only, not \(format.sampleFormat.name); "
+                + "32-bit and float samples need WAV, RF64 or W64"
+        case let .tooManyChannels(container, channels):
+            "\(container.name) holds at most \(container.maximumChannels) channels per file, not \(channels); write one "
+                + "file per channel" + (container == .flac ? ", or use RF64 or W64" : ", or record fewer ports")
         case let .unsupportedFormat(reason):
             reason
-        case let .badParameter(reason):
-            reason
+        case let .pipeOutput(path, rotates):
+            rotates ? "'\(path)' is a FIFO: a pipe cannot be rotated"
+                : "'\(path)' is a FIFO: only FLAC can be written to a pipe (WAV, RF64 and W64 rewrite their header at the end)"
+        case let .outputExists(path, isSymbolicLink):
+            "cannot record to '\(path)': it exists" + (isSymbolicLink ? " (a symbolic link)" : "")
+                + ", and a recording never replaces a file unless told to"
+        case let .outputBusy(path):
+            "cannot record to '\(path)': another recording is writing it now"
+        case let .logNameClash(path):
+            "cannot record to '\(path)': the take's log file would have the same name (a take's log is its name with "
+                + ".log in place of its extension); give the take another extension, e.g. .wav"
+        case let .noFreeName(refusals):
+            "no free name for the next file: " + refusals.suffix(3).joined(separator: "; ")
         case let .session(error):
             error.message
         case let .file(path, reason):

@@ -17,6 +17,9 @@ public struct RecordingFormat: Sendable, Equatable {
         /// The file name extension.
         public var fileExtension: String { rawValue }
 
+        /// How a person writes it: "WAV", "FLAC".
+        public var name: String { rawValue.uppercased() }
+
         var libsndfileFormat: Int32 {
             switch self {
             case .wav: Int32(SF_FORMAT_WAV)
@@ -77,14 +80,9 @@ public struct RecordingFormat: Sendable, Equatable {
     /// `sampleRate`; the error says what would work instead.
     public func validate(channels: Int, sampleRate: Int) throws(RecordingError) {
         if container == .flac && (sampleFormat == .int32 || sampleFormat == .float32) {
-            throw .unsupportedFormat("FLAC stores 16- or 24-bit integer samples only, not \(sampleFormat.rawValue); "
-                                     + "use --bits 16 or 24, or --format wav/rf64/w64 for 32-bit or float")
+            throw .formatCannotHoldSamples(self)
         }
-        if channels > container.maximumChannels {
-            throw .unsupportedFormat("\(container.rawValue) holds at most \(container.maximumChannels) channels per file, "
-                                     + "not \(channels); use --per-channel (one file per channel) or "
-                                     + (container == .flac ? "--format rf64 or w64" : "fewer ports"))
-        }
+        if channels > container.maximumChannels { throw .tooManyChannels(container, channels: channels) }
         var info = SF_INFO(frames: 0, samplerate: Int32(sampleRate), channels: Int32(channels),
                            format: libsndfileFormat, sections: 0, seekable: 0)
         guard sf_format_check(&info) != 0 else {

@@ -1,12 +1,12 @@
 /// Why the watch server cannot start: each says what to do.
 public enum WatchError: Error, Equatable, CustomStringConvertible {
-    /// `--http` is not `ADDR:PORT`.
+    /// The listening address is not `ADDR:PORT`.
     case badAddress(String, reason: String)
     /// Another program listens there.
     case portInUse(String)
     /// The system refused to listen there (an address this machine does not have, a port below 1024).
     case cannotListen(String, reason: String)
-    /// A non-loopback address without `--http-token`: anyone on the network could stop a take.
+    /// A non-loopback address without a control token: anyone on the network could stop a take.
     case tokenRequired(String)
     /// The token cannot be sent in an `Authorization: Bearer` header.
     case badToken(reason: String)
@@ -14,17 +14,18 @@ public enum WatchError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .badAddress(text, reason):
-            "--http '\(text)': \(reason); give ADDR:PORT, e.g. 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 (PORT alone: 127.0.0.1)"
+            "the listening address '\(text)': \(reason); give ADDR:PORT, e.g. 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 "
+                + "(PORT alone: 127.0.0.1)"
         case let .portInUse(address):
             "cannot listen on \(address): another program already listens there; choose another port (or stop that program)"
         case let .cannotListen(address, reason):
             "cannot listen on \(address): \(reason)"
         case let .tokenRequired(address):
-            "--http \(address) is reachable from other machines, and without --http-token anyone who can reach it "
-                + "could read the meters; give --http-token TOKEN (the control routes then ask for it), or listen on "
+            "\(address) is reachable from other machines, and without a control token anyone who can reach it "
+                + "could read the meters; give a token (the control routes then ask for it), or listen on "
                 + "127.0.0.1 and reach it through an SSH tunnel"
         case let .badToken(reason):
-            "--http-token: \(reason)"
+            "the control token: \(reason)"
         }
     }
 }

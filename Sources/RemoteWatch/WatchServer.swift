@@ -21,6 +21,9 @@ public final class WatchServer: Sendable {
         public var pauseLoudness: (@Sendable () -> Void)?
         public var resumeLoudness: (@Sendable () -> Void)?
         public var stop: (@Sendable () -> Void)?
+        /// What a control route's 403 says after "control routes are off: ",
+        /// when no token was set: how whoever started the server turns them on.
+        public var howToTurnOn = "this server was started without a token"
         public init() {}
     }
 
@@ -172,12 +175,12 @@ public final class WatchServer: Sendable {
     private func control(_ router: Router<BasicWebSocketRequestContext>, _ path: RouterPath,
                          _ action: (@Sendable () -> Void)?) {
         guard let action else { return }
-        let token = token
+        let token = token, howToTurnOn = controls.howToTurnOn
         let name = path.description
         router.post(path) { request, _ in
             guard let token else {
                 return Self.response(.forbidden, type: "application/json",
-                                     #"{"error":"control routes are off: start jas with --http-token TOKEN to use them"}"#)
+                                     Self.jsonError("control routes are off: " + howToTurnOn))
             }
             guard token.accepts(authorization: request.headers[.authorization]) else {
                 return Response(status: .unauthorized,
@@ -188,6 +191,12 @@ public final class WatchServer: Sendable {
             DispatchQueue.global().async { action() }
             return Self.response(.ok, type: "application/json", #"{"ok":true,"done":"\#(name)"}"#)
         }
+    }
+
+    /// `{"error": message}`, the message escaped as JSON.
+    private static func jsonError(_ message: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: ["error": message])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
     }
 
     private static func response(_ status: HTTPResponse.Status, type: String, _ text: String) -> Response {

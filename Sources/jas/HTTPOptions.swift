@@ -28,6 +28,8 @@ struct HTTPOptions: ParsableArguments {
             return nil
         }
         let server: WatchServer
+        var controls = controls
+        controls.howToTurnOn = "start jas with --http-token TOKEN to use them"
         do throws(WatchError) {
             let parsed = try WatchAddress(parsing: address)
             server = try WatchServer(board: board, address: parsed, token: try token.map { token throws(WatchError) in
@@ -35,7 +37,7 @@ struct HTTPOptions: ParsableArguments {
             }, controls: controls)
             try await server.start()
         } catch {
-            Output.diagnostic("jas \(command): \(error.description)")
+            Output.diagnostic("jas \(command): \(error.description) (\(Self.option(for: error)))")
             throw ExitCode(2)
         }
         // Registered before the command's own cleanup, so it runs after it: viewers get the summary.
@@ -47,5 +49,14 @@ struct HTTPOptions: ParsableArguments {
                               + (token == nil ? "" : "; control routes need the token"))
         }
         return server
+    }
+
+    /// The option that changes what a watch server's error names.
+    private static func option(for error: WatchError) -> String {
+        switch error {
+        case .badAddress, .portInUse, .cannotListen: "--http"
+        case .tokenRequired: "--http-token TOKEN, or --http 127.0.0.1:PORT"
+        case .badToken: "--http-token"
+        }
     }
 }

@@ -167,11 +167,41 @@ enum Output {
         let sessionError = underlyingSessionError(error)
         let message = sessionError?.message ?? "\(error)"
         // The library names the server, the ports, the layout; which flag picks others is jas's to say.
-        if case .serverNotRunning? = sessionError?.cause ?? error as? JackError { return message + " (--server NAME)" }
+        let jackError = sessionError?.cause ?? error as? JackError
+        if case .serverNotRunning? = jackError { return message + " (--server NAME)" }
+        if case let .portNotFound(_, server)? = jackError { return message + " (`jas status --server \(server)` too)" }
         if case let .tooFewPorts(channels, _)? = underlyingCaptureError(error) { return message + " (--channels \(channels))" }
         if case .layoutMismatch? = error as? MeteringError { return message + " (--layout)" }
         if case .unwritableLog? = error as? MeteringError { return message + " (--log)" }
+        if let error = error as? RecordingError, let advice = advice(for: error) { return message + " (\(advice))" }
         return message
+    }
+
+    /// Which of `jas record`'s options changes what a recording's error names.
+    private static func advice(for error: RecordingError) -> String? {
+        switch error {
+        case let .invalidSetting(setting, _):
+            switch setting {
+            case .channels: "--channels"
+            case .duration: "--for"
+            case .rotation: "--rotate"
+            case .buffer: "--buffer"
+            case .preroll: "--preroll"
+            case .trigger: "--trigger"
+            case .silenceThreshold: "--silence-threshold"
+            case .silenceHold: "--silence-hold"
+            case .onSilence: "--on-silence"
+            case .onSignal: "--on-signal"
+            }
+        case .insufficientSpace: "shorten --for"
+        case .formatCannotHoldSamples: "--bits 16 or 24, or --format wav, rf64 or w64"
+        case let .tooManyChannels(container, _): "--per-channel" + (container == .flac ? ", or --format rf64 or w64" : ", or --ports")
+        case let .pipeOutput(_, rotates): rotates ? "drop --rotate" : "--format flac, without --per-channel"
+        case .outputExists: "choose another --output, or add --overwrite to replace it"
+        case .outputBusy, .logNameClash: "choose another --output"
+        case .unwritablePath: "--output"
+        default: nil
+        }
     }
 
     /// The session's error a library error carries, if any.

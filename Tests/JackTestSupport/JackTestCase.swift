@@ -72,8 +72,12 @@ open class JackTestCase: XCTestCase {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("jas").path
     }
 
-    /// Runs a command-line tool to completion and returns its exit status and output.
-    public func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    /// Runs a command-line tool to completion and returns its exit status and
+    /// output. One that has not ended after `timeout` seconds is a hang: the
+    /// test fails naming the command, with the process's stacks (gdb), and the
+    /// process is killed by its PID (status -1).
+    public func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 300,
+                    file: StaticString = #filePath, line: UInt = #line) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
@@ -83,9 +87,39 @@ open class JackTestCase: XCTestCase {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
         try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        // Read while waiting, so a full pipe cannot stop the tool; EOF comes when it (and any child holding the pipe) ends.
+        let output = OutputCollector()
+        let reader = Thread { output.append(pipe.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        guard ended.wait(timeout: .now() + timeout) == .success else {
+            let evidence = stacks(of: process.processIdentifier)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            XCTFail("\(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s; its stacks: \(evidence)",
+                    file: file, line: line)
+            return (-1, output.text(waitingUpTo: 2))
+        }
+        return (process.terminationStatus, output.text(waitingUpTo: 10))
+    }
+}
+
+/// What a tool printed, collected on a reader thread.
+private final class OutputCollector: @unchecked Sendable { // `data` is written once, under `done`'s signal
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    func append(_ read: Data) {
+        data = read
+        done.signal()
+    }
+
+    /// The output once the pipe closed, or what there is after `seconds`
+    /// (a child the tool left behind may still hold the pipe open).
+    func text(waitingUpTo seconds: Double) -> String {
+        guard done.wait(timeout: .now() + seconds) == .success else { return "(the output pipe is still held open)" }
+        return String(decoding: data, as: UTF8.self)
     }
 }
