@@ -7,7 +7,7 @@ it rather than against themselves. Run it again only when the rules change."""
 import itertools
 
 CATEGORIES = ["ambient", "soloAmbient", "playback", "record", "playAndRecord", "audioProcessing", "multiRoute"]
-MODES = {  # Table B-2; spokenAudio per the Class Reference (playback, playAndRecord)
+MODES = {  # Table B-2 of the Programming Guide (the later edition lists spokenAudio with playback only)
     "default": set(CATEGORIES),
     "voiceChat": {"playAndRecord"},
     "gameChat": {"playAndRecord"},
@@ -15,10 +15,13 @@ MODES = {  # Table B-2; spokenAudio per the Class Reference (playback, playAndRe
     "measurement": {"playAndRecord", "record", "playback"},
     "moviePlayback": {"playback"},
     "videoChat": {"playAndRecord"},
-    "spokenAudio": {"playback", "playAndRecord"},
+    "spokenAudio": {"playback"},
 }
 OPTIONS = {  # "Valid only if the session category is ..."
-    "mixWithOthers": {"ambient", "playback", "playAndRecord"},
+    # The Class Reference: playback and playAndRecord (implicit in ambient); the
+    # guide's "Fine-Tuning a Category" adds multiRoute, which the README's
+    # differences table says we follow.
+    "mixWithOthers": {"ambient", "playback", "playAndRecord", "multiRoute"},
     "duckOthers": {"playback", "playAndRecord"},
     "allowBluetooth": {"record", "playAndRecord"},
     "defaultToSpeaker": {"playAndRecord"},

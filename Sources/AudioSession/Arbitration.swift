@@ -10,15 +10,17 @@ public enum Arbitration {
     }
 
     /// Whether the active session `t` interrupts the active session `s`:
-    /// * a call interrupts every ordinary session, whenever either activated,
-    ///   and nothing but an earlier call interrupts a call;
+    /// * a call interrupts every ordinary session that was active when it
+    ///   started, and the non-mixable ones whenever they activated ("the phone
+    ///   always wins"); a mixable session that activates during the call plays
+    ///   along with it; nothing but an earlier call interrupts a call;
     /// * otherwise only a later activation interrupts: a non-mixable one
     ///   interrupts the non-mixable ones, and one with
     ///   interruptSpokenAudioAndMixWithOthers interrupts spokenAudio sessions.
     public static func interrupts(_ t: PublishedSession, _ s: PublishedSession) -> Bool {
         guard t.uuid != s.uuid, t.state.active, s.state.active else { return false }
         if s.state.priority == .call { return t.state.priority == .call && precedes(t, s) }
-        if t.state.priority == .call { return true }
+        if t.state.priority == .call { return precedes(s, t) || !s.state.isMixable }
         guard precedes(s, t) else { return false }
         if !t.state.isMixable && !s.state.isMixable { return true }
         return t.state.categoryOptions.contains(.interruptSpokenAudioAndMixWithOthers) && s.state.mode == .spokenAudio
@@ -29,10 +31,14 @@ public enum Arbitration {
         others.filter { interrupts($0, me) }.max { precedes($0, $1) }
     }
 
-    /// The call that stops `me` from activating, if any: while a call is
-    /// active nothing else may activate (insufficientPriority).
-    public static func blockingCall(for me: UInt64, among others: [PublishedSession]) -> PublishedSession? {
-        others.first { $0.uuid != me && $0.state.active && $0.state.priority == .call }
+    /// The call that stops a session from activating, if any: "If another
+    /// active audio session has higher priority than yours (for example, a
+    /// phone call), and neither audio session allows mixing, attempting to
+    /// activate your audio session will fail" (insufficientPriority).
+    public static func blockingCall(for me: UInt64, isMixable: Bool,
+                                    among others: [PublishedSession]) -> PublishedSession? {
+        guard !isMixable else { return nil }
+        return others.first { $0.uuid != me && $0.state.active && $0.state.priority == .call && !$0.state.isMixable }
     }
 
     /// The gain `me` plays at: the lowest duck level of the other sessions

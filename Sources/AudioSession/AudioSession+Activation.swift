@@ -22,6 +22,18 @@ extension AudioSession {
         try core.sync { core throws(AudioSessionError) in try core.setActive(active, options: options) }
     }
 
+    /// Reaches the JACK server without taking any audio: opens the session's
+    /// client (never starting a server) and publishes the session as
+    /// inactive. From then on the inactive session follows the devices:
+    /// `currentRoute` shows the route an activation would take, and route
+    /// changes are posted, as the seeds post them to inactive apps, so an idle
+    /// tool sees an interface arrive before it arms a take. Activation opens
+    /// the client too, and a session keeps following after it deactivates.
+    /// `mediaServicesFailed`, naming the server, when it is not running.
+    public func open() throws(AudioSessionError) {
+        try core.sync { core throws(AudioSessionError) in try core.open() }
+    }
+
     /// What the session's server lacks that jackd2 has, as found when the
     /// session opened its client (each was said once as `serverLimitation`).
     public var serverLimitations: [ServerLimitation] { board.read { $0.limitations } }

@@ -32,12 +32,15 @@ extension AudioSession {
     }
 
     /// Seconds of silence after which a ducking session stops ducking the
-    /// others although still active (default 2).
-    public var duckReleaseHold: Double { board.read { $0.arbitration.duckReleaseHold } }
+    /// others although still active; nil (the default): ducking ends when the
+    /// session deactivates, as the seeds say ("ducking begins when you
+    /// activate your app's audio session and ends when you deactivate the
+    /// session"). The hold is ours, for a prompt player that stays active.
+    public var duckReleaseHold: Double? { board.read { $0.arbitration.duckReleaseHold } }
 
-    /// Sets the duck-release hold, seconds (≥ 0).
-    public func setDuckReleaseHold(_ seconds: Double) throws(AudioSessionError) {
-        guard seconds.isFinite, seconds >= 0 else {
+    /// Sets the duck-release hold, seconds (≥ 0), or nil for none.
+    public func setDuckReleaseHold(_ seconds: Double?) throws(AudioSessionError) {
+        if let seconds, !(seconds.isFinite && seconds >= 0) {
             throw AudioSessionError(.badParam, "duck release hold must be a non-negative number of seconds, got \(seconds)")
         }
         core.sync { $0.arbitration.duckReleaseHold = seconds }

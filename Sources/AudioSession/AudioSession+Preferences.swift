@@ -9,7 +9,10 @@ extension AudioSession {
 
     /// Asks for an I/O buffer duration, seconds. Applied on activation (and at
     /// once when active) as a JACK period-size request: the power of two
-    /// nearest to duration × sample rate, within 16…4096 frames.
+    /// nearest to duration × sample rate, within 16…4096 frames. As the guide
+    /// says, "the system gives priority to non-mixable sessions": a mixable
+    /// session's request is not made while another, non-mixable session is
+    /// active on the server (`ioBufferDuration` says what the server runs).
     public func setPreferredIOBufferDuration(_ seconds: Double) throws(AudioSessionError) {
         guard seconds.isFinite, seconds > 0 else {
             throw AudioSessionError(.badParam, "preferred I/O buffer duration must be a positive number of seconds, got \(seconds)")
@@ -21,17 +24,26 @@ extension AudioSession {
     }
 
     /// The sample rate the app asked for, Hz (0: none). A running JACK server
-    /// keeps its rate; compare with `sampleRate`.
+    /// keeps its rate; compare with `sampleRate`, or read `sampleRateMismatch`.
     public var preferredSampleRate: Double { board.read { $0.preferences.sampleRate ?? 0 } }
 
     /// Stores a preferred sample rate, Hz. JACK cannot change a running
-    /// server's rate, so a mismatch shows in `sampleRate`.
+    /// server's rate: when the server runs another, `sampleRateMismatch` says
+    /// so, and so does a `sampleRateMismatch` event (now, when the session
+    /// reaches a server, and after a reset to a server at another rate).
     public func setPreferredSampleRate(_ rate: Double) throws(AudioSessionError) {
         guard rate.isFinite, rate > 0 else {
             throw AudioSessionError(.badParam, "preferred sample rate must be a positive number of Hz, got \(rate)")
         }
-        core.sync { $0.preferences.sampleRate = rate }
+        core.sync { core in
+            core.preferences.sampleRate = rate
+            core.checkSampleRate()
+        }
     }
+
+    /// The preferred rate and the server's, when they differ (nil: they match,
+    /// there is no preference, or no server has been reached).
+    public var sampleRateMismatch: SampleRateMismatch? { board.read { $0.sampleRateMismatch } }
 
     /// The number of input channels the session registers at activation
     /// (default 2, clamped to the route unless set explicitly).
@@ -41,21 +53,26 @@ extension AudioSession {
     public var preferredOutputNumberOfChannels: Int { board.read { $0.preferences.outputChannels ?? 2 } }
 
     /// Asks for `count` input channels; more than `maximumInputNumberOfChannels`
-    /// is `badParam` (checked now when the server is known, else at activation).
+    /// is `badParam` (checked now when the server is known, else at activation),
+    /// and under a category without input `incompatibleCategory`, as the Class
+    /// Reference's own example of that error says.
     public func setPreferredInputNumberOfChannels(_ count: Int) throws(AudioSessionError) {
         try core.sync { core throws(AudioSessionError) in
+            try core.requireCategory(input: true, "setPreferredInputNumberOfChannels")
             try core.checkChannelCount(count, maximum: core.openClient == nil ? nil : core.routeMaxima().inputs,
                                        direction: "input")
             core.preferences.inputChannels = count
         }
     }
 
-    /// Asks for `count` output channels; more than the maximum is `badParam`.
-    /// Zero is allowed: a playAndRecord session with `.mixWithOthers` and no
+    /// Asks for `count` output channels; more than the maximum is `badParam`,
+    /// and under a category without output `incompatibleCategory`. Zero is
+    /// allowed: a playAndRecord session with `.mixWithOthers` and no
     /// outputs only listens, and neither interrupts others nor is interrupted
     /// by them (a recorder tapping ports).
     public func setPreferredOutputNumberOfChannels(_ count: Int) throws(AudioSessionError) {
         try core.sync { core throws(AudioSessionError) in
+            try core.requireCategory(input: false, "setPreferredOutputNumberOfChannels")
             if count != 0 {
                 try core.checkChannelCount(count, maximum: core.openClient == nil ? nil : core.routeMaxima().outputs,
                                            direction: "output")
@@ -191,20 +208,37 @@ extension AudioSession {
         board.read { $0.activation.processor?.silencesInputs } ?? false
     }
 
-    /// Asks for record permission. A stored decision answers at once; an
-    /// undetermined one is asked on the terminal when there is one (and
-    /// stored), else stays undetermined and answers false.
+    /// Asks for record permission, and always returns at once, as the Class
+    /// Reference says: a decision already made is re-read, applied to the input
+    /// and given to `response` before this returns; an undetermined one is put
+    /// to the prompt the app gave (`setRecordPermissionPrompt`) on a thread of
+    /// its own, stored, applied, and `response` runs when the person has
+    /// answered. Without a prompt (or when it cannot ask) the decision stays
+    /// undetermined and `response` gets false. The library itself never reads
+    /// the terminal.
     public func requestRecordPermission(_ response: @escaping @Sendable (Bool) -> Void) {
-        var permission = recordPermission
-        if permission == .undetermined, case let .stored(store) = recordConsent, isatty(STDIN_FILENO) != 0 {
-            let question = "Allow '\(applicationName)' to record audio from JACK server '\(serverName)'? [y/N] "
-            _ = try? FileHandle.standardError.write(contentsOf: Data(question.utf8))
-            let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            permission = answer == "y" || answer == "yes" ? .granted : .denied
-            try? store.set(permission, for: applicationName)
+        let permission = recordPermission
+        guard permission == .undetermined, case let .stored(store) = recordConsent,
+              let prompt = core.sync({ $0.recordPermissionPrompt }) else {
+            applyRecordPermission()
+            response(permission == .granted)
+            return
         }
-        applyRecordPermission()
-        response(permission == .granted)
+        let (application, server) = (applicationName, serverName)
+        Thread.detachNewThread { [weak self] in
+            let answer = prompt(application, server)
+            if let answer { try? store.set(answer ? .granted : .denied, for: application) }
+            self?.applyRecordPermission()
+            response(answer == true)
+        }
+    }
+
+    /// Who `requestRecordPermission` asks when the decision is undetermined
+    /// (nil: nobody; the default). A headless machine has no dialog: a tool
+    /// asks on its terminal (`jas permission request`), a service may ask its
+    /// operator some other way.
+    public func setRecordPermissionPrompt(_ prompt: RecordPermissionPrompt?) {
+        core.sync { $0.recordPermissionPrompt = prompt }
     }
 
     /// Re-reads the stored decision and silences or restores the input now.
@@ -220,17 +254,11 @@ extension AudioSession {
     }
 
     func requireInput(_ property: String) throws(AudioSessionError) {
-        let category = category
-        guard category.hasInput else {
-            throw AudioSessionError(.incompatibleCategory, "\(property) needs an input, and category \(category.rawValue) has none")
-        }
+        try SessionCore.require(category, input: true, property)
     }
 
     func requireOutput(_ property: String) throws(AudioSessionError) {
-        let category = category
-        guard category.hasOutput else {
-            throw AudioSessionError(.incompatibleCategory, "\(property) needs an output, and category \(category.rawValue) has none")
-        }
+        try SessionCore.require(category, input: false, property)
     }
 
     func routeMaxima() -> (inputs: Int, outputs: Int) { core.sync { $0.routeMaxima() } }

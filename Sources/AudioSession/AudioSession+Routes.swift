@@ -1,7 +1,9 @@
 import JackKit
 
 extension AudioSession {
-    /// The devices the session's audio goes through now (empty when inactive).
+    /// The devices the session's audio goes through now; while inactive, the
+    /// devices an activation would take (empty until the session has reached
+    /// its server: `open()` or an activation).
     public var currentRoute: RouteDescription { board.read { $0.activation.plan.route } }
 
     /// The input devices on the server (empty under a category without input).
@@ -29,10 +31,40 @@ extension AudioSession {
         try core.sync { core throws(AudioSessionError) in try core.setPreferredInput(input) }
     }
 
-    /// Sends playAndRecord output to the built-in speaker (`.speaker`) or back
-    /// to the route rules (`.none`); posts a route change with reason `override`.
-    /// Under any other category it is `badParam`.
+    /// Sends playAndRecord audio to the built-in speaker and microphone
+    /// (`.speaker`: a device of that type, else the server's `system` ports)
+    /// or back to the route rules (`.none`); posts a route change with reason
+    /// `override`. As the Class Reference says, the override lasts "until the
+    /// current route changes": a device that comes or goes ends it. Under any
+    /// other category it is `badParam`.
     public func overrideOutputAudioPort(_ override: PortOverride) throws(AudioSessionError) {
         try core.sync { core throws(AudioSessionError) in try core.overrideOutputAudioPort(override) }
     }
+
+    // MARK: Data sources
+
+    /// The selectable inputs of the current input device (its banks: JACK
+    /// port groups of one interface), or nil when there is nothing to switch.
+    public var inputDataSources: [DataSourceDescription]? {
+        board.read { $0.activation.plan.route.inputs.first?.dataSources }
+    }
+
+    /// The data source the current input uses (nil: no choice to make).
+    public var inputDataSource: DataSourceDescription? {
+        board.read { $0.activation.plan.route.inputs.first?.selectedDataSource }
+    }
+
+    /// Chooses one of `inputDataSources` (`badParam` for anything else; nil:
+    /// the device's first bank); the route follows at once with a route
+    /// change of reason `routeConfigurationChange`.
+    public func setInputDataSource(_ source: DataSourceDescription?) throws(AudioSessionError) {
+        try core.sync { core throws(AudioSessionError) in try core.setInputDataSource(source) }
+    }
+
+    /// Output data sources: JACK output banks are devices of their own (for
+    /// multiRoute's distinct destinations), so there are none to switch: nil.
+    public var outputDataSources: [DataSourceDescription]? { nil }
+
+    /// Always nil (see `outputDataSources`).
+    public var outputDataSource: DataSourceDescription? { nil }
 }

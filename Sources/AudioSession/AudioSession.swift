@@ -34,22 +34,31 @@ public final class AudioSession: Sendable {
 
     /// A session that will open a JACK client named `clientName` on the server
     /// `serverName` (nil: `$JACK_DEFAULT_SERVER` or "default"), posting its
-    /// notifications on `notificationCenter`, applying the latency corrections
-    /// of `latencyCalibration` for the hardware ports it connects to.
+    /// notifications on `notificationCenter` with itself as the object,
+    /// applying the latency corrections of `latencyCalibration` for the
+    /// hardware ports it connects to.
+    ///
+    /// Observers and the `events` stream are served in the order events
+    /// happen, never on the thread that calls the session. `notificationQueue`
+    /// chooses where observers run: `.main` delivers on the main thread as
+    /// AVAudioSession does (the app must then run the main queue: a run loop,
+    /// `dispatchMain()`, or an `async` main); nil, the default, a serial queue
+    /// of the session's own, which a headless tool without a main loop needs.
     public init(clientName: String = ProcessInfo.processInfo.processName, serverName: String? = nil,
                 applicationName: String? = nil, recordConsent: RecordConsent = .stored(RecordPermissionStore()),
                 latencyCalibration: LatencyCalibrationStore? = LatencyCalibrationStore(),
-                notificationCenter: NotificationCenter = .default) {
+                notificationCenter: NotificationCenter = .default, notificationQueue: DispatchQueue? = nil) {
         self.clientName = clientName
         self.serverName = serverName ?? Client.defaultServerName
         self.applicationName = applicationName ?? clientName
         self.recordConsent = recordConsent
         self.latencyCalibration = latencyCalibration
-        hub = EventHub(center: notificationCenter)
+        hub = EventHub(center: notificationCenter, queue: notificationQueue)
         let core = SessionCore(clientName: clientName, serverName: self.serverName, applicationName: self.applicationName,
                                recordConsent: recordConsent, latencyCalibration: latencyCalibration, hub: hub, board: board)
         self.core = QueueBound(core, queue: DispatchQueue(label: "jackaudiosession.session.\(clientName)"))
         self.core.sync { $0.session = self }
+        hub.post(asObject: self)
     }
 
     /// A session released without `close()` closes: at once, or, when the

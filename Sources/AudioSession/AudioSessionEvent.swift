@@ -1,11 +1,25 @@
 import Foundation
+import Synchronization
 
-/// Whether an interruption began or ended.
-public enum InterruptionType: String, Sendable, Codable {
-    case began, ended
+/// Whether an interruption began or ended (AVAudioSessionInterruptionType,
+/// with its raw values: Began = 1, Ended = 0).
+public enum InterruptionType: UInt, Sendable, Codable {
+    case ended = 0
+    case began = 1
+
+    /// The name as AVAudioSession spells it: "began", "ended".
+    public var name: String { self == .began ? "began" : "ended" }
 }
 
-/// Why an interruption happened.
+/// Whether secondary audio should be silenced (AVAudioSessionSilenceSecondaryAudioHintType,
+/// with its raw values: Begin = 1, End = 0).
+public enum SilenceSecondaryAudioHintType: UInt, Sendable, Codable {
+    case end = 0
+    case begin = 1
+}
+
+/// Why an interruption happened. Not in the seeds: posted under
+/// `AudioSessionNotification.interruptionCauseKey` as its raw value.
 public enum InterruptionReason: String, Sendable, Codable {
     /// Another session took the audio.
     case `default`
@@ -45,56 +59,119 @@ public enum AudioSessionEvent: Sendable, Equatable {
     /// when its client first finds it): what is missing, what it costs, and
     /// the configuration that adds it.
     case serverLimitation(ServerLimitation)
+    /// The server runs at another rate than the preferred one (a running
+    /// JACK server keeps its rate): said when the preference is set, when the
+    /// session reaches a server and after a reset, once for each pair of rates.
+    case sampleRateMismatch(SampleRateMismatch)
+}
+
+/// A preferred sample rate the server does not run.
+public struct SampleRateMismatch: Sendable, Equatable {
+    /// What the app asked for, Hz.
+    public let preferredSampleRate: Double
+    /// What the server runs, Hz.
+    public let sampleRate: Double
+
+    public init(preferredSampleRate: Double, sampleRate: Double) {
+        self.preferredSampleRate = preferredSampleRate
+        self.sampleRate = sampleRate
+    }
 }
 
 /// AVAudioSession's notification names and userInfo keys, for code written
-/// against AVAudioSession.
+/// against AVAudioSession. Each is posted with the session as its object, and
+/// each of AVAudioSession's keys carries the type and numbers the seeds give
+/// (an unsigned integer for a type, reason or options). What this package adds
+/// is under keys of its own, prefixed `JackAudioSession`.
 public enum AudioSessionNotification {
     public static let interruption = Notification.Name("AVAudioSessionInterruptionNotification")
     public static let routeChange = Notification.Name("AVAudioSessionRouteChangeNotification")
     public static let mediaServicesWereLost = Notification.Name("AVAudioSessionMediaServicesWereLostNotification")
     public static let mediaServicesWereReset = Notification.Name("AVAudioSessionMediaServicesWereResetNotification")
     public static let silenceSecondaryAudioHint = Notification.Name("AVAudioSessionSilenceSecondaryAudioHintNotification")
-    /// Not in AVAudioSession: JACK xruns.
+    /// Not in AVAudioSession: JACK xruns (`xrunCountKey`, `xrunTotalKey`, `xrunDelayKey`).
     public static let xrun = Notification.Name("JackAudioSessionXrunNotification")
-    /// Not in AVAudioSession: the period changed.
+    /// Not in AVAudioSession: the period changed (`ioBufferDurationKey`, `ioBufferFramesKey`).
     public static let ioBufferDurationChange = Notification.Name("JackAudioSessionIOBufferDurationChangeNotification")
-    /// Not in AVAudioSession: the server lacks something jackd2 has (userInfo "limitation": ServerLimitation).
+    /// Not in AVAudioSession: the server lacks something jackd2 has (`limitationKey`).
     public static let serverLimitation = Notification.Name("JackAudioSessionServerLimitationNotification")
+    /// Not in AVAudioSession: the server runs another rate than the preferred one (`sampleRateKey`, `preferredSampleRateKey`).
+    public static let sampleRateMismatch = Notification.Name("JackAudioSessionSampleRateMismatchNotification")
 
+    /// `InterruptionType.rawValue`, a UInt.
     public static let interruptionTypeKey = "AVAudioSessionInterruptionTypeKey"
+    /// `InterruptionOptions.rawValue`, a UInt; only when the interruption ended.
     public static let interruptionOptionKey = "AVAudioSessionInterruptionOptionKey"
-    public static let interruptionReasonKey = "AVAudioSessionInterruptionReasonKey"
+    /// `RouteChangeReason.rawValue`, a UInt.
     public static let routeChangeReasonKey = "AVAudioSessionRouteChangeReasonKey"
+    /// The route before the change, a `RouteDescription`.
     public static let routeChangePreviousRouteKey = "AVAudioSessionRouteChangePreviousRouteKey"
+    /// `SilenceSecondaryAudioHintType.rawValue`, a UInt.
     public static let silenceSecondaryAudioHintTypeKey = "AVAudioSessionSilenceSecondaryAudioHintTypeKey"
-    /// Not in AVAudioSession: the multiRoute streams a route change affected ([String]).
+
+    /// Ours: why the interruption happened, `InterruptionReason.rawValue` (a String).
+    public static let interruptionCauseKey = "JackAudioSessionInterruptionCauseKey"
+    /// Ours: the multiRoute streams a route change affected ([String]).
     public static let routeChangeStreamsKey = "JackAudioSessionRouteChangeStreamsKey"
+    /// Ours: the route after the change, a `RouteDescription`.
+    public static let routeChangeCurrentRouteKey = "JackAudioSessionRouteChangeCurrentRouteKey"
+    /// Ours: why the server went away, as JACK said it (a String).
+    public static let mediaServicesLostReasonKey = "JackAudioSessionMediaServicesLostReasonKey"
+    /// Ours: what a reset found, a `MediaServicesReset`.
+    public static let mediaServicesResetKey = "JackAudioSessionMediaServicesResetKey"
+    /// Ours: xruns since the last notification (Int), since the session opened (Int), how late the last was (µs, Double).
+    public static let xrunCountKey = "JackAudioSessionXrunCountKey"
+    public static let xrunTotalKey = "JackAudioSessionXrunTotalKey"
+    public static let xrunDelayKey = "JackAudioSessionXrunDelayKey"
+    /// Ours: the new period, seconds (Double) and frames (Int).
+    public static let ioBufferDurationKey = "JackAudioSessionIOBufferDurationKey"
+    public static let ioBufferFramesKey = "JackAudioSessionIOBufferFramesKey"
+    /// Ours: a `ServerLimitation`.
+    public static let limitationKey = "JackAudioSessionLimitationKey"
+    /// Ours: the server's rate and the preferred one, Hz (Double).
+    public static let sampleRateKey = "JackAudioSessionSampleRateKey"
+    public static let preferredSampleRateKey = "JackAudioSessionPreferredSampleRateKey"
 }
 
 /// Hands a session's events to NotificationCenter and its AsyncStream, in
-/// the order posted, on a queue of its own: never on the thread that posts
-/// (the session's queue), so an observer may call the session back, e.g.
-/// `setActive(true)` when an interruption ends.
+/// the order posted, on a serial queue of its own that runs on the queue the
+/// app chose (`AudioSession.init`'s `notificationQueue`; default: a queue of
+/// the session's): never on the thread that posts (the session's queue), so
+/// an observer may call the session back, e.g. `setActive(true)` when an
+/// interruption ends.
 final class EventHub: Sendable {
     /// The session's one event stream.
     let stream: AsyncStream<AudioSessionEvent>
     private let continuation: AsyncStream<AudioSessionEvent>.Continuation
     private let center: NotificationCenter
-    private let delivery = DispatchQueue(label: "jackaudiosession.events")
+    private let delivery: DispatchQueue
+    /// The notifications' object: the session, held weakly (set once it exists).
+    private let poster = Mutex(WeakPoster())
 
-    init(center: NotificationCenter) {
+    private struct WeakPoster {
+        weak var session: AudioSession?
+    }
+
+    /// `queue`: where observers run (nil: a serial queue of the hub's own).
+    init(center: NotificationCenter, queue: DispatchQueue?) {
         (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
         self.center = center
+        delivery = DispatchQueue(label: "jackaudiosession.events", target: queue)
     }
 
     deinit { continuation.finish() }
 
+    /// The object notifications are posted with.
+    func post(asObject session: AudioSession) {
+        poster.withLock { $0.session = session }
+    }
+
     func post(_ event: AudioSessionEvent) {
+        let object = poster.withLock { $0.session }
         // The block holds the hub: an event posted as the session goes is still delivered.
         delivery.async { [self] in
             let (name, info) = Self.notification(for: event)
-            center.post(name: name, object: nil, userInfo: info)
+            center.post(name: name, object: object, userInfo: info)
             continuation.yield(event)
         }
     }
@@ -103,23 +180,28 @@ final class EventHub: Sendable {
         typealias N = AudioSessionNotification
         switch event {
         case let .interruption(type, options, reason):
-            return (N.interruption, [N.interruptionTypeKey: type.rawValue, N.interruptionOptionKey: options.rawValue,
-                                     N.interruptionReasonKey: reason.rawValue])
-        case let .routeChange(reason, previousRoute, _, streams):
+            var info: [AnyHashable: Any] = [N.interruptionTypeKey: type.rawValue, N.interruptionCauseKey: reason.rawValue]
+            if type == .ended { info[N.interruptionOptionKey] = options.rawValue }
+            return (N.interruption, info)
+        case let .routeChange(reason, previousRoute, currentRoute, streams):
             return (N.routeChange, [N.routeChangeReasonKey: reason.rawValue, N.routeChangePreviousRouteKey: previousRoute,
-                                    N.routeChangeStreamsKey: streams])
-        case .mediaServicesWereLost:
-            return (N.mediaServicesWereLost, [:])
+                                    N.routeChangeCurrentRouteKey: currentRoute, N.routeChangeStreamsKey: streams])
+        case let .mediaServicesWereLost(reason):
+            return (N.mediaServicesWereLost, [N.mediaServicesLostReasonKey: reason])
         case let .mediaServicesWereReset(reset):
-            return (N.mediaServicesWereReset, ["reset": reset])
+            return (N.mediaServicesWereReset, [N.mediaServicesResetKey: reset])
         case let .silenceSecondaryAudioHint(begin):
-            return (N.silenceSecondaryAudioHint, [N.silenceSecondaryAudioHintTypeKey: begin ? 1 : 0])
+            let type: SilenceSecondaryAudioHintType = begin ? .begin : .end
+            return (N.silenceSecondaryAudioHint, [N.silenceSecondaryAudioHintTypeKey: type.rawValue])
         case let .xrun(count, total, delay):
-            return (N.xrun, ["count": count, "total": total, "delayMicroseconds": delay])
+            return (N.xrun, [N.xrunCountKey: count, N.xrunTotalKey: total, N.xrunDelayKey: delay])
         case let .ioBufferDurationChange(seconds, frames):
-            return (N.ioBufferDurationChange, ["seconds": seconds, "frames": frames])
+            return (N.ioBufferDurationChange, [N.ioBufferDurationKey: seconds, N.ioBufferFramesKey: frames])
         case let .serverLimitation(limitation):
-            return (N.serverLimitation, ["limitation": limitation])
+            return (N.serverLimitation, [N.limitationKey: limitation])
+        case let .sampleRateMismatch(mismatch):
+            return (N.sampleRateMismatch, [N.sampleRateKey: mismatch.sampleRate,
+                                           N.preferredSampleRateKey: mismatch.preferredSampleRate])
         }
     }
 }

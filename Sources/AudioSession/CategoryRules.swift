@@ -4,7 +4,10 @@ public enum CategoryRules {
     /// The categories each option may be used with.
     static func categories(allowing option: CategoryOptions) -> Set<Category> {
         switch option {
-        case .mixWithOthers: [.ambient, .playback, .playAndRecord]      // implicit in ambient
+        // Implicit in ambient. multiRoute as the guide's "Fine-Tuning a Category"
+        // allows (the Class Reference names only playback and playAndRecord): a
+        // stimulus player on several devices must not interrupt the meter beside it.
+        case .mixWithOthers: [.ambient, .playback, .playAndRecord, .multiRoute]
         case .duckOthers: [.playback, .playAndRecord]
         case .allowBluetooth: [.record, .playAndRecord]
         case .defaultToSpeaker: [.playAndRecord]
@@ -47,12 +50,13 @@ public enum CategoryRules {
     /// Whether a session with this category and options mixes with others:
     /// ambient always; playback and playAndRecord only with mixWithOthers (or
     /// duckOthers: a session that lowers the others plays along with them,
-    /// it does not stop them); the rest never.
+    /// it does not stop them); multiRoute with mixWithOthers; the rest never.
     public static func isMixable(_ category: Category, options: CategoryOptions) -> Bool {
         switch category {
         case .ambient: true
         case .playback, .playAndRecord: options.contains(.mixWithOthers) || options.contains(.duckOthers)
-        case .soloAmbient, .record, .audioProcessing, .multiRoute: false
+        case .multiRoute: options.contains(.mixWithOthers)
+        case .soloAmbient, .record, .audioProcessing: false
         }
     }
 }

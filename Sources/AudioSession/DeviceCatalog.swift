@@ -11,8 +11,10 @@ struct DeviceCatalog: Equatable {
 
     /// Reads the devices from the server. Non-real-time.
     init(client: Client) {
-        inputs = Self.devices(client, ports: client.portNames(flags: [.physical, .output]), fallback: .lineIn)
-        outputs = Self.devices(client, ports: client.portNames(flags: [.physical, .input]), fallback: .lineOut)
+        inputs = Self.devices(client, ports: client.portNames(flags: [.physical, .output]), fallback: .lineIn,
+                              banksAsDataSources: true)
+        outputs = Self.devices(client, ports: client.portNames(flags: [.physical, .input]), fallback: .lineOut,
+                               banksAsDataSources: false)
     }
 
     init(inputs: [PortDescription], outputs: [PortDescription]) {
@@ -20,19 +22,36 @@ struct DeviceCatalog: Equatable {
         self.outputs = outputs
     }
 
+    /// Every JACK port of every device (each data source's too).
+    var portNames: Set<String> {
+        Set((inputs + outputs).flatMap { device in
+            (device.dataSources?.flatMap(\.channels) ?? device.channels).map(\.jackPort)
+        })
+    }
+
     func input(_ uid: String) -> PortDescription? { inputs.first { $0.uid == uid } }
     func output(_ uid: String) -> PortDescription? { outputs.first { $0.uid == uid } }
 
-    /// The device a JACK port belongs to, looked up in both directions.
+    /// The device a JACK port belongs to, looked up in both directions (an
+    /// input device with that port's data source selected).
     func device(containing port: String) -> PortDescription? {
-        (inputs + outputs).first { $0.channels.contains { $0.jackPort == port } }
+        for device in inputs + outputs {
+            if device.channels.contains(where: { $0.jackPort == port }) { return device }
+            if let source = device.dataSources?.first(where: { $0.channels.contains { $0.jackPort == port } }) {
+                return device.selecting(source.dataSourceName)
+            }
+        }
+        return nil
     }
 
     /// Groups ports into devices: by client, and within a client by the
     /// JACK port-group metadata, else by the port-type metadata. A client
-    /// with one group is one device whose uid is the client name; a client
-    /// with several has one device per group, uid `client/group`.
-    private static func devices(_ client: Client, ports: [String], fallback: AudioSessionPort) -> [PortDescription] {
+    /// with one group is one device whose uid is the client name. A client
+    /// with several is, for inputs (`banksAsDataSources`), one device with a
+    /// data source per group, the first selected; for outputs one device per
+    /// group, uid `client/group`.
+    private static func devices(_ client: Client, ports: [String], fallback: AudioSessionPort,
+                                banksAsDataSources: Bool) -> [PortDescription] {
         struct Group {
             var owner: String
             var label: String
@@ -54,20 +73,43 @@ struct DeviceCatalog: Equatable {
             }
         }
         var prettyNames: [String: String] = [:]
-        return groups.map { group in
-            let split = groups.count { $0.owner == group.owner } > 1
-            let clientName = prettyNames[group.owner] ?? {
-                let pretty = client.uuid(ofClient: group.owner).flatMap { client.property(MetadataKey.prettyName, on: $0) }
-                let name = pretty?.isEmpty == false ? pretty! : group.owner
-                prettyNames[group.owner] = name
-                return name
-            }()
-            let name = split ? "\(clientName) \(group.label.isEmpty ? "ports" : group.label)" : clientName
-            let channels = group.ports.enumerated().map { index, port in
+        func clientName(_ owner: String) -> String {
+            if let known = prettyNames[owner] { return known }
+            let pretty = client.uuid(ofClient: owner).flatMap { client.property(MetadataKey.prettyName, on: $0) }
+            let name = pretty?.isEmpty == false ? pretty! : owner
+            prettyNames[owner] = name
+            return name
+        }
+        func channels(_ ports: [String], named name: String) -> [ChannelDescription] {
+            ports.enumerated().map { index, port in
                 ChannelDescription(channelName: "\(name) \(index + 1)", channelNumber: index + 1, jackPort: port)
             }
+        }
+        func bankName(_ group: Group) -> String { group.label.isEmpty ? "ports" : group.label }
+        if banksAsDataSources {
+            var owners: [String] = []
+            for group in groups where !owners.contains(group.owner) { owners.append(group.owner) }
+            return owners.map { owner in
+                let banks = groups.filter { $0.owner == owner }
+                let name = clientName(owner)
+                let type = banks[0].type ?? fallback
+                guard banks.count > 1 else {
+                    return PortDescription(portName: name, portType: type, uid: owner, channels: channels(banks[0].ports, named: name))
+                }
+                let sources = banks.enumerated().map { index, bank in
+                    DataSourceDescription(dataSourceID: index + 1, dataSourceName: bankName(bank),
+                                          channels: channels(bank.ports, named: "\(name) \(bankName(bank))"))
+                }
+                return PortDescription(portName: name, portType: type, uid: owner, channels: sources[0].channels,
+                                       dataSources: sources, selectedDataSource: sources[0])
+            }
+        }
+        return groups.map { group in
+            let split = groups.count { $0.owner == group.owner } > 1
+            let name = split ? "\(clientName(group.owner)) \(bankName(group))" : clientName(group.owner)
             return PortDescription(portName: name, portType: group.type ?? fallback,
-                                   uid: split ? "\(group.owner)/\(group.label)" : group.owner, channels: channels)
+                                   uid: split ? "\(group.owner)/\(group.label)" : group.owner,
+                                   channels: channels(group.ports, named: name))
         }
     }
 }

@@ -19,7 +19,7 @@ public enum Mode: String, Sendable, CaseIterable, Codable {
     case spokenAudio
 
     /// The categories this mode may be combined with (Table B-2 of the
-    /// Programming Guide; spokenAudio as the Class Reference allows).
+    /// Programming Guide: spokenAudio with playback only).
     public var compatibleCategories: Set<Category> {
         switch self {
         case .default: Set(Category.allCases)
@@ -27,7 +27,7 @@ public enum Mode: String, Sendable, CaseIterable, Codable {
         case .videoRecording: [.playAndRecord, .record]
         case .moviePlayback: [.playback]
         case .measurement: [.playAndRecord, .record, .playback]
-        case .spokenAudio: [.playback, .playAndRecord]
+        case .spokenAudio: [.playback]
         }
     }
 }

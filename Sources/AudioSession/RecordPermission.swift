@@ -41,6 +41,11 @@ public struct RecordPermissionStore: Sendable {
     public var damage: String? { ConfigurationFile.damage(of: path, as: [String: RecordPermission].self) }
 }
 
+/// Asks a person whether `application` may record audio from the JACK
+/// server `server`: true or false, or nil when nobody can be asked. Runs on a
+/// thread of its own and may take as long as the person does.
+public typealias RecordPermissionPrompt = @Sendable (_ application: String, _ server: String) -> Bool?
+
 /// Where a session's record permission comes from.
 public enum RecordConsent: Sendable {
     /// The stored decision for the application (silence unless granted), as on iOS.

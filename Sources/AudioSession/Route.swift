@@ -25,8 +25,32 @@ public struct ChannelDescription: Sendable, Equatable, Codable {
     }
 }
 
+/// One of a device's selectable inputs (AVAudioSessionDataSourceDescription):
+/// a bank of an interface's capture ports that shares one JACK port group
+/// (`http://jackaudio.org/metadata/port-group`), e.g. its analogue inputs,
+/// its ADAT inputs, its S/PDIF input.
+public struct DataSourceDescription: Sendable, Equatable, Codable {
+    /// Its number within the device, from 1, in the order the server lists the ports.
+    public let dataSourceID: Int
+    /// The port group's name.
+    public let dataSourceName: String
+    /// Its channels in order.
+    public let channels: [ChannelDescription]
+
+    /// A data source description.
+    public init(dataSourceID: Int, dataSourceName: String, channels: [ChannelDescription]) {
+        self.dataSourceID = dataSourceID
+        self.dataSourceName = dataSourceName
+        self.channels = channels
+    }
+}
+
 /// A device in a route (AVAudioSessionPortDescription): a group of JACK
-/// hardware ports of one client.
+/// hardware ports of one client. An input device whose ports fall into
+/// several JACK port groups has them as data sources, one selected at a time
+/// (`channels` are the selected one's); output banks are devices of their
+/// own instead (`client/group`), so multiRoute can send distinct streams to
+/// them.
 public struct PortDescription: Sendable, Equatable, Codable {
     /// A readable name: the client's pretty-name metadata, else the client name.
     public let portName: String
@@ -34,15 +58,30 @@ public struct PortDescription: Sendable, Equatable, Codable {
     public let portType: AudioSessionPort
     /// A stable identifier: the JACK client name of the device.
     public let uid: String
-    /// The device's channels in order.
+    /// The device's channels in order (of the selected data source, when it has them).
     public let channels: [ChannelDescription]
+    /// Its selectable inputs; nil when it has one bank only (nothing to switch).
+    public let dataSources: [DataSourceDescription]?
+    /// The data source in use; nil when it has none.
+    public let selectedDataSource: DataSourceDescription?
 
     /// A device description.
-    public init(portName: String, portType: AudioSessionPort, uid: String, channels: [ChannelDescription]) {
+    public init(portName: String, portType: AudioSessionPort, uid: String, channels: [ChannelDescription],
+                dataSources: [DataSourceDescription]? = nil, selectedDataSource: DataSourceDescription? = nil) {
         self.portName = portName
         self.portType = portType
         self.uid = uid
         self.channels = channels
+        self.dataSources = dataSources
+        self.selectedDataSource = selectedDataSource
+    }
+
+    /// The device with the data source named `name` selected (itself when it
+    /// has no such source, or `name` is nil).
+    public func selecting(_ name: String?) -> PortDescription {
+        guard let name, let source = dataSources?.first(where: { $0.dataSourceName == name }) else { return self }
+        return PortDescription(portName: portName, portType: portType, uid: uid, channels: source.channels,
+                               dataSources: dataSources, selectedDataSource: source)
     }
 }
 

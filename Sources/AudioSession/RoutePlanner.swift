@@ -50,6 +50,8 @@ enum RoutePlanner {
         var explicitOutputs: [String]
         var inputChannels: Int
         var outputChannels: Int
+        /// The data source chosen per input device (uid → data source name).
+        var inputDataSources: [String: String] = [:]
         /// Used only under multiRoute.
         var streams: [AudioOutputStream]
     }
@@ -57,15 +59,24 @@ enum RoutePlanner {
     static func plan(_ request: Request, catalog: DeviceCatalog, history: DeviceHistory) -> RoutePlan {
         var inputDevice: PortDescription?
         if request.category.hasInput && request.explicitInputs.isEmpty {
-            inputDevice = request.preferredInput.flatMap(catalog.input)
-                ?? history.inputs.reversed().lazy.compactMap(catalog.input).first
-                ?? catalog.inputs.first
+            if request.outputOverride == .speaker {
+                // "Override the current inputs and outputs and route audio to the built-in speaker and microphone."
+                inputDevice = catalog.inputs.first { $0.portType == .builtInMic } ?? catalog.input("system")
+                    ?? catalog.inputs.first
+            } else {
+                inputDevice = request.preferredInput.flatMap(catalog.input)
+                    ?? history.inputs.reversed().lazy.compactMap(catalog.input).first
+                    ?? catalog.inputs.first
+            }
+            inputDevice = inputDevice.map { $0.selecting(request.inputDataSources[$0.uid]) }
         }
         let inputPorts = request.category.hasInput
             ? Array((request.explicitInputs.isEmpty ? inputDevice?.channels.map(\.jackPort) ?? [] : request.explicitInputs)
                 .prefix(request.inputChannels))
             : []
-        let inputs = devices(for: inputPorts, catalog, fallback: .lineIn)
+        let inputs = if let inputDevice, !inputPorts.isEmpty { [inputDevice] } else {
+            devices(for: inputPorts, catalog, fallback: .lineIn)
+        }
         if request.category == .multiRoute {
             return multiroutePlan(request, inputPorts: inputPorts, inputs: inputs, catalog: catalog, history: history)
         }

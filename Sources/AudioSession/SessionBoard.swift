@@ -12,6 +12,7 @@ final class SessionBoard: Sendable {
         var activation = SessionCore.Activation()
         var arbitration = SessionCore.ArbitrationState()
         var limitations: [ServerLimitation] = []
+        var sampleRateMismatch: SampleRateMismatch?
     }
 
     let snapshot = Mutex(Snapshot())

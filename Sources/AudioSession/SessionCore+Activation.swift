@@ -22,7 +22,12 @@ extension SessionCore {
         preferences.mode = mode
         preferences.options = options
         if !category.hasOutput || category != .playAndRecord { preferences.outputOverride = .none }
-        guard isActive else { return }
+        guard isActive else {
+            // "If your session is inactive, the category request is sent when you activate your session":
+            // nothing is said now; the route shown is the one that activation would take.
+            if openClient != nil { activation.plan = idlePlan() }
+            return
+        }
         let previous = activation.plan.route
         try deactivate(checkBusy: false)
         try activate(postFirstCategoryChange: false)
@@ -45,13 +50,8 @@ extension SessionCore {
         }
         var activated = false
         defer { if !activated { withdrawAnnouncement(on: client) } }
-        let catalog = DeviceCatalog(client: client)
-        if !activation.hasBeenActive && activation.history.inputs.isEmpty && activation.history.outputs.isEmpty {
-            activation.history = DeviceHistory(catalog: catalog)
-        } else {
-            _ = activation.history.update(from: activation.catalog, to: catalog)
-        }
-        activation.catalog = catalog
+        lookAtDevices(on: client)
+        let catalog = activation.catalog
         let history = activation.history
         // Channel counts: the preference (default 2), clamped to what the route offers.
         // Under multiRoute with streams, the streams' ports are the outputs.
@@ -115,6 +115,7 @@ extension SessionCore {
         }
         activated = true
         didActivate(processor: processor, order: tolerateMissingPorts ? nil : requestedAt)
+        if let loss = pendingLoss, !tolerateMissingPorts { resetByApp(after: loss, on: client, reactivated: true) }
     }
 
     func deactivate(checkBusy: Bool) throws(AudioSessionError) {
@@ -139,13 +140,15 @@ extension SessionCore {
             }
         }
         activation.isActive = false
-        activation.plan = .none
+        // Inactive, the route is the one an activation would take (kept up to date by the timer).
+        activation.plan = idlePlan()
     }
 
     func request(_ prefs: Preferences, inputs: Int, outputs: Int) -> RoutePlanner.Request {
         RoutePlanner.Request(category: prefs.category, outputOverride: prefs.outputOverride,
                              preferredInput: prefs.preferredInput, explicitInputs: prefs.inputPortNames,
                              explicitOutputs: prefs.outputPortNames, inputChannels: inputs, outputChannels: outputs,
+                             inputDataSources: prefs.inputDataSources,
                              streams: prefs.category == .multiRoute ? prefs.streams : [])
     }
 
@@ -166,6 +169,7 @@ extension SessionCore {
         }
         let client = try session.makeClient()
         install(client)
+        startArbitrationTimer()
         return client
     }
 
@@ -178,6 +182,41 @@ extension SessionCore {
         let unsaid = ServerLimitation.found(on: client).filter { !limitationsSaid.contains($0) }
         limitationsSaid += unsaid
         for limitation in unsaid { hub.post(.serverLimitation(limitation)) }
+        checkSampleRate()
+    }
+
+    /// Says when the server runs another rate than the preferred one, once
+    /// for each pair of rates (again after a reset to a server at yet another).
+    func checkSampleRate() {
+        guard let preferred = preferences.sampleRate, let client = openClient else { return }
+        let actual = Double(client.sampleRate)
+        let mismatch = preferred == actual ? nil : SampleRateMismatch(preferredSampleRate: preferred, sampleRate: actual)
+        guard mismatch != sampleRateMismatch else { return }
+        sampleRateMismatch = mismatch
+        if let mismatch { hub.post(.sampleRateMismatch(mismatch)) }
+    }
+
+    /// Reads the devices for an activation or an open; the first look sets
+    /// the base of "last in wins".
+    func lookAtDevices(on client: Client) {
+        let catalog = DeviceCatalog(client: client)
+        if !activation.hasBeenActive && activation.history.inputs.isEmpty && activation.history.outputs.isEmpty {
+            activation.history = DeviceHistory(catalog: catalog)
+        } else {
+            _ = activation.history.update(from: activation.catalog, to: catalog)
+        }
+        activation.catalog = catalog
+    }
+
+    /// Opens the client without activating: the session is published as
+    /// inactive and follows the devices from now on.
+    func open() throws(AudioSessionError) {
+        let client = try openOrReuseClient()
+        guard !isActive else { return }
+        lookAtDevices(on: client)
+        activation.plan = idlePlan()
+        arbitrate()
+        if let loss = pendingLoss { resetByApp(after: loss, on: client, reactivated: false) }
     }
 
     /// Connects the session's ports to the plan's ports, channel by channel,
@@ -250,11 +289,32 @@ extension SessionCore {
     func requestPeriod(for seconds: Double, on client: Client) throws(AudioSessionError) {
         let frames = BufferDuration.periodFrames(forDuration: seconds, sampleRate: client.sampleRate)
         guard frames != client.bufferSize else { return }
+        // "When competing audio sessions set preferred hardware values, the
+        // system gives priority to non-mixable sessions."
+        if CategoryRules.isMixable(preferences.category, options: preferences.options),
+           (publishedSessions(using: client) ?? []).contains(where: {
+               $0.uuid != client.uuid && $0.state.active && !$0.state.isMixable
+           }) {
+            return
+        }
         do {
             try client.requestBufferSize(frames)
         } catch {
             throw AudioSessionError(.badParam, error.description, cause: error)
         }
+    }
+
+    /// `incompatibleCategory` when `category` has no input (`input`) or no output.
+    static func require(_ category: Category, input: Bool, _ what: String) throws(AudioSessionError) {
+        guard input ? category.hasInput : category.hasOutput else {
+            throw AudioSessionError(.incompatibleCategory, "\(what) needs an \(input ? "input" : "output"), and category "
+                                        + "\(category.rawValue) has none")
+        }
+    }
+
+    /// `require(_:input:_:)` for the session's category.
+    func requireCategory(input: Bool, _ what: String) throws(AudioSessionError) {
+        try Self.require(preferences.category, input: input, what)
     }
 
     func checkChannelCount(_ count: Int, maximum: Int?, direction: String) throws(AudioSessionError) {

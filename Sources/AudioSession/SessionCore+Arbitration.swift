@@ -9,7 +9,9 @@ extension SessionCore {
     struct ArbitrationState {
         var priority: AudioSession.Priority = .ordinary
         var duckLevelDB: Double = -20
-        var duckReleaseHold: Double = 2
+        /// nil: ducking lasts until deactivation, as the seeds say; else it
+        /// ends after this many seconds of silence (ours).
+        var duckReleaseHold: Double?
         /// JACK microseconds at the last activation.
         var order: UInt64 = 0
         /// The session that interrupted this one, while the interruption lasts.
@@ -21,6 +23,8 @@ extension SessionCore {
         /// When the session last deactivated (others read how it ended).
         var deactivatedAt: Date?
         var producingSound = false
+        /// It lowers the others now (see `SessionState.ducking`).
+        var ducking = false
         var lastAudibleCycle: UInt64 = 0
         var lastAudibleAt = Date.distantPast
         var ducked = false
@@ -57,12 +61,14 @@ extension SessionCore {
 
     // MARK: Activation hooks
 
-    /// Refuses an activation while another process's call is active.
+    /// Refuses a non-mixable activation while another process's non-mixable call is active.
     func checkActivationAllowed(on client: Client) throws(AudioSessionError) {
         let others = publishedSessions(using: client) ?? []
-        if let call = Arbitration.blockingCall(for: client.uuid, among: others) {
+        let mixable = CategoryRules.isMixable(preferences.category, options: preferences.options)
+        if let call = Arbitration.blockingCall(for: client.uuid, isMixable: mixable, among: others) {
             throw AudioSessionError(.insufficientPriority, "the call-class session '\(call.state.client)' is active on "
-                                        + "server '\(serverName)'; nothing can activate until it ends")
+                                        + "server '\(serverName)'; a session that does not mix cannot activate until it "
+                                        + "ends (one with mixWithOthers can)")
         }
     }
 
@@ -158,10 +164,13 @@ extension SessionCore {
         let gain = Arbitration.duckGain(for: meNow, among: others)
         processor?.outputStage.setTargetGain(gain)
         arbitration.ducked = isActive && gain < 1
-        let hint = Arbitration.secondaryAudioShouldBeSilenced(for: myUUID, among: others)
+        // "This notification is sent only to registered listeners who are
+        // currently in the foreground and have an active audio session": an
+        // inactive session's hint is off, silently, and comes on (said) when it activates.
+        let hint = isActive && Arbitration.secondaryAudioShouldBeSilenced(for: myUUID, among: others)
         let hintChanged = hint != arbitration.secondaryHint
         arbitration.secondaryHint = hint
-        if hintChanged { hub.post(.silenceSecondaryAudioHint(begin: hint)) }
+        if hintChanged && isActive { hub.post(.silenceSecondaryAudioHint(begin: hint)) }
         publishState(on: client)
     }
 
@@ -179,23 +188,32 @@ extension SessionCore {
         hub.post(.interruption(type: .began, options: [], reason: reason))
     }
 
-    /// Whether the output carried sound within the duck-release hold.
+    /// Seconds of silence after which a session no longer counts as producing
+    /// sound (for `isOtherAudioPlaying` and the secondary-audio hint).
+    static let audibleHold = 2.0
+
+    /// Whether the output carried sound within `audibleHold`, and whether the
+    /// session ducks the others now (active with duckOthers, and not silent
+    /// beyond its duck-release hold when it has one).
     func updateProducingSound() {
         guard isActive, preferences.category.hasOutput, let processor = activation.processor else {
             arbitration.producingSound = false
+            arbitration.ducking = false
             return
         }
-        // A measurement path is not watched: active means sounding.
-        guard preferences.mode != .measurement else {
-            arbitration.producingSound = true
-            return
-        }
-        let cycle = processor.outputStage.lastAudibleCycle
-        if cycle != arbitration.lastAudibleCycle {
-            arbitration.lastAudibleCycle = cycle
+        if preferences.mode == .measurement {
+            // A measurement path is not watched: active means sounding.
             arbitration.lastAudibleAt = Date()
+        } else {
+            let cycle = processor.outputStage.lastAudibleCycle
+            if cycle != arbitration.lastAudibleCycle {
+                arbitration.lastAudibleCycle = cycle
+                arbitration.lastAudibleAt = Date()
+            }
         }
-        arbitration.producingSound = Date().timeIntervalSince(arbitration.lastAudibleAt) <= arbitration.duckReleaseHold
+        let silent = Date().timeIntervalSince(arbitration.lastAudibleAt)
+        arbitration.producingSound = silent <= Self.audibleHold
+        arbitration.ducking = preferences.options.contains(.duckOthers) && silent <= (arbitration.duckReleaseHold ?? .infinity)
     }
 
     /// The state this session publishes now.
@@ -217,7 +235,7 @@ extension SessionCore {
                          mode: prefs.mode, options: prefs.options.names, active: active, priority: state.priority,
                          order: state.order, interrupted: state.interrupter != nil,
                          interruptedBy: state.interrupter?.state.client, producingSound: state.producingSound,
-                         ducking: active && prefs.options.contains(.duckOthers) && state.producingSound,
+                         ducking: active && prefs.options.contains(.duckOthers) && (state.announcing || state.ducking),
                          ducked: state.ducked, duckLevelDB: state.duckLevelDB, resumeOthers: state.resumeOthers,
                          streams: streams)
         }
@@ -256,9 +274,10 @@ extension SessionCore {
 
     /// While the client is open: the registry watch wakes the session when
     /// another session's state changes or its process dies, and a timer
-    /// checks every 100 ms whether this session still produces sound (ducking
-    /// ends after the hold). A full arbitration also runs every 2 s in case a
-    /// wake-up was missed, and every 100 ms when inotify is unavailable.
+    /// checks every 100 ms whether this session still produces sound and
+    /// still ducks (a duck-release hold ends it). A full arbitration also runs
+    /// every 2 s in case a wake-up was missed, and every 100 ms when inotify
+    /// is unavailable.
     func startArbitrationTimer() {
         guard arbitrationTimer == nil else { return }
         guard let session else { return }
@@ -274,9 +293,12 @@ extension SessionCore {
         timer.setEventHandler { [weak session] in
             guard let core = session?.core.value else { return }
             core.timerTicks += 1
-            let before = core.arbitration.producingSound
+            core.watchDevicesWhileInactive()
+            let before = (core.arbitration.producingSound, core.arbitration.ducking)
             core.updateProducingSound()
-            if polling || core.timerTicks % 20 == 0 || core.arbitration.producingSound != before { core.arbitrate() }
+            if polling || core.timerTicks % 20 == 0 || (core.arbitration.producingSound, core.arbitration.ducking) != before {
+                core.arbitrate()
+            }
         }
         timer.resume()
         arbitrationTimer = timer

@@ -30,6 +30,7 @@ extension SessionCore {
         let loss = Loss(generation: board.reconnectGeneration.add(1, ordering: .relaxed).newValue, wasActive: wasActive,
                         lostAt: Date(), sampleRate: Double(board.lastSampleRate.load(ordering: .relaxed)),
                         period: board.lastPeriod.load(ordering: .relaxed))
+        pendingLoss = loss
         if let session {
             session.reconnect(after: client, loss)
         } else {
@@ -44,6 +45,7 @@ extension SessionCore {
     /// again since), a client is already there, or the server went again.
     func adopt(_ fresh: Client, after loss: Loss) -> Bool {
         guard openClient == nil, board.reconnectGeneration.load(ordering: .relaxed) == loss.generation else { return false }
+        pendingLoss = nil
         install(fresh)
         // A new client has a new UUID: publish afresh (activation does it too).
         forgetPublishedState()
@@ -57,6 +59,8 @@ extension SessionCore {
                 return false
             }
         } else {
+            lookAtDevices(on: fresh)
+            activation.plan = idlePlan()
             publishState(on: fresh)
             startArbitrationTimer()
         }
@@ -64,5 +68,16 @@ extension SessionCore {
             previousSampleRate: loss.sampleRate, sampleRate: Double(fresh.sampleRate), previousIOBufferFrames: loss.period,
             ioBufferFrames: fresh.bufferSize, reactivated: reactivate, downtime: Date().timeIntervalSince(loss.lostAt))))
         return true
+    }
+
+    /// The app activated (or opened) the session on its own while the
+    /// reconnect thread was still trying, and reached the returned server
+    /// first: the reset is said here (it was one), and the reconnect thread stops.
+    func resetByApp(after loss: Loss, on client: Client, reactivated: Bool) {
+        pendingLoss = nil
+        board.reconnectGeneration.add(1, ordering: .relaxed)
+        hub.post(.mediaServicesWereReset(MediaServicesReset(
+            previousSampleRate: loss.sampleRate, sampleRate: Double(client.sampleRate), previousIOBufferFrames: loss.period,
+            ioBufferFrames: client.bufferSize, reactivated: reactivated, downtime: Date().timeIntervalSince(loss.lostAt))))
     }
 }

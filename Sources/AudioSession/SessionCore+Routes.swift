@@ -4,7 +4,10 @@ import JackKit
 /// devices come and go, and the multiRoute streams.
 extension SessionCore {
     /// Re-reads the devices; when the route the rules choose has changed,
-    /// reconnects and posts the route change with its reason.
+    /// reconnects (while active) and posts the route change with its reason.
+    /// An inactive session with an open client follows the devices too: its
+    /// route is the one an activation would take, and it is told of changes,
+    /// as the seeds tell inactive apps.
     func refreshRoute(reason forcedReason: RouteChangeReason? = nil) {
         // Not on a client whose server went away: its close is coming on the
         // lifecycle lane, and libjack calls racing it crashed the 100-restart
@@ -13,13 +16,28 @@ extension SessionCore {
         let catalog = DeviceCatalog(client: client)
         let change = activation.history.update(from: activation.catalog, to: catalog)
         activation.catalog = catalog
-        let (history, active, ports, previous) = (activation.history, activation.isActive, activation.ports, activation.plan)
-        guard active, let ports else { return }
+        // "This change will only be in effect until the current route changes":
+        // a device that comes or goes ends the speaker override.
+        if forcedReason == nil, change.appeared || change.vanished, preferences.outputOverride == .speaker {
+            preferences.outputOverride = .none
+        }
         let prefs = preferences
-        let plan = RoutePlanner.plan(request(prefs, inputs: ports.inputs.count, outputs: ports.outputs.count),
-                                     catalog: catalog, history: history)
-        // Reconnect every time (idempotent): named ports may have come back.
-        let restored = (try? connect(ports, to: plan, on: client, tolerateMissingPorts: true)) ?? 0
+        let previous = activation.plan
+        let plan: RoutePlan
+        let wanted: (inputs: Int, outputs: Int)
+        var restored = 0
+        if activation.isActive, let ports = activation.ports {
+            wanted = (ports.inputs.count, ports.outputs.count)
+            plan = RoutePlanner.plan(request(prefs, inputs: wanted.inputs, outputs: wanted.outputs), catalog: catalog,
+                                     history: activation.history)
+            // Reconnect every time (idempotent): named ports may have come back.
+            restored = (try? connect(ports, to: plan, on: client, tolerateMissingPorts: true)) ?? 0
+        } else if !activation.isActive {
+            wanted = idleChannels()
+            plan = idlePlan()
+        } else {
+            return
+        }
         // The same route whose connections had to be made again: its ports
         // were made anew within one burst of registrations (a netjack2
         // slave's net driver does that when its master returns), or someone
@@ -30,7 +48,7 @@ extension SessionCore {
         let reason: RouteChangeReason
         if let forcedReason {
             reason = forcedReason
-        } else if (!ports.outputs.isEmpty && plan.route.outputs.isEmpty) || (!ports.inputs.isEmpty && plan.inputPorts.isEmpty) {
+        } else if (wanted.outputs > 0 && plan.route.outputs.isEmpty) || (wanted.inputs > 0 && plan.inputPorts.isEmpty) {
             // Only a direction the session has ports for: multiRoute on a
             // server without capture devices (PipeWire with sinks only) has none.
             reason = .noSuitableRouteForCategory
@@ -48,6 +66,49 @@ extension SessionCore {
                               streams: prefs.streams.map(\.name).filter(streams.contains)))
     }
 
+    /// The channels an inactive session would ask for: its preferred counts
+    /// (default 2) in the directions its category has.
+    private func idleChannels() -> (inputs: Int, outputs: Int) {
+        let prefs = preferences
+        return (prefs.category.hasInput ? prefs.inputChannels ?? 2 : 0, prefs.category.hasOutput ? prefs.outputChannels ?? 2 : 0)
+    }
+
+    /// The route an activation would take now, for an inactive session.
+    func idlePlan() -> RoutePlan {
+        let wanted = idleChannels()
+        return RoutePlanner.plan(request(preferences, inputs: wanted.inputs, outputs: wanted.outputs),
+                                 catalog: activation.catalog, history: activation.history)
+    }
+
+    /// While inactive, JACK sends the client no registration callbacks (jack2
+    /// calls them only for activated clients, `JackClient::ClientNotify`), so
+    /// the arbitration timer compares the physical ports (read from shared
+    /// memory, no server round trip) with the devices the route was planned
+    /// on, and refreshes when they differ (after the debounce, in which a new
+    /// device's metadata follows its ports).
+    func watchDevicesWhileInactive() {
+        guard !activation.isActive, let client = openClient, !client.isClosed, !client.serverWentAway else { return }
+        guard Set(client.portNames(flags: .physical)) != activation.catalog.portNames else { return }
+        session?.scheduleRouteRefresh()
+    }
+
+    /// Chooses the current input device's data source; it must be one of
+    /// `inputDataSources` (`badParam` otherwise). The route follows at once
+    /// (`routeConfigurationChange`).
+    func setInputDataSource(_ source: DataSourceDescription?) throws(AudioSessionError) {
+        guard let device = activation.plan.route.inputs.first, let sources = device.dataSources else {
+            throw AudioSessionError(.badParam, "the current input has no data sources to choose from"
+                                        + (activation.plan.route.inputs.first.map { " ('\($0.uid)' has one bank)" } ?? ""))
+        }
+        if let source {
+            guard sources.contains(where: { $0.dataSourceName == source.dataSourceName }) else {
+                throw AudioSessionError(.badParam, "'\(source.dataSourceName)' is not a data source of '\(device.uid)' ("
+                                            + sources.map(\.dataSourceName).joined(separator: ", ") + ")")
+            }
+        }
+        preferences.inputDataSources[device.uid] = source?.dataSourceName
+        refreshRoute(reason: .routeConfigurationChange)
+    }
 
     /// Prefers an input device; it must be one of the available inputs
     /// (`badParam` otherwise); nil clears the preference.

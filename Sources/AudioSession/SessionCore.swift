@@ -27,6 +27,8 @@ final class SessionCore {
         var inputPortNames: [String] = []
         var outputPortNames: [String] = []
         var preferredInput: String?
+        /// The data source chosen per input device (uid → data source name).
+        var inputDataSources: [String: String] = [:]
         var outputOverride: PortOverride = .none
         /// Output streams, used under multiRoute.
         var streams: [AudioOutputStream] = []
@@ -73,6 +75,13 @@ final class SessionCore {
     var limitationsSaid: [ServerLimitation] = [] {
         didSet { board.snapshot.withLock { [limitationsSaid] in $0.limitations = limitationsSaid } }
     }
+    /// The preferred rate the server does not run, as last said (`sampleRateMismatch`).
+    var sampleRateMismatch: SampleRateMismatch? {
+        didSet { board.snapshot.withLock { [sampleRateMismatch] in $0.sampleRateMismatch = sampleRateMismatch } }
+    }
+    /// The loss the reconnect thread is answering, while it lasts: an
+    /// activation by the app that reaches the returned server first ends it.
+    var pendingLoss: Loss?
     var arbitrationTimer: DispatchSourceTimer?
     /// The arbitration timer's ticks since it started (every 20th runs a full arbitration).
     var timerTicks = 0
@@ -85,6 +94,8 @@ final class SessionCore {
     var xrunsReported = 0
     /// Set once a registry that could not be written was reported.
     var registryFailureReported = false
+    /// Who `requestRecordPermission` asks when nothing is decided.
+    var recordPermissionPrompt: RecordPermissionPrompt?
 
     init(clientName: String, serverName: String, applicationName: String, recordConsent: RecordConsent,
          latencyCalibration: LatencyCalibrationStore?, hub: EventHub, board: SessionBoard) {
@@ -119,6 +130,7 @@ final class SessionCore {
     /// returns the client for the caller to close off the queue (a close
     /// waits for libjack's notification thread).
     func close() -> Client? {
+        pendingLoss = nil
         stopArbitrationTimer()
         lingerAfterDeactivation()
         let client = activation.client

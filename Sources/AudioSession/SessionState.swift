@@ -32,9 +32,10 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var interrupted: Bool
     /// The client name of the session that interrupted it.
     public var interruptedBy: String?
-    /// Its output carried sound recently (within its duck-release hold).
+    /// Its output carried sound recently (within the last `SessionCore.audibleHold` seconds).
     public var producingSound: Bool
-    /// It lowers the others now (active, duckOthers, producing sound).
+    /// It lowers the others now: active with duckOthers, and, when it has a
+    /// duck-release hold, not silent for longer than that.
     public var ducking: Bool
     /// It is lowered by another session now.
     public var ducked: Bool

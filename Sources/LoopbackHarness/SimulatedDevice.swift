@@ -20,10 +20,14 @@ public final class SimulatedDevice: Sendable {
     let client: Client
     let loopback: DeviceLoopback
 
-    /// Plugs the device into `serverName`.
+    /// Plugs the device into `serverName`. `banks`, when given, names the
+    /// JACK port group of each channel (e.g. two "analogue" and two "adat"),
+    /// as an interface with several input banks sets them.
     public init(name: String, serverName: String, type: AudioSessionPort, channels: Int = 2,
-                prettyName: String? = nil, captureLatency: Int = 0, playbackLatency: Int = 0) throws {
+                prettyName: String? = nil, captureLatency: Int = 0, playbackLatency: Int = 0,
+                banks: [String]? = nil) throws {
         precondition(channels >= 1, "a device has at least one channel")
+        precondition(banks == nil || banks?.count == channels, "one bank name per channel")
         self.name = name
         self.type = type
         self.channels = channels
@@ -41,6 +45,9 @@ public final class SimulatedDevice: Sendable {
         }
         for port in playback + capture {
             try client.setProperty(AudioSessionPort.metadataKey, value: type.rawValue, on: port.uuid)
+        }
+        for (bank, port) in zip(banks ?? [], capture) {
+            try client.setProperty(MetadataKey.portGroup, value: bank, on: port.uuid)
         }
         if let prettyName { try client.setProperty(MetadataKey.prettyName, value: prettyName, on: client.uuid) }
         let captureRange = LatencyRange(min: captureLatency, max: captureLatency)

@@ -10,7 +10,7 @@ enum EventFormat {
         switch event {
         case let .interruption(type, options, reason):
             object["event"] = "interruption"
-            object["type"] = type.rawValue
+            object["type"] = type.name
             object["options"] = options.contains(.shouldResume) ? ["shouldResume"] : []
             object["reason"] = reason.rawValue
         case let .routeChange(reason, previous, current, streams):
@@ -47,6 +47,10 @@ enum EventFormat {
             object["missing"] = limitation.missing
             object["consequence"] = limitation.consequence
             object["remedy"] = limitation.remedy
+        case let .sampleRateMismatch(mismatch):
+            object["event"] = "sampleRateMismatch"
+            object["preferred_sample_rate"] = mismatch.preferredSampleRate
+            object["sample_rate"] = mismatch.sampleRate
         }
         return line(object)
     }
@@ -55,7 +59,7 @@ enum EventFormat {
         let stamp = timestamp(time)
         switch event {
         case let .interruption(type, options, reason):
-            return "\(stamp) interruption \(type.rawValue) (\(reason.rawValue))\(options.contains(.shouldResume) ? ", should resume" : "")"
+            return "\(stamp) interruption \(type.name) (\(reason.rawValue))\(options.contains(.shouldResume) ? ", should resume" : "")"
         case let .routeChange(reason, previous, current, streams):
             return "\(stamp) route change: \(reason.name): \(describe(previous)) → \(describe(current))"
                 + (streams.isEmpty ? "" : "; streams \(streams.joined(separator: ", "))")
@@ -75,6 +79,9 @@ enum EventFormat {
             return "\(stamp) I/O buffer now \(frames) frames (\(String(format: "%.3f", seconds * 1000)) ms)"
         case let .serverLimitation(limitation):
             return "\(stamp) server limitation: \(limitation)"
+        case let .sampleRateMismatch(mismatch):
+            return "\(stamp) the server runs at \(Int(mismatch.sampleRate)) Hz, not the preferred "
+                + "\(Int(mismatch.preferredSampleRate)) Hz (a running JACK server keeps its rate)"
         }
     }
 

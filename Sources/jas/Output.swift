@@ -223,8 +223,8 @@ enum Output {
     }
 
     /// Writes a line to stderr.
-    static func diagnostic(_ line: String) {
-        _ = try? FileDescriptor.standardError.writeAll(Array((line + "\n").utf8))
+    static func diagnostic(_ line: String, newline: Bool = true) {
+        _ = try? FileDescriptor.standardError.writeAll(Array((newline ? line + "\n" : line).utf8))
     }
 
     /// Frames as milliseconds at `rate`, three decimals.

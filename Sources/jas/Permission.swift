@@ -1,11 +1,13 @@
 import ArgumentParser
 import AudioSession
+import Foundation
+import Synchronization
 
 /// `jas permission`: the record-permission decisions of this machine's user.
 struct Permission: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Grant, deny, reset or show record permission per application (no dialog on a headless machine).",
-        subcommands: [Grant.self, Deny.self, Reset.self, Show.self]
+        subcommands: [Grant.self, Deny.self, Reset.self, Show.self, Request.self]
     )
 
     struct Grant: ParsableCommand {
@@ -41,6 +43,34 @@ struct Permission: ParsableCommand {
             for (app, permission) in rows {
                 Output.line(json ? EventFormat.line(["app": app, "permission": permission.rawValue]) : "\(app): \(permission.rawValue)")
             }
+        }
+    }
+
+    struct Request: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask on this terminal whether APP may record, as its session would (an answer already given stands).")
+        @Argument(help: "The application name.") var app: String
+        @OptionGroup var server: ServerOption
+
+        func run() throws {
+            let session = AudioSession(clientName: "jas-permission", serverName: server.name, applicationName: app)
+            session.setRecordPermissionPrompt { application, server in
+                guard isatty(STDIN_FILENO) != 0 else { return nil }
+                Output.diagnostic("Allow '\(application)' to record audio from JACK server '\(server)'? [y/N] ", newline: false)
+                let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+                return answer == "y" || answer == "yes"
+            }
+            let answered = DispatchSemaphore(value: 0)
+            let granted = Mutex(false)
+            session.requestRecordPermission { allowed in
+                granted.withLock { $0 = allowed }
+                answered.signal()
+            }
+            answered.wait()
+            let permission = session.recordPermission
+            Output.line("\(app): \(permission.rawValue)" + (permission == .undetermined ? " (no terminal to ask on; "
+                        + "`jas permission grant \(app)` or `deny` decides)" : ""))
+            if !granted.withLock({ $0 }) { throw ExitCode(1) }
         }
     }
 

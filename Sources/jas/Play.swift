@@ -46,8 +46,8 @@ struct Play: AsyncParsableCommand {
     @Option(help: "How far this session ducks the others, dB.")
     var duckLevel: Double = -20
 
-    @Option(help: "Seconds of silence after which ducking ends while still active.")
-    var duckHold: Double = 2
+    @Option(help: "Seconds of silence after which ducking ends while still active (default: ducking lasts until the player stops).")
+    var duckHold: Double?
 
     @Option(name: .customLong("port"), help: "Output port to play into (repeatable; default: the route).")
     var ports: [String] = []

@@ -60,7 +60,13 @@ struct Status: ParsableCommand {
         }
         if let state = report.session {
             Output.line("session: \(state.category), \(state.mode)\(state.options.isEmpty ? "" : ", " + state.options.joined(separator: ", "))")
-            Output.line("  route       in: \(Output.safe(state.route.inputs.map(\.uid).joined(separator: ", "))); out: "
+            // An input with banks says which is in use: "interface (adat of analogue, adat)".
+            let inputs = state.route.inputs.map { input in
+                input.uid + (input.selectedDataSource.map { selected in
+                    " (\(selected.dataSourceName) of " + (input.dataSources ?? []).map(\.dataSourceName).joined(separator: ", ") + ")"
+                } ?? "")
+            }
+            Output.line("  route       in: \(Output.safe(inputs.joined(separator: ", "))); out: "
                         + Output.safe(state.route.outputs.map(\.uid).joined(separator: ", ")))
             Output.line("  I/O buffer  \(state.ioBufferFrames) frames (preferred \(state.preferredIoBufferDuration) s)")
             Output.line("  channels    in \(state.inputChannels ?? 0), out \(state.outputChannels ?? 0)")

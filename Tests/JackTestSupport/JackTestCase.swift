@@ -123,3 +123,10 @@ private final class OutputCollector: @unchecked Sendable { // `data` is written 
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// A fresh folder for a test's files, removed by the caller.
+public func temporaryFolder() -> String {
+    let path = NSTemporaryDirectory() + "jas-test-\(UUID().uuidString)"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}

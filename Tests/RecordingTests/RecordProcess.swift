@@ -39,10 +39,3 @@ final class RecordProcess: @unchecked Sendable {
         return event("summary")
     }
 }
-
-/// A fresh folder for a test's files, removed by the caller.
-func temporaryFolder() -> String {
-    let path = NSTemporaryDirectory() + "jas-record-\(UUID().uuidString)"
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}

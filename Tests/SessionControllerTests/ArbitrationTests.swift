@@ -41,15 +41,27 @@ final class ArbitrationTests: XCTestCase {
         XCTAssertFalse(Arbitration.interrupts(mixing, ambient))
     }
 
-    func testCallInterruptsEveryoneWheneverTheyActivatedAndNothingInterruptsIt() {
+    /// "The system follows the inviolable rule that 'the phone always wins'"
+    /// (guide), and "If another active audio session has higher priority than
+    /// yours (for example, a phone call), and neither audio session allows
+    /// mixing, attempting to activate your audio session will fail" (Class
+    /// Reference, setActive:error:): a call interrupts whatever was active
+    /// when it started and every non-mixable session; a mixable session may
+    /// activate during the call and plays along with it.
+    func testTheCallWinsButAMixableSessionMayStartDuringIt() {
+        let earlierAmbient = session(5, .ambient, order: 50)
         let call = session(1, .playAndRecord, mode: .voiceChat, order: 100, priority: .call)
-        let later = session(2, .ambient, order: 200)
+        let laterAmbient = session(2, .ambient, order: 200)
         let laterNonMixable = session(3, order: 300)
-        XCTAssertTrue(Arbitration.interrupts(call, later))
+        XCTAssertTrue(Arbitration.interrupts(call, earlierAmbient), "active when the call started")
+        XCTAssertFalse(Arbitration.interrupts(call, laterAmbient), "mixable, started during the call")
         XCTAssertTrue(Arbitration.interrupts(call, laterNonMixable))
         XCTAssertFalse(Arbitration.interrupts(laterNonMixable, call))
-        XCTAssertEqual(Arbitration.blockingCall(for: 3, among: [call, later])?.uuid, 1)
-        XCTAssertNil(Arbitration.blockingCall(for: 1, among: [call]))
+        XCTAssertEqual(Arbitration.blockingCall(for: 3, isMixable: false, among: [call, laterAmbient])?.uuid, 1)
+        XCTAssertNil(Arbitration.blockingCall(for: 2, isMixable: true, among: [call]), "a mixable session may activate")
+        XCTAssertNil(Arbitration.blockingCall(for: 1, isMixable: false, among: [call]))
+        let mixableCall = session(6, .playAndRecord, options: .mixWithOthers, order: 100, priority: .call)
+        XCTAssertNil(Arbitration.blockingCall(for: 3, isMixable: false, among: [mixableCall]), "the call allows mixing")
         let secondCall = session(4, order: 400, priority: .call)
         XCTAssertTrue(Arbitration.interrupts(call, secondCall), "the first call holds")
         XCTAssertFalse(Arbitration.interrupts(secondCall, call))
@@ -67,7 +79,8 @@ final class ArbitrationTests: XCTestCase {
         let first = session(1, order: 100)
         let gone = session(2, order: 200, active: false)
         XCTAssertFalse(Arbitration.interrupts(gone, first))
-        XCTAssertNil(Arbitration.blockingCall(for: 1, among: [session(3, order: 50, priority: .call, active: false)]))
+        XCTAssertNil(Arbitration.blockingCall(for: 1, isMixable: false,
+                                              among: [session(3, order: 50, priority: .call, active: false)]))
     }
 
     func testDuckGainIsTheDeepestActiveDuckerAndNeverTouchesMeasurementOrCalls() {

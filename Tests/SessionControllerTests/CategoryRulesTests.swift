@@ -40,6 +40,10 @@ final class CategoryRulesTests: XCTestCase {
         XCTAssertFalse(CategoryRules.isMixable(.soloAmbient, options: []))
         XCTAssertFalse(CategoryRules.isMixable(.record, options: []))
         XCTAssertFalse(CategoryRules.isMixable(.multiRoute, options: []))
+        // "You can override the interruption characteristic of the AVAudioSessionCategoryPlayback,
+        // AVAudioSessionCategoryPlayAndRecord, and AVAudioSessionCategoryMultiRoute categories so that
+        // other audio is allowed to mix with yours." (guide, Fine-Tuning a Category)
+        XCTAssertTrue(CategoryRules.isMixable(.multiRoute, options: .mixWithOthers))
         XCTAssertFalse(CategoryRules.isMixable(.audioProcessing, options: []))
     }
 

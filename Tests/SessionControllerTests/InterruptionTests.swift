@@ -114,20 +114,26 @@ final class InterruptionTests: JackTestCase {
         XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5)
     }
 
+    /// A ducker in this test process, on `loopback:playback_2`, whose render
+    /// block goes silent on demand (`talking`), with the duck-release `hold`.
+    func silenceableDucker(_ server: LoopbackServer, hold: Double?) throws -> (ducker: AudioSession, talking: SoundSwitch) {
+        let talking = SoundSwitch()
+        let ducker = AudioSession(clientName: "prompt", serverName: server.name)
+        try ducker.setCategory(.playback, options: .duckOthers)
+        try ducker.setDuckReleaseHold(hold)
+        ducker.setPreferredOutputPortNames(["loopback:playback_2"])
+        ducker.setRenderBlock(talking.renderBlock)
+        try ducker.setActive(true)
+        return (ducker, talking)
+    }
+
     func testDuckingEndsWhenTheDuckerGoesSilentBeyondItsHold() throws {
         let server = try startServer(period: 256)
         let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
         let music = try player(server, "music", port: 1)
         defer { withExtendedLifetime(music) {} }
-        // The ducker is this test process: a session whose render block goes silent on demand.
-        let talking = SoundSwitch()
-        let ducker = AudioSession(clientName: "prompt", serverName: server.name)
+        let (ducker, talking) = try silenceableDucker(server, hold: 0.5)
         defer { ducker.close() }
-        try ducker.setCategory(.playback, options: .duckOthers)
-        try ducker.setDuckReleaseHold(0.5)
-        ducker.setPreferredOutputPortNames(["loopback:playback_2"])
-        ducker.setRenderBlock(talking.renderBlock)
-        try ducker.setActive(true)
         // The player learns of the ducker by polling (100–500 ms): wait for the level, not a fixed time.
         func settles(at level: Double, within seconds: Double) -> Bool {
             waitUntil(timeout: seconds) { abs(probe.levels()[0] - level) < 0.5 }
@@ -143,6 +149,28 @@ final class InterruptionTests: JackTestCase {
         talking.on.store(true, ordering: .relaxed)
         XCTAssertTrue(settles(at: playing - 20, within: 2), "sound again and no ducking")
         XCTAssertEqual(probe.levels()[0], playing - 20, accuracy: 0.5, "sound again and no ducking")
+    }
+
+    /// "Note that ducking begins when you activate your app's audio session
+    /// and ends when you deactivate the session." (Class Reference,
+    /// AVAudioSessionCategoryOptionDuckOthers) Without a hold, a ducker that
+    /// falls silent keeps the others lowered until it deactivates.
+    func testDuckingLastsUntilDeactivationUnlessAHoldIsSet() throws {
+        let server = try startServer(period: 256)
+        let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
+        let music = try player(server, "music", port: 1)
+        defer { withExtendedLifetime(music) {} }
+        XCTAssertNil(AudioSession(clientName: "unused", serverName: server.name).duckReleaseHold,
+                     "the seeds' behaviour is the default")
+        let (ducker, talking) = try silenceableDucker(server, hold: nil)
+        defer { ducker.close() }
+        XCTAssertTrue(waitUntil(timeout: 2) { abs(probe.levels()[0] - (self.playing - 20)) < 0.5 })
+        talking.on.store(false, ordering: .relaxed)
+        // Silent for 3 s (longer than any hold would have been): still ducking.
+        usleep(3_000_000)
+        XCTAssertEqual(probe.levelsWithoutXruns()[0], playing - 20, accuracy: 0.5, "ducking ended before deactivation")
+        try ducker.setActive(false)
+        XCTAssertTrue(waitUntil(timeout: 2) { abs(probe.levels()[0] - self.playing) < 0.5 }, "deactivation ends ducking")
     }
 
     func testMeasurementSessionIsNeverDucked() throws {
@@ -189,21 +217,36 @@ final class InterruptionTests: JackTestCase {
         XCTAssertTrue(measuring.isActive && recording.isActive)
     }
 
-    func testNothingActivatesOverACall() throws {
+    /// "If another active audio session has higher priority than yours (for
+    /// example, a phone call), and neither audio session allows mixing,
+    /// attempting to activate your audio session will fail." (Class Reference,
+    /// setActive:error:) A session that mixes activates and plays along.
+    func testDuringACallOnlyASessionThatMixesActivates() throws {
         let server = try startServer(period: 256)
         let call = AudioSession(clientName: "phone", serverName: server.name, recordConsent: .givenByCaller)
         defer { call.close() }
         try call.setCategory(.playAndRecord, mode: .voiceChat)
         call.setPriority(.call)
         try call.setActive(true)
-        for (category, options) in [(Category.playback, CategoryOptions()), (.ambient, []), (.playback, .mixWithOthers)] {
-            let other = AudioSession(clientName: "other", serverName: server.name)
-            defer { other.close() }
-            try other.setCategory(category, options: options)
-            XCTAssertThrowsError(try other.setActive(true)) { error in
-                XCTAssertEqual((error as? AudioSessionError)?.code, .insufficientPriority)
-                XCTAssertTrue("\(error)".contains("phone"), "\(error)")
-            }
+        let refused = AudioSession(clientName: "music", serverName: server.name)
+        defer { refused.close() }
+        try refused.setCategory(.playback)
+        XCTAssertThrowsError(try refused.setActive(true)) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .insufficientPriority)
+            XCTAssertTrue("\(error)".contains("phone"), "\(error)")
+        }
+        for (name, category, options) in [("game", Category.ambient, CategoryOptions()), ("radio", .playback, .mixWithOthers)] {
+            let mixing = AudioSession(clientName: name, serverName: server.name)
+            defer { mixing.close() }
+            let events = EventRecorder(mixing)
+            try mixing.setCategory(category, options: options)
+            XCTAssertNoThrow(try mixing.setActive(true), "\(category) \(options.names) mixes: it may activate")
+            // The arbitration runs at least every 2 s: wait past one, then it must still be playing.
+            usleep(2_300_000)
+            XCTAssertTrue(mixing.isActive, "\(name) was interrupted by the call it started during")
+            XCTAssertTrue(events.interruptions.isEmpty, "\(events.events)")
+            XCTAssertTrue(call.isActive)
+            try mixing.setActive(false)
         }
     }
 
