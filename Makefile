@@ -1,6 +1,7 @@
 # JackAudioSession: every step installs what it needs itself (idempotent).
 #   make run    install, build, run `jas selftest` on a private jackd
-#   make test   install, build (debug and release), run the whole suite, `make rtsan` and `make bench-smoke`
+#   make test   install, build (debug and release), run the whole suite (its PipeWire lane on the system's PipeWire),
+#               the PipeWire lane again on bookworm-backports' PipeWire 1.4, `make rtsan` and `make bench-smoke`
 #   make rtsan  the loopback test with RealtimeSanitizer inside the callback
 #   make bench  every benchmark against its reference (not part of test; make test runs each briefly)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the release jas, man page, completions; make uninstall
@@ -21,7 +22,7 @@ RTSAN_LINK = -Xlinker --whole-archive -Xlinker $(RTSAN_RUNTIME) -Xlinker --no-wh
 RTSAN_PIDS := .build-rtsan/servers
 export JACK_NO_AUDIO_RESERVATION := 1
 
-.PHONY: deps build release install uninstall install-check example-check run test rtsan bench bench-tools bench-smoke baseline-jas soak clean
+.PHONY: deps build release install uninstall install-check example-check run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke baseline-jas soak clean
 
 deps:
 	@missing=""; \
@@ -44,13 +45,23 @@ build: deps
 run: build
 	$(SWIFT) run --skip-build jas selftest
 
-test: deps
+test: deps pipewire-1.4
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) pipewire-lane
 	$(MAKE) rtsan
 	$(MAKE) bench-smoke
 	$(MAKE) install-check
 	$(MAKE) example-check
+
+# The backports suite's PipeWire (1.4), unpacked beside the system's (0.3.65), which stays installed.
+PIPEWIRE_1_4 := .build-pipewire-1.4
+pipewire-1.4: deps
+	scripts/unpack-pipewire-backports.sh $(PIPEWIRE_1_4)
+
+# The PipeWire tests on PipeWire 1.4 (the whole suite runs them on the system's PipeWire).
+pipewire-lane: pipewire-1.4
+	JAS_PIPEWIRE_ROOT=$(CURDIR)/$(PIPEWIRE_1_4)/root $(SWIFT) test --skip-build --filter 'PipeWireTests'
 
 # The sanitizer is only linked in: the same build folder, relinked (not recompiled); the next build relinks it without.
 rtsan: deps
@@ -124,9 +135,11 @@ baseline-jas:
 	if [ ! -d .build-baseline/src ]; then git worktree add --force --detach .build-baseline/src $(REGISTRY_BASELINE); fi
 	$(SWIFT) build -c release --package-path .build-baseline/src --product jas
 
-bench: release bench-tools baseline-jas
+bench: release bench-tools baseline-jas pipewire-1.4
 	.build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough
 	timeout 600 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --pipewire
+	JAS_PIPEWIRE_ROOT=$(CURDIR)/$(PIPEWIRE_1_4)/root timeout 600 .build/release/callback-bench \
+	  --c-reference Benchmarks/bin/c-passthrough --pipewire
 	timeout 900 .build/release/arbitration-bench --jas "metadata (before)=.build-baseline/src/.build/release/jas" \
 	  --jas "registry (now)=.build/release/jas"
 	timeout 600 .build/release/recovery-bench
@@ -152,6 +165,6 @@ soak: release bench-tools
 	timeout 3600 .build/release/restart-soak --restarts 1000
 
 clean:
-	rm -rf .build .build-rtsan Benchmarks/bin
+	rm -rf .build .build-rtsan Benchmarks/bin $(PIPEWIRE_1_4)
 	git worktree remove --force .build-baseline/src 2>/dev/null || true
 	rm -rf .build-baseline

@@ -59,12 +59,20 @@ extension AudioSession {
     }
 
     /// Coalesces a burst of registrations (a device's ports, its client) into
-    /// one refresh, run when no registration came for 50 ms: a device that is
-    /// being plugged or unplugged port by port is never seen half there.
+    /// one refresh, run when no registration came for 50 ms, so a device that
+    /// is being plugged or unplugged port by port is not seen half there; and
+    /// at the latest 250 ms after the first registration it answers, so a
+    /// steady churn of short-lived clients (a script running `jack_lsp` in a
+    /// loop) cannot put a device's arrival off for ever.
     func scheduleRouteRefresh() {
         let generation = board.registrationGeneration.add(1, ordering: .acquiringAndReleasing).newValue
+        let now = MonotonicClock.nanoseconds
+        _ = board.refreshPendingSince.compareExchange(expected: 0, desired: now, ordering: .acquiringAndReleasing)
         enqueue(after: 0.05) { core in
-            guard core.board.registrationGeneration.load(ordering: .acquiring) == generation else { return }
+            let since = core.board.refreshPendingSince.load(ordering: .acquiring)
+            let overdue = since != 0 && MonotonicClock.nanoseconds - since >= 250_000_000
+            guard core.board.registrationGeneration.load(ordering: .acquiring) == generation || overdue else { return }
+            core.board.refreshPendingSince.store(0, ordering: .releasing)
             core.refreshRoute()
         }
     }

@@ -19,7 +19,9 @@ extension AudioSession {
         }
         try core.sync { core throws(AudioSessionError) in
             core.preferences.ioBufferDuration = seconds
-            if let client = core.activeClient { try core.requestPeriod(for: seconds, on: client) }
+            if let client = core.activeClient, let frames = try core.requestPeriod(for: seconds, on: client) {
+                core.awaitPeriod(frames, on: client)
+            }
         }
     }
 

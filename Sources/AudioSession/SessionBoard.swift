@@ -29,6 +29,8 @@ final class SessionBoard: Sendable {
     let wedgeReported = Atomic<Bool>(false)
     /// Bumped by every port or client registration; a refresh runs once it settles.
     let registrationGeneration = Atomic<Int>(0)
+    /// When the oldest registration not yet refreshed for came (monotonic ns; 0: none).
+    let refreshPendingSince = Atomic<UInt64>(0)
     /// Set while an arbitration is queued, so a burst of requests runs it once.
     let arbitrationScheduled = Atomic<Bool>(false)
     let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))

@@ -63,7 +63,9 @@ extension SessionCore {
         let inputCount = prefs.category.hasInput
             ? try channelCount(prefs.inputChannels, maximum: maxima.inputPorts.count, direction: "input") : 0
         let outputNames = try outputPortNames(prefs, maximum: maxima.outputPorts.count)
-        if let duration = prefs.ioBufferDuration { try requestPeriod(for: duration, on: client) }
+        let requestedPeriod = try prefs.ioBufferDuration.flatMap { duration throws(AudioSessionError) in
+            try requestPeriod(for: duration, on: client)
+        }
 
         let ports: SessionPorts
         var idle = activation.idlePorts
@@ -101,6 +103,7 @@ extension SessionCore {
             let passesBefore = board.latencyPasses.load(ordering: .acquiring)
             try connect(ports, to: plan, on: client, tolerateMissingPorts: tolerateMissingPorts)
             waitForLatencyPass(after: passesBefore, on: client)
+            if let requestedPeriod { awaitPeriod(requestedPeriod, on: client) }
         } catch {
             try? client.deactivate()
             unregister(ports, on: client)
@@ -286,22 +289,37 @@ extension SessionCore {
         while board.latencyPasses.load(ordering: .acquiring) <= before, Date() < deadline { usleep(1_000) }
     }
 
-    func requestPeriod(for seconds: Double, on client: Client) throws(AudioSessionError) {
+    /// Asks the server for the period nearest `seconds`; returns the frames
+    /// asked for, or nil when no request was made (the server runs it already,
+    /// or a non-mixable session has the say).
+    @discardableResult
+    func requestPeriod(for seconds: Double, on client: Client) throws(AudioSessionError) -> Int? {
         let frames = BufferDuration.periodFrames(forDuration: seconds, sampleRate: client.sampleRate)
-        guard frames != client.bufferSize else { return }
+        guard frames != client.bufferSize else { return nil }
         // "When competing audio sessions set preferred hardware values, the
         // system gives priority to non-mixable sessions."
         if CategoryRules.isMixable(preferences.category, options: preferences.options),
            (publishedSessions(using: client) ?? []).contains(where: {
                $0.uuid != client.uuid && $0.state.active && !$0.state.isMixable
            }) {
-            return
+            return nil
         }
         do {
             try client.requestBufferSize(frames)
         } catch {
             throw AudioSessionError(.badParam, error.description, cause: error)
         }
+        return frames
+    }
+
+    /// Waits, at most a second, until the server runs the period asked for.
+    /// jackd has changed it before `jack_set_buffer_size` returns; PipeWire
+    /// sets the node's `node.force-quantum` and the graph takes it some
+    /// cycles later, once the node runs (1.4 lets go of it while the node is
+    /// inactive). A server that gives another period is reported as it is.
+    func awaitPeriod(_ frames: Int, on client: Client) {
+        let deadline = Date().addingTimeInterval(1)
+        while client.bufferSize != frames, Date() < deadline { usleep(2_000) }
     }
 
     /// `incompatibleCategory` when `category` has no input (`input`) or no output.

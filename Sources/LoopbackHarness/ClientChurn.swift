@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Other processes' clients coming and going on a server every 100 ms
-/// (`jack_lsp`), as qjackctl's or a patchbay's polling does. A `jack_lsp`
+/// Other processes' clients coming and going on a server (`jack_lsp`, a
+/// pause of 100 ms between runs by default), as qjackctl's or a patchbay's
+/// polling does. A `jack_lsp`
 /// that has not ended after 5 s is killed and counted: jack_lsp itself can
 /// hang for ever in `jack_client_close` when its server goes away while it
 /// runs (jack2 #395 in jack2's own tool; seen in a rehearsal's restart test,
@@ -13,8 +14,8 @@ public final class ClientChurn: Sendable {
     private let hungCount = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts churning on the server `server`.
-    public init(server: String) {
+    /// Starts churning on the server `server`, pausing `pause` seconds between runs.
+    public init(server: String, pause: Double = 0.1) {
         Thread.detachNewThread { [self] in
             while running.load(ordering: .relaxed) {
                 let lsp = Process()
@@ -32,7 +33,7 @@ public final class ClientChurn: Sendable {
                     lsp.waitUntilExit()
                 }
                 count.add(1, ordering: .relaxed)
-                usleep(100_000)
+                usleep(UInt32(pause * 1_000_000))
             }
             finished.signal()
         }

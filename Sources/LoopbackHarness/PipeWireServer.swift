@@ -26,6 +26,8 @@ public final class PipeWireServer: Sendable {
     public let sinks: [String]
     public let sampleRate: Int
     public let quantum: Int
+    /// Where the daemon and its libjack come from.
+    public let installation: PipeWireInstallation
     private let stopped = Atomic<Bool>(false)
 
     public enum Failure: Error, CustomStringConvertible {
@@ -35,8 +37,8 @@ public final class PipeWireServer: Sendable {
 
         public var description: String {
             switch self {
-            case let .notInstalled(program):
-                return "\(program) not found: install pipewire, pipewire-bin and pipewire-jack (`make deps` does)"
+            case let .notInstalled(problem):
+                return problem
             case let .command(command, output):
                 return "`\(command)` failed: \(output)"
             case let .notReady(name, log):
@@ -46,10 +48,10 @@ public final class PipeWireServer: Sendable {
     }
 
     public init(name: String = LoopbackServer.uniqueName(prefix: "jas-pw"), sinks: [String] = ["Null Sink"],
-                sampleRate: Int = 48000, quantum: Int = 256, defaultMetadata: Bool = true, timeout: Double = 10) throws {
-        for program in ["pipewire", "pw-jack"] where LoopbackServer.findExecutable(program) == nil {
-            throw Failure.notInstalled(program)
-        }
+                sampleRate: Int = 48000, quantum: Int = 256, defaultMetadata: Bool = true, timeout: Double = 10,
+                installation: PipeWireInstallation = .fromEnvironment) throws {
+        if let problem = installation.problem { throw Failure.notInstalled(problem) }
+        self.installation = installation
         self.name = name
         self.sinks = sinks
         self.sampleRate = sampleRate
@@ -61,10 +63,12 @@ public final class PipeWireServer: Sendable {
         try Self.configuration(name: name, sinks: sinks, sampleRate: sampleRate, quantum: quantum,
                                defaultMetadata: defaultMetadata)
             .write(toFile: config, atomically: true, encoding: .utf8)
+        let settings = ["PIPEWIRE_RUNTIME_DIR": runtimeDirectory, "XDG_RUNTIME_DIR": runtimeDirectory]
+            .merging(installation.environment) { $1 }
         pid = try LoopbackServer.spawn(
-            ["/usr/bin/env", "PIPEWIRE_RUNTIME_DIR=\(runtimeDirectory)", "XDG_RUNTIME_DIR=\(runtimeDirectory)",
-             LoopbackServer.findExecutable("setpriv")!, "--pdeathsig", "TERM", "--",
-             LoopbackServer.findExecutable("pipewire")!, "-c", config],
+            ["/usr/bin/env"] + settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                + [LoopbackServer.findExecutable("setpriv")!, "--pdeathsig", "TERM", "--", installation.executable("pipewire")!,
+                   "-c", config],
             logPath: runtimeDirectory + "/pipewire.log")
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -80,14 +84,29 @@ public final class PipeWireServer: Sendable {
 
     deinit { stop() }
 
-    /// The environment a client of this daemon needs.
+    /// The environment a client of this daemon needs (its installation's libraries included).
     public var environment: [String: String] {
-        ["PIPEWIRE_RUNTIME_DIR": runtimeDirectory, "XDG_RUNTIME_DIR": runtimeDirectory]
+        ["PIPEWIRE_RUNTIME_DIR": runtimeDirectory, "XDG_RUNTIME_DIR": runtimeDirectory].merging(installation.environment) { $1 }
     }
 
-    /// `arguments` run with PipeWire's libjack (`pw-jack`).
+    /// `arguments` run with PipeWire's libjack (`pw-jack`, or the unpacked installation's) in `environment`.
     public func command(_ arguments: [String]) -> [String] {
-        [LoopbackServer.findExecutable("pw-jack")!] + arguments
+        installation.jackClient(arguments)
+    }
+
+    /// The version of the libpipewire the daemon runs ("1.4.2"), as `pipewire --version` says it.
+    public var version: String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: installation.executable("pipewire")!)
+        process.arguments = ["--version"]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        guard (try? process.run()) != nil else { return nil }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.split(separator: "\n").last { $0.hasPrefix("Linked with libpipewire ") }
+            .map { String($0.dropFirst("Linked with libpipewire ".count)) }
     }
 
     /// Adds a null sink while the daemon runs (a device plugged in), the way
@@ -117,7 +136,7 @@ public final class PipeWireServer: Sendable {
     }
 
     private func pwCli(_ arguments: [String]) throws {
-        guard let program = LoopbackServer.findExecutable("pw-cli") else { throw Failure.notInstalled("pw-cli") }
+        guard let program = installation.executable("pw-cli") else { throw Failure.notInstalled("pw-cli not found in \(installation)") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = ["-r", name] + arguments

@@ -112,14 +112,16 @@ public struct LoopbackCheck: Sendable {
         try session.setPreferredOutputNumberOfChannels(outputPorts.count)
         session.setPreferredInputPortNames(inputPorts)
         session.setPreferredOutputPortNames(outputPorts)
-        // Open the client first to learn the rate, and the period the run will have.
+        // Open the client first to learn the rate, and the period the run will
+        // have: read while active (PipeWire 1.4 lets go of a forced quantum
+        // while the node is inactive; the next activation asks for it again).
         try session.setActive(true)
         if let frames = preferredPeriodFrames {
             try session.setPreferredIOBufferDuration(Double(frames) / session.sampleRate)
         }
-        try session.setActive(false)
         let period = session.ioBufferFrames
         let rate = Int(session.sampleRate)
+        try session.setActive(false)
         let cycles = Int((duration * Double(rate) / Double(period)).rounded(.up))
         let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: seed), channels: inputPorts.count,
                                                 period: period, cycles: cycles)

@@ -6,13 +6,37 @@ import XCTest
 
 /// Route changes driven by plugging and unplugging simulated devices in a real jackd.
 final class RouteChangeTests: JackTestCase {
-    func testHeadphonesLastInWinsAndUnplugMovesBack() throws {
-        let server = try startServer()
+    /// An active playback session named "player" on `server`, with its events recorded.
+    private func activePlayer(on server: LoopbackServer) throws -> (AudioSession, EventRecorder) {
         let session = AudioSession(clientName: "player", serverName: server.name)
-        defer { session.close() }
         try session.setCategory(.playback)
         try session.setActive(true)
-        let recorder = EventRecorder(session)
+        return (session, EventRecorder(session))
+    }
+
+    /// A route refresh waits for a burst of registrations to settle, but a
+    /// steady churn of short-lived clients (a script running `jack_lsp` in a
+    /// loop, a test polling `jas status`) never settles: a device plugged
+    /// meanwhile must still be seen, within the refresh's longest wait.
+    func testADeviceIsSeenThroughASteadyChurnOfClients() throws {
+        let server = try startServer()
+        let (session, recorder) = try activePlayer(on: server)
+        defer { session.close() }
+        let churn = ClientChurn(server: server.name, pause: 0.02)
+        defer { churn.stop() }
+        XCTAssertTrue(waitUntil { churn.runs >= 3 })
+        let headphones = try SimulatedDevice(name: "headphones", serverName: server.name, type: .headphones)
+        defer { headphones.unplug() }
+        XCTAssertTrue(waitUntil(timeout: 2) { recorder.laterRouteChanges.count == 1 },
+                      "no route change through the churn (\(churn.runs) clients came and went): \(recorder.events)")
+        XCTAssertEqual(recorder.laterRouteChanges.first?.reason, .newDeviceAvailable)
+        XCTAssertEqual(session.currentRoute.outputs.map(\.uid), ["headphones"])
+    }
+
+    func testHeadphonesLastInWinsAndUnplugMovesBack() throws {
+        let server = try startServer()
+        let (session, recorder) = try activePlayer(on: server)
+        defer { session.close() }
         let systemRoute = session.currentRoute
         XCTAssertEqual(systemRoute.outputs.map(\.uid), ["system"])
 
