@@ -129,7 +129,9 @@ extension AudioSession {
         get throws(AudioSessionError) { seconds(try outputLatencyRange.max) }
     }
 
-    /// Capture latency range of the session's inputs, frames.
+    /// Capture latency range of the session's inputs, frames: the range of
+    /// the ports they are connected to, plus the calibrated correction (what
+    /// the session's latency callback gives them); zero when inactive or unconnected.
     public var inputLatencyRange: LatencyRange {
         get throws(AudioSessionError) {
             try requireInput("inputLatency")
@@ -137,11 +139,22 @@ extension AudioSession {
         }
     }
 
-    /// Playback latency range of the session's outputs, frames.
+    /// Playback latency range of the session's outputs, frames; zero when inactive or unconnected.
     public var outputLatencyRange: LatencyRange {
         get throws(AudioSessionError) {
             try requireOutput("outputLatency")
             return board.read { $0.activation.ports?.outputLatencyRange } ?? .zero
+        }
+    }
+
+    /// What JACK's latency ranges say about the session's path now, with
+    /// what is not known left nil (a direction the category lacks, no port
+    /// connected, the session inactive), never 0 in its place.
+    public var reportedLatency: ReportedLatency {
+        board.read { board in
+            guard let ports = board.activation.ports else { return ReportedLatency(capture: nil, playback: nil, settled: false) }
+            return ReportedLatency(capture: ports.inputLatencyRange, playback: ports.outputLatencyRange,
+                                   settled: ports.latencyIsSettled)
         }
     }
 

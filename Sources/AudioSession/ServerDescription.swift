@@ -81,6 +81,21 @@ public struct ServerDescription: Encodable, Sendable, Equatable {
             roundTripFrames: captureFrames + playbackFrames)
     }
 
+    /// What makes the port `name` on the server `client` is connected to:
+    /// "alsa", "firewire", "net", "dummy" for a jack2 driver's port,
+    /// "loopback" for jackd's `-L` ports, else the owning client's name
+    /// ("client 'NAME'"); nil when no such port exists.
+    public static func source(ofPort name: String, on client: Client) -> String? {
+        guard let port = client.port(named: name) else { return nil }
+        if let driver = driver(fromAliases: port.aliases) { return driver }
+        if port.aliases.contains(where: { $0.hasPrefix("loopback:loopback:") }) { return "loopback" }
+        return "client '\(name.split(separator: ":").first ?? Substring(name))'"
+    }
+
+    /// Whether `source` (as `source(ofPort:on:)` says it) is software that
+    /// plays its input back, not a converter: calibrating such a path measures jackd, not a sound card.
+    public static func isSoftwareLoopback(_ source: String) -> Bool { source == "dummy" || source == "loopback" }
+
     /// "net" from "net_pcm:from_master_:out1": jack2's drivers alias their ports `DRIVER_pcm:…`.
     static func driver(fromAliases aliases: [String]) -> String? {
         for alias in aliases {

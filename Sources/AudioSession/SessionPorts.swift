@@ -55,15 +55,31 @@ final class SessionPorts: Sendable {
         }
     }
 
-    /// Capture latency of the session's inputs: the range JACK computed from
-    /// the ports they are connected to, frames.
-    var inputLatencyRange: LatencyRange {
-        Self.union(inputs.map { $0.latencyRange(.capture) }) ?? .zero
+    /// Capture latency of the session's inputs, frames: what its latency
+    /// callback gives them (the range of the ports they are connected to,
+    /// plus the correction); nil when none is connected.
+    var inputLatencyRange: LatencyRange? {
+        connectedRange(inputs, .capture)?.adding(correction.withLock { $0.captureFrames })
     }
 
-    /// Playback latency of the session's outputs, frames.
-    var outputLatencyRange: LatencyRange {
-        Self.union(outputs.map { $0.latencyRange(.playback) }) ?? .zero
+    /// Playback latency of the session's outputs, frames; nil when none is connected.
+    var outputLatencyRange: LatencyRange? {
+        connectedRange(outputs, .playback)?.adding(correction.withLock { $0.playbackFrames })
+    }
+
+    /// Whether JACK holds for each connected port of the session the range
+    /// its latency callback gives it. Not while JACK has not run the callback
+    /// since the connections changed; and not at all where the session's
+    /// ports are part of a cycle in the graph (its outputs come back to its
+    /// inputs through jackd's `-L` loopback ports): jackd calls latency
+    /// callbacks in graph order, and a client in a cycle has none, so its
+    /// ports keep reading 0 (seen on jackd2 1.9.21 in about one start in three).
+    var latencyIsSettled: Bool {
+        func settled(_ ports: [Port], _ mode: LatencyMode, _ expected: LatencyRange?) -> Bool {
+            guard let expected else { return true }
+            return ports.allSatisfy { $0.connections.isEmpty || $0.latencyRange(mode) == expected }
+        }
+        return settled(inputs, .capture, inputLatencyRange) && settled(outputs, .playback, outputLatencyRange)
     }
 
     /// The union of the ranges of the ports `ports` are connected to; nil when none is.

@@ -53,6 +53,7 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
     private var filled = 0
     private var windowStart: UInt32 = 0
     private var xrunsAtWindowStart = 0
+    private var latencyAtWindowStart = ReportedLatency(capture: nil, playback: nil, settled: false)
     private var nextFrame: UInt32?
     private var framesSettled = 0
     private var xrunsSeen = 0
@@ -167,6 +168,7 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
             if filled == 0 {
                 windowStart = start &+ UInt32(offset)
                 xrunsAtWindowStart = xruns
+                latencyAtWindowStart = session.reportedLatency
             }
             let take = min(MultiToneSignal.windowFrames - filled, frames.count - offset)
             (window.baseAddress! + filled).update(from: frames.baseAddress! + offset, count: take)
@@ -185,12 +187,21 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
         readingsMade += 1
         framesSinceReading = 0
         let rate = Int(session.sampleRate)
-        let capture = (try? session.inputLatencyRange.max) ?? 0
-        let playback = (try? session.outputLatencyRange.max) ?? 0
-        let reported = capture + playback
+        // What JACK said at the window's start and says at its end: a value
+        // that was not known or moved in between is no value to compare with.
+        let latency = session.reportedLatency
+        let reportedProblem: ReportedLatencyProblem? =
+            if latency.roundTripFrames == nil || latencyAtWindowStart.roundTripFrames == nil { .unknown }
+            else if latency.capture != latencyAtWindowStart.capture || latency.playback != latencyAtWindowStart.playback { .changed }
+            else { nil }
+        let known = reportedProblem == nil
         var reading = LatencyReading(index: readingsMade, valid: false, problem: problem, measuredFrames: nil,
-                                     measuredMs: nil, reportedFrames: reported, reportedCaptureFrames: capture,
-                                     reportedPlaybackFrames: playback, excessFrames: nil, inverted: false,
+                                     measuredMs: nil, reportedFrames: known ? latency.roundTripFrames : nil,
+                                     reportedCaptureFrames: known ? latency.capture?.max : nil,
+                                     reportedPlaybackFrames: known ? latency.playback?.max : nil,
+                                     reportedProblem: reportedProblem,
+                                     reportedSettled: latency.settled && latencyAtWindowStart.settled,
+                                     excessFrames: nil, inverted: false,
                                      weakestToneDBFS: -.infinity, toneSpreadFrames: nil, sampleRate: rate,
                                      periodFrames: session.ioBufferFrames, windowStartFrame: windowStart)
         if problem == nil {
@@ -202,7 +213,7 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
                 reading.valid = true
                 reading.measuredFrames = delay
                 reading.measuredMs = rate > 0 ? delay * 1000 / Double(rate) : nil
-                reading.excessFrames = delay - Double(reported)
+                reading.excessFrames = reading.reportedFrames.map { delay - Double($0) }
             } else {
                 reading.problem = estimate.problem
             }

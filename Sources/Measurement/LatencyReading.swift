@@ -5,7 +5,10 @@
 /// resolution; `reportedFrames` is what JACK's latency ranges say for the same
 /// path (the session's capture latency plus its playback latency, including
 /// any stored calibration); `excessFrames` the difference. An invalid reading
-/// carries its `problem` and no numbers.
+/// carries its `problem` and no numbers. A reading whose reported latency was
+/// not known, or changed while the window was captured, keeps its measured
+/// delay but carries `reportedProblem` and no reported or excess numbers:
+/// never a 0 in their place.
 public struct LatencyReading: Sendable, Equatable, Encodable {
     /// 1 for the first reading of a meter, counting invalid ones.
     public var index: Int
@@ -17,12 +20,19 @@ public struct LatencyReading: Sendable, Equatable, Encodable {
     public var measuredFrames: Double?
     /// Measured round trip, milliseconds.
     public var measuredMs: Double?
-    /// What JACK reports for the path, frames: capture plus playback.
-    public var reportedFrames: Int
+    /// What JACK reports for the path, frames: capture plus playback (nil: not known).
+    public var reportedFrames: Int?
     /// JACK's capture latency of the session's input (the capture side), frames.
-    public var reportedCaptureFrames: Int
+    public var reportedCaptureFrames: Int?
     /// JACK's playback latency of the session's output (the playback side), frames.
-    public var reportedPlaybackFrames: Int
+    public var reportedPlaybackFrames: Int?
+    /// Why there is no reported latency to compare with, when there is none.
+    public var reportedProblem: ReportedLatencyProblem?
+    /// Whether JACK held the reported ranges for the session's own ports
+    /// too (see `ReportedLatency.settled`): false on a path whose output
+    /// comes back through jackd's `-L` loopback, where jackd runs no latency
+    /// callback for the session.
+    public var reportedSettled: Bool
     /// Measured minus reported, frames.
     public var excessFrames: Double?
     /// The path inverts the signal.
@@ -57,9 +67,22 @@ public struct LatencyReading: Sendable, Equatable, Encodable {
         }
     }
 
+    /// Why the reported latency is missing from a reading, for a person.
+    public var reportedMessage: String? {
+        switch reportedProblem {
+        case .unknown?:
+            "JACK's latency for the path was not known (a port of the session unconnected, or the session inactive)"
+        case .changed?:
+            "JACK's latency for the path changed while the window was captured (a reconnection, a period change, or JACK "
+                + "still settling): no excess is computed from it"
+        case nil:
+            nil
+        }
+    }
+
     private enum Keys: String, CodingKey {
         case index, valid, problem, message, measuredFrames, measuredMs, reportedFrames, reportedCaptureFrames
-        case reportedPlaybackFrames, excessFrames, inverted
+        case reportedPlaybackFrames, reportedProblem, reportedMessage, reportedSettled, excessFrames, inverted
         case weakestToneDbfs, toneSpreadFrames, sampleRate, periodFrames, windowStartFrame
     }
 
@@ -76,6 +99,9 @@ public struct LatencyReading: Sendable, Equatable, Encodable {
         try container.encode(reportedFrames, forKey: .reportedFrames)
         try container.encode(reportedCaptureFrames, forKey: .reportedCaptureFrames)
         try container.encode(reportedPlaybackFrames, forKey: .reportedPlaybackFrames)
+        try container.encode(reportedProblem, forKey: .reportedProblem)
+        try container.encode(reportedMessage, forKey: .reportedMessage)
+        try container.encode(reportedSettled, forKey: .reportedSettled)
         try container.encode(excessFrames, forKey: .excessFrames)
         try container.encode(inverted, forKey: .inverted)
         try container.encode(weakestToneDBFS.isFinite ? weakestToneDBFS : nil, forKey: .weakestToneDbfs)
@@ -84,4 +110,12 @@ public struct LatencyReading: Sendable, Equatable, Encodable {
         try container.encode(periodFrames, forKey: .periodFrames)
         try container.encode(windowStartFrame, forKey: .windowStartFrame)
     }
+}
+
+/// Why a latency reading has no reported latency to compare its measurement with.
+public enum ReportedLatencyProblem: String, Sendable, Codable, Equatable {
+    /// JACK's latency for a side of the path could not be read.
+    case unknown
+    /// It was not the same at the window's end as at its start.
+    case changed
 }

@@ -44,6 +44,10 @@ public struct LoopbackCheck: Sendable {
         public var channels: Int
         public var inputLatencyFrames: Int
         public var outputLatencyFrames: Int
+        /// Whether JACK held those latencies for the session's own ports too
+        /// (see `ReportedLatency.settled`; never on a path through jackd's
+        /// `-L` loopback that jackd ran no latency callback for).
+        public var latencySettled: Bool
         public var measuredRoundtripFrames: Int?
         /// The delay the ports' latency ranges (with any stored calibration)
         /// say; nil when they say 0 for a path that is not jackd's loopback
@@ -134,6 +138,7 @@ public struct LoopbackCheck: Sendable {
         let xruns = session.xrunCount - xrunsBefore
         let inputLatency = try session.inputLatencyRange.max
         let outputLatency = try session.outputLatencyRange.max
+        let latencySettled = session.reportedLatency.settled
         try session.setActive(false)
 
         let reported = inputLatency + outputLatency
@@ -142,7 +147,7 @@ public struct LoopbackCheck: Sendable {
         // A stale sample is the server's doing only when it said a cycle was late.
         let lateExcused = analysis.lateSamples == 0 || xruns > 0
         return Result(serverName: serverName, sampleRate: rate, periodFrames: period, channels: inputPorts.count,
-                      inputLatencyFrames: inputLatency, outputLatencyFrames: outputLatency,
+                      inputLatencyFrames: inputLatency, outputLatencyFrames: outputLatency, latencySettled: latencySettled,
                       measuredRoundtripFrames: analysis.delayFrames, expectedRoundtripFrames: expected,
                       bitExact: analysis.isBitExact && lateExcused && !recorder.sawPeriodChange && recorder.isComplete,
                       samplesCompared: analysis.samplesCompared, mismatches: analysis.mismatches,

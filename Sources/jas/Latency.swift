@@ -64,14 +64,17 @@ struct Latency: ParsableCommand {
             throw ExitCode(2)
         }
         defer { meter.stop() }
+        let path = LatencyPathSources(session: meter.session, output: outputPort, input: inputPort)
         if !json {
-            Output.line("measuring \(outputPort) → \(inputPort) on '\(serverName)': \(Int(meter.session.sampleRate)) Hz, "
-                  + "period \(meter.session.ioBufferFrames) frames"
+            Output.line("measuring \(Output.safe(outputPort)) → \(Output.safe(inputPort)) on '\(serverName)': "
+                  + "\(Int(meter.session.sampleRate)) Hz, period \(meter.session.ioBufferFrames) frames"
                   + PeriodNote.text(spawned: choice.isPrivate, requested: server != nil ? period : nil))
+            Output.line("  behind the ports: \(path.summary)")
+            if calibrate && path.isSoftwareLoopback { Output.line("  " + LatencyPathSources.softwareLoopbackNote) }
         }
         let wanted = count ?? (calibrate ? 10 : nil)
         let valid = measure(meter, wanted: wanted)
-        if calibrate { try store(valid, serverName: serverName) }
+        if calibrate { try store(valid, serverName: serverName, path: path) }
         if valid.isEmpty { throw ExitCode.failure }
     }
 
@@ -113,42 +116,50 @@ struct Latency: ParsableCommand {
 
     private func spawnedServerGone(_ meter: LatencyMeter) -> Bool { server == nil && meter.session.sampleRate == 0 }
 
-    private func store(_ valid: [LatencyReading], serverName: String) throws {
-        let sorted = valid.filter { $0.excessFrames != nil }.sorted { $0.excessFrames! < $1.excessFrames! }
-        guard !sorted.isEmpty else {
-            Output.diagnostic("jas latency: nothing to calibrate with: no valid reading")
-            return
+    /// Stores the median excess of the readings that carry one, unless they
+    /// disagree: over a frame apart, or measured against different reported
+    /// latencies (exit status 1, nothing stored).
+    private func store(_ valid: [LatencyReading], serverName: String, path: LatencyPathSources) throws {
+        let decision = LatencyCalibrationDecision(readings: valid)
+        guard case let .store(median, capture, playback) = decision else {
+            Output.diagnostic("jas latency: the calibration was not stored: \(decision)")
+            throw ExitCode.failure
         }
-        let middle = sorted[sorted.count / 2]
-        let median = middle.excessFrames!
         let store = LatencyCalibrationStore()
         let correction: LatencyCorrection
         do {
             correction = try store.addRoundTripExcess(median, server: serverName, playbackPort: outputPort,
-                                                      capturePort: inputPort,
-                                                      reportedCapture: middle.reportedCaptureFrames,
-                                                      reportedPlayback: middle.reportedPlaybackFrames)
+                                                      capturePort: inputPort, reportedCapture: capture,
+                                                      reportedPlayback: playback)
         } catch {
             let reason = Output.reason(error)
             Output.diagnostic("jas latency: the calibration was not stored: \(reason)")
             throw ExitCode(2)
         }
-        if !json {
+        if json {
+            Output.jsonLine(LatencyCalibrationResult(server: serverName, outputPort: outputPort, inputPort: inputPort,
+                                                   sources: path, medianExcessFrames: median, correction: correction,
+                                                   path: store.path))
+        } else {
             Output.line(String(format: "calibrated: median excess %+.3f frames; correction now capture %+d, playback %+d frames",
                          median, correction.captureFrames, correction.playbackFrames)
-                  + " (\(store.path))")
+                  + " for \(path.summary) (\(store.path))")
         }
     }
 
     static func describe(_ reading: LatencyReading) -> String {
         let index = String(reading.index).leftPadded(to: 4)
-        guard reading.valid, let measured = reading.measuredFrames, let ms = reading.measuredMs,
-              let excess = reading.excessFrames else {
+        guard reading.valid, let measured = reading.measuredFrames, let ms = reading.measuredMs else {
             return "\(index)  \(reading.message)"
         }
-        return String(format: "%@  %10.3f frames  %8.3f ms  JACK reports %6d  excess %+9.3f  %@",
-                      index, measured, ms, reading.reportedFrames, excess,
-                      reading.inverted ? "INVERTED" : "polarity normal")
+        let polarity = reading.inverted ? "INVERTED" : "polarity normal"
+        guard let reported = reading.reportedFrames, let excess = reading.excessFrames else {
+            return String(format: "%@  %10.3f frames  %8.3f ms  JACK reports ?  %@  (%@)", index, measured, ms, polarity,
+                          reading.reportedMessage ?? "not known")
+        }
+        return String(format: "%@  %10.3f frames  %8.3f ms  JACK reports %6d  excess %+9.3f  %@%@",
+                      index, measured, ms, reported, excess, polarity,
+                      reading.reportedSettled ? "" : "  (not settled in JACK for the session's own ports)")
     }
 }
 

@@ -227,6 +227,11 @@ enum Output {
         _ = try? FileDescriptor.standardError.writeAll(Array((newline ? line + "\n" : line).utf8))
     }
 
+    /// Said next to latencies that JACK does not hold for the session's own ports (`ReportedLatency.settled`).
+    static let latencyNotSettled = "not settled in JACK: the session's own ports read otherwise (jackd runs no latency "
+        + "callback for a client whose outputs come back to its inputs, as through the -L loopback), so clients "
+        + "downstream of the session see other values; these are the connected ports' ranges"
+
     /// Frames as milliseconds at `rate`, three decimals.
     static func milliseconds(_ frames: Int, rate: Int) -> String {
         rate > 0 ? String(format: "%.3f ms", Double(frames) * 1000 / Double(rate)) : "? ms"

@@ -84,7 +84,7 @@ struct Selftest: ParsableCommand {
         do {
             result = try check.run()
         } catch {
-            Output.diagnostic("jas selftest: \(Output.reason(error))")
+            Output.diagnostic("jas selftest: \(Output.reason(error))" + (outputPorts.isEmpty ? Self.defaultPathAdvice(error) : ""))
             throw ExitCode(2)
         }
         if json {
@@ -93,6 +93,15 @@ struct Selftest: ParsableCommand {
             printHuman(result, spawned: choice.isPrivate, periodRequested: requested)
         }
         if !result.passed { throw ExitCode.failure }
+    }
+
+    /// Where the default path (the first two `-L` loopback pairs) is missing: how to name another.
+    static func defaultPathAdvice(_ error: any Error) -> String {
+        let cause = (error as? AudioSessionError)?.cause ?? error as? JackError
+        guard case .portNotFound? = cause else { return "" }
+        return "; without --out/--in the check uses the server's first two -L loopback pairs: name the path with "
+            + "--out PORT --in PORT, once per channel (e.g. --out loopback:playback_1 --in loopback:capture_1 on a "
+            + "server started with -L 1)"
     }
 
     /// `--loop`: rounds until Ctrl-C. A round that cannot start because the
@@ -172,7 +181,8 @@ struct Selftest: ParsableCommand {
             Output.line("  path        session out → \(output) … \(input) → session in")
         }
         Output.line("  latency     input \(result.inputLatencyFrames) frames (\(Output.milliseconds(result.inputLatencyFrames, rate: rate))), "
-              + "output \(result.outputLatencyFrames) frames (\(Output.milliseconds(result.outputLatencyFrames, rate: rate))), as JACK reports")
+              + "output \(result.outputLatencyFrames) frames (\(Output.milliseconds(result.outputLatencyFrames, rate: rate))), as JACK reports"
+              + (result.latencySettled ? "" : "; " + Output.latencyNotSettled))
         let measured = result.measuredRoundtripFrames.map { "\($0) frames" } ?? "signal not found"
         if let expected = result.expectedRoundtripFrames {
             Output.line("  round trip  \(measured) measured, \(expected) frames expected")

@@ -70,7 +70,9 @@ struct Status: ParsableCommand {
                         + Output.safe(state.route.outputs.map(\.uid).joined(separator: ", ")))
             Output.line("  I/O buffer  \(state.ioBufferFrames) frames (preferred \(state.preferredIoBufferDuration) s)")
             Output.line("  channels    in \(state.inputChannels ?? 0), out \(state.outputChannels ?? 0)")
-            Output.line("  latency     in \(state.inputLatencyFrames ?? 0) frames, out \(state.outputLatencyFrames ?? 0) frames")
+            Output.line("  latency     in \(state.inputLatencyFrames.map { "\($0) frames" } ?? "none"), "
+                        + "out \(state.outputLatencyFrames.map { "\($0) frames" } ?? "none")"
+                        + (state.latencySettled ? "" : "; " + Output.latencyNotSettled))
             Output.line("  record      \(state.recordPermission)")
         }
         if !report.streams.isEmpty { Output.line("multiRoute streams:") }
@@ -155,6 +157,8 @@ struct SessionStatus: Encodable {
     let outputChannels: Int?
     let inputLatencyFrames: Int?
     let outputLatencyFrames: Int?
+    /// Whether JACK holds those latencies for the session's own ports (see `ReportedLatency.settled`).
+    let latencySettled: Bool
     let recordPermission: String
     let inputSilencedByPermission: Bool
 
@@ -176,6 +180,7 @@ struct SessionStatus: Encodable {
         outputChannels = try? session.outputNumberOfChannels
         inputLatencyFrames = try? session.inputLatencyRange.max
         outputLatencyFrames = try? session.outputLatencyRange.max
+        latencySettled = session.reportedLatency.settled
         recordPermission = session.recordPermission.rawValue
         inputSilencedByPermission = session.isInputSilencedByPermission
     }
