@@ -2,6 +2,7 @@ import AudioSession
 import Capture
 import Foundation
 import JackKit
+import Synchronization
 
 /// Round-trip latency measurement: a measurement-mode playAndRecord session
 /// plays `MultiToneSignal` out of one port, captures it on another, and turns
@@ -14,6 +15,11 @@ import JackKit
 /// a server restart), one window's worth of frames is skipped before the next
 /// window begins, so a window never holds the signal's onset. A window during
 /// which the session counted an xrun becomes an invalid reading.
+///
+/// Another session that takes the audio (a second measurement on the same
+/// server, a call) interrupts the meter's session: `onNotice` hears who, no
+/// readings come meanwhile, and the meter activates again when the
+/// interruption ends (retrying every half second while it is refused).
 public final class LatencyMeter: @unchecked Sendable { // its window state belongs to its one analysis thread; the real-time side talks to it only through the probe's ring
     /// What to measure and how.
     public struct Configuration: Sendable {
@@ -29,6 +35,8 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
         public var preferredPeriodFrames: Int?
         /// Where calibrations are read from (they are part of the reported latency).
         public var calibration: LatencyCalibrationStore? = LatencyCalibrationStore()
+        /// Told of interruptions and of measuring again after them (on a thread of its own).
+        public var onNotice: (@Sendable (LatencyMeterNotice) -> Void)?
 
         public init(serverName: String, outputPort: String, inputPort: String) {
             self.serverName = serverName
@@ -44,6 +52,8 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
     /// The signal sent.
     public let signal = MultiToneSignal()
     let probe: RealtimeDelayProbe
+    private let stopped = Atomic<Bool>(false)
+    private var watcher: Task<Void, Never>?
     /// Seconds a finished window waits for a late xrun notification.
     static let xrunGrace = 0.03
 
@@ -89,6 +99,7 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
         session.setPreferredInputPortNames([configuration.inputPort])
         session.setPreferredOutputPortNames([configuration.outputPort])
         session.setRenderBlock(probe.renderBlock)
+        watchInterruptions()
         try session.setActive(true)
         if let frames = configuration.preferredPeriodFrames {
             try session.setPreferredIOBufferDuration(Double(frames) / session.sampleRate)
@@ -98,8 +109,31 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
 
     /// Stops measuring and closes the session.
     public func stop() {
+        stopped.store(true, ordering: .releasing)
+        watcher?.cancel()
         try? session.setActive(false)
         session.close()
+    }
+
+    /// The client of the session that interrupts this one now (nil: none).
+    public var interruptedBy: String? { session.isInterrupted ? session.interruptingClient ?? "another session" : nil }
+
+    /// Hears the session's interruptions: says who, and activates again when they end.
+    private func watchInterruptions() {
+        let session = session, events = session.events, notify = configuration.onNotice
+        let stopped: @Sendable () -> Bool = { [weak self] in self?.stopped.load(ordering: .acquiring) ?? true }
+        watcher = Task.detached {
+            for await event in events {
+                guard case let .interruption(type, _, _) = event else { continue }
+                if type == .began {
+                    notify?(.interrupted(by: session.interruptingClient ?? "another session"))
+                } else {
+                    PortTap.activateAgain(session, stopped: stopped,
+                                          refused: { notify?(.resumeRefused(reason: $0.message)) },
+                                          resumed: { notify?(.resumed(attempts: $0)) })
+                }
+            }
+        }
     }
 
     /// The next reading, valid or not; nil when none came within `timeout`

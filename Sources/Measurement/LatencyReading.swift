@@ -119,3 +119,40 @@ public enum ReportedLatencyProblem: String, Sendable, Codable, Equatable {
     /// It was not the same at the window's end as at its start.
     case changed
 }
+
+/// What a latency meter tells of its session besides readings.
+public enum LatencyMeterNotice: Sendable, Equatable, Encodable {
+    /// Another session took the audio (its JACK client name): no readings until it ends.
+    case interrupted(by: String)
+    /// Activating again after the interruption was refused (a call still holds the audio); retried every half second.
+    case resumeRefused(reason: String)
+    /// Measuring again, after this many attempts to activate.
+    case resumed(attempts: Int)
+
+    /// A sentence for a person.
+    public var message: String {
+        switch self {
+        case let .interrupted(client): "interrupted by '\(client)', which took the audio; measuring again when it ends"
+        case let .resumeRefused(reason): "cannot measure again yet: \(reason); trying every 0.5 s"
+        case let .resumed(attempts): "the interruption ended: measuring again" + (attempts > 1 ? " (after \(attempts) attempts)" : "")
+        }
+    }
+
+    private enum Keys: String, CodingKey { case event, by, reason, attempts, message }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        switch self {
+        case let .interrupted(client):
+            try container.encode("interrupted", forKey: .event)
+            try container.encode(client, forKey: .by)
+        case let .resumeRefused(reason):
+            try container.encode("resume_refused", forKey: .event)
+            try container.encode(reason, forKey: .reason)
+        case let .resumed(attempts):
+            try container.encode("resumed", forKey: .event)
+            try container.encode(attempts, forKey: .attempts)
+        }
+        try container.encode(message, forKey: .message)
+    }
+}

@@ -56,6 +56,10 @@ struct Latency: ParsableCommand {
         defer { withExtendedLifetime(choice) {} }
         var configuration = LatencyMeter.Configuration(serverName: serverName, outputPort: outputPort, inputPort: inputPort)
         if server != nil { configuration.preferredPeriodFrames = period }
+        let json = json
+        configuration.onNotice = { notice in
+            if json { Output.jsonLine(notice) } else { Output.diagnostic("jas latency: " + notice.message) }
+        }
         let meter = LatencyMeter(configuration: configuration)
         do {
             try meter.start()
@@ -89,6 +93,8 @@ struct Latency: ParsableCommand {
         var waiting = false
         while wanted.map({ valid.count < $0 && total - spoilt < 2 * $0 + 8 && spoilt < 60 }) ?? true {
             guard let reading = meter.nextReading(timeout: 5) else {
+                // An interruption says so itself (onNotice), and lasts as long as the interrupter does.
+                if meter.interruptedBy != nil { continue }
                 if !waiting {
                     Output.diagnostic("jas latency: no audio from server '\(meter.configuration.serverName)' for 5 s; "
                                       + "waiting for it (Ctrl-C to stop)")

@@ -72,3 +72,33 @@ final class LatencyCommandTests: JackTestCase {
         XCTAssertEqual(reading["reported_frames"] as? Int, capture + playback)
     }
 }
+
+/// Two measurements on one server: the later one takes the audio, the earlier
+/// one says by whom it was interrupted, and measures again when it ends.
+final class LatencyInterruptionTests: JackTestCase {
+    func testAnInterruptedMeasurementSaysByWhomAndResumes() throws {
+        let server = try startServer(period: 256)
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: jas)
+        first.arguments = ["latency", "--server", server.name, "--json"]
+        let pipe = Pipe()
+        first.standardOutput = pipe
+        first.standardError = FileHandle.nullDevice
+        let lines = LineCollector(pipe)
+        try first.run()
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL); first.waitUntilExit() } }
+        XCTAssertTrue(waitUntil(timeout: 30) { lines.objects.contains { $0["valid"] as? Bool == true } }, "\(lines.objects)")
+        let second = try run([jas, "latency", "--server", server.name, "--count", "2", "--json"])
+        XCTAssertEqual(second.status, 0, second.output)
+        XCTAssertTrue(waitUntil(timeout: 30) { lines.objects.contains { $0["event"] as? String == "resumed" } }, "\(lines.objects)")
+        let interrupted = try XCTUnwrap(lines.objects.first { $0["event"] as? String == "interrupted" }, "\(lines.objects)")
+        XCTAssertTrue((interrupted["by"] as? String ?? "").hasPrefix("jas-latency"), "\(interrupted)")
+        // Readings again after the interruption.
+        let resumedAt = lines.objects.firstIndex { $0["event"] as? String == "resumed" }!
+        XCTAssertTrue(waitUntil(timeout: 30) { lines.objects[(resumedAt + 1)...].contains { $0["valid"] as? Bool == true } },
+                      "no valid reading after the interruption ended: \(lines.objects)")
+        kill(first.processIdentifier, SIGINT)
+        first.waitUntilExit()
+        XCTAssertEqual(first.terminationStatus, 130)
+    }
+}
