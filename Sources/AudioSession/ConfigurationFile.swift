@@ -1,7 +1,9 @@
 import Foundation
 
 /// Where the library keeps what a user decides or measures:
-/// `$XDG_CONFIG_HOME/jackaudiosession/NAME`, or `~/.config/jackaudiosession/NAME`.
+/// `$XDG_CONFIG_HOME/jackaudiosession/NAME`, or `~/.config/jackaudiosession/NAME`
+/// (a relative `XDG_CONFIG_HOME` is ignored, as the XDG Base Directory
+/// specification says: it would name a different file in every working folder).
 ///
 /// A file that exists but cannot be read as what it should hold is never
 /// written over (it may hold decisions or measurements nobody else has): it
@@ -9,7 +11,7 @@ import Foundation
 enum ConfigurationFile {
     static func path(_ name: String) -> String {
         let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.config")
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()) + "/.config")
         return base + "/jackaudiosession/" + name
     }
 
@@ -45,12 +47,55 @@ enum ConfigurationFile {
         }
     }
 
-    /// Writes `value` to `path` atomically (its folder made if need be).
-    static func write<Value: Encodable>(_ value: Value, to path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    /// A file that cannot be written where it belongs.
+    struct Unwritable: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String {
+            "cannot write '\(path)': \(reason); make that folder writable, or point XDG_CONFIG_HOME at one that is"
+        }
+    }
+
+    /// Writes `value` to `path` atomically (written beside it, then renamed
+    /// over it), its folders made if need be (private to the user).
+    static func write<Value: Encodable>(_ value: Value, to path: String) throws(Unwritable) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(value).write(to: URL(fileURLWithPath: path), options: .atomic)
+        let data: Data
+        do { data = try encoder.encode(value) } catch { throw Unwritable(path: path, reason: "\(error)") }
+        try makeFolders(of: path)
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw Unwritable(path: path, reason: String(cString: strerror(errno))) }
+        let written = data.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        let failure = written == data.count ? (fsync(descriptor) == 0 ? nil : errno) : (written < 0 ? errno : ENOSPC)
+        close(descriptor)
+        if let failure {
+            unlink(temporary)
+            throw Unwritable(path: path, reason: String(cString: strerror(failure)))
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw Unwritable(path: path, reason: reason)
+        }
+    }
+
+    /// Makes every missing folder above `path`, naming the one that is in the way.
+    private static func makeFolders(of path: String) throws(Unwritable) {
+        var folder = ""
+        for component in path.split(separator: "/").dropLast() {
+            folder += "/" + component
+            var status = stat()
+            if stat(folder, &status) == 0 {
+                guard status.st_mode & S_IFMT == S_IFDIR else {
+                    throw Unwritable(path: path, reason: "'\(folder)' is a file, not a folder")
+                }
+                continue
+            }
+            guard mkdir(folder, 0o700) == 0 || errno == EEXIST else {
+                throw Unwritable(path: path, reason: "cannot make the folder '\(folder)': \(String(cString: strerror(errno)))")
+            }
+        }
     }
 }

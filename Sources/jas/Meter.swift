@@ -38,7 +38,7 @@ struct Meter: AsyncParsableCommand {
     @Option(help: "Meter this file instead of ports (offline, through the same meters).")
     var file: String?
 
-    @Option(help: "The sine level that reads 0 VU, dBFS.")
+    @Option(parsing: .unconditional, help: "The sine level that reads 0 VU, dBFS, e.g. -18.")
     var vuReference: Double = -18
 
     @Option(help: "The K-meter scale: 12, 14 or 20.")

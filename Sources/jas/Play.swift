@@ -34,7 +34,7 @@ struct Play: AsyncParsableCommand {
     @Option(help: "Sine frequency, Hz.")
     var frequency: Double = 1000
 
-    @Option(help: "Peak level, dBFS.")
+    @Option(parsing: .unconditional, help: "Peak level, dBFS, e.g. -20.")
     var level: Double = -20
 
     @Flag(help: "Mix with others (the mixWithOthers option).")
@@ -43,7 +43,7 @@ struct Play: AsyncParsableCommand {
     @Flag(help: "Duck others while playing (the duckOthers option).")
     var duck = false
 
-    @Option(help: "How far this session ducks the others, dB.")
+    @Option(parsing: .unconditional, help: "How far this session ducks the others, dB, e.g. -10.")
     var duckLevel: Double = -20
 
     @Option(help: "Seconds of silence after which ducking ends while still active (default: ducking lasts until the player stops).")

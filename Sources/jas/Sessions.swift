@@ -26,6 +26,17 @@ struct Sessions: ParsableCommand {
                               + "\(String(cString: strerror(errno)))")
             throw ExitCode(2)
         }
+        if published.isEmpty {
+            // Nothing published: an idle server, or none by that name (a
+            // typo must not look like an idle server). Only now is jackd asked.
+            do {
+                let client = try Client(name: "jas-sessions", serverName: serverName)
+                client.close()
+            } catch {
+                Output.diagnostic("jas sessions: \(Output.reason(error))")
+                throw ExitCode(2)
+            }
+        }
         let sessions = published.sorted { Arbitration.precedes($0, $1) }
         for session in sessions {
             let state = session.state

@@ -82,6 +82,36 @@ final class CommandLineTests: JackTestCase {
                        "recorder: undetermined\n")
     }
 
+    func testAConfigurationFolderThatCannotBeWrittenIsNamedAndARelativeOneIgnored() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // XDG_CONFIG_HOME is a file.
+        let file = folder + "/a-file"
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let onFile = try run([jas, "permission", "grant", "app"], environment: ["XDG_CONFIG_HOME": file])
+        XCTAssertEqual(onFile.status, 2, onFile.output)
+        XCTAssertTrue(onFile.output.contains("'\(file)' is a file, not a folder"), onFile.output)
+        // XDG_CONFIG_HOME is a folder nobody may write to (root writes anywhere: the test asks as nobody).
+        let locked = folder + "/locked"
+        XCTAssertEqual(mkdir(locked, 0o555), 0)
+        chmod(folder, 0o755)
+        let asNobody = try run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", jas, "permission", "grant", "app"],
+                               environment: ["XDG_CONFIG_HOME": locked, "HOME": locked])
+        XCTAssertEqual(asNobody.status, 2, asNobody.output)
+        XCTAssertTrue(asNobody.output.contains("cannot make the folder '\(locked)/jackaudiosession': Permission denied"),
+                      asNobody.output)
+        for output in [onFile.output, asNobody.output] {
+            XCTAssertFalse(output.contains("Error Domain") || output.contains("NSError") || output.contains("UserInfo"), output)
+        }
+        // A relative XDG_CONFIG_HOME is ignored: $HOME/.config is used.
+        let home = folder + "/home"
+        let relative = try run(["sh", "-c", "cd \(folder) && exec \(jas) permission grant app"],
+                               environment: ["XDG_CONFIG_HOME": "relative-config", "HOME": home])
+        XCTAssertEqual(relative.status, 0, relative.output)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: home + "/.config/jackaudiosession/record-permission.json"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/relative-config"))
+    }
+
     func testUnknownCategoryIsRefusedBeforeAnythingStarts() throws {
         let result = try run([jas, "monitor", "--server", "nowhere", "--category", "karaoke"])
         XCTAssertNotEqual(result.status, 0)

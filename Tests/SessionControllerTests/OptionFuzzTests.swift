@@ -58,6 +58,31 @@ final class OptionFuzzTests: JackTestCase {
         print("option fuzz: \(tried) inputs, \(usage) refused as usage errors, \(ran) ran (none crashed or hung)")
     }
 
+    /// The other half of the fuzz: valid values as people type them, negative
+    /// levels and gains above all, are taken, not refused as usage errors.
+    func testValidNegativeValuesAreAccepted() throws {
+        let server = try startServer(period: 256)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let on = ["--server", server.name]
+        let cases: [[String]] = [
+            ["play"] + on + ["--port", "loopback:playback_1", "--level", "-20", "--for", "0.3"],
+            ["play"] + on + ["--port", "loopback:playback_1", "--level", "-0.5", "--duck-level", "-10", "--for", "0.3"],
+            ["meter"] + on + ["--ports", "loopback:capture_1", "--vu-reference", "-18", "--for", "0.3"],
+            ["meter"] + on + ["--ports", "loopback:capture_1", "--silence-threshold", "-70", "--for", "0.3"],
+            ["record"] + on + ["--ports", "loopback:capture_1", "--silence-threshold", "-70", "--silence-hold", "1s",
+                               "--for", "0.3", "--output", "\(folder)/a.wav"],
+            ["record"] + on + ["--ports", "loopback:capture_1", "--silence-threshold", "-70dBFS", "--for", "0.3",
+                               "--output", "\(folder)/b.wav"],
+        ]
+        for arguments in cases {
+            let result = try runBounded(arguments, seconds: 30)
+            let said = "jas \(arguments.joined(separator: " ")) → \(result.status): \(result.output.prefix(300))"
+            XCTAssertFalse(result.timedOut || result.signalled, said)
+            XCTAssertEqual(result.status, 0, said)
+        }
+    }
+
     /// Values that pass the option's range but not what they meet: each a
     /// clear error (exit 2) naming the thing, before anything starts.
     func testValuesTheServerOrTheFileCannotTakeAreRefusedClearly() throws {
