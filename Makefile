@@ -10,10 +10,10 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 SWIFT ?= swift
-# sox: the tests open recordings with it too; gdb: a test stops a program inside jackd's metadata store to kill it there;
+# sox: the tests open recordings with it too; tmux: the live meter is tested in a real terminal of a given size; gdb: a test stops a program inside jackd's metadata store to kill it there;
 # chromium, chromium-driver: the --http page is tested in a real browser. From PyPI: pyloudnorm, the second loudness
 # implementation the tests compare with; prometheus_client, websockets and selenium read the --http server as users do.
-APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox gdb chromium chromium-driver pipewire pipewire-bin pipewire-jack
+APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox gdb tmux chromium chromium-driver pipewire pipewire-bin pipewire-jack
 PIP_PACKAGES := pyloudnorm prometheus_client websockets selenium
 # The toolchain's clang ships RealtimeSanitizer's runtime.
 CLANG := $(dir $(realpath $(shell command -v $(SWIFT))))clang

@@ -7,6 +7,9 @@ import CLoudness
 final class ProgrammeLoudness {
     let channels: Int
     private var state: UnsafeMutablePointer<ebur128_state>?
+    /// Frames added so far, and the frames of one short-term (3 s) block.
+    private var framesAdded = 0
+    private let shortTermFrames: Int
 
     /// A meter for `channels` channels in `layout` (nil: each channel weight 1)
     /// at `sampleRate`; with `truePeak`, libebur128 measures true peak too;
@@ -15,6 +18,7 @@ final class ProgrammeLoudness {
     init(channels: Int, layout: ChannelLayout?, sampleRate: Int, truePeak: Bool = false,
          windowsOnly: Bool = false) throws(MeteringError) {
         self.channels = channels
+        shortTermFrames = 3 * sampleRate
         // libebur128's short-term reading sums its whole 3 s window per call, so
         // ProgrammeMeter builds momentary and short-term from 100 ms windows.
         // Not histogram mode: its 0.1 LU bins moved integrated loudness by up to 0.05 LU.
@@ -51,6 +55,7 @@ final class ProgrammeLoudness {
     /// Adds `frames` interleaved frames.
     func add(_ samples: UnsafePointer<Float>, frames: Int) {
         guard frames > 0 else { return }
+        framesAdded += frames
         ebur128_add_frames_float(state, samples, frames)
     }
 
@@ -64,8 +69,13 @@ final class ProgrammeLoudness {
     var integrated: Double? { read { ebur128_loudness_global($0, $1) } }
     /// Loudness of the last `milliseconds` of audio, LUFS (nil: silence).
     func window(milliseconds: Int) -> Double? { read { ebur128_loudness_window($0, UInt(milliseconds), $1) } }
-    /// Loudness range (EBU Tech 3342), LU.
-    var loudnessRange: Double? { read { ebur128_loudness_range($0, $1) } }
+    /// Loudness range (EBU Tech 3342), LU; nil while nothing is measured:
+    /// before the first 3 s short-term block, and while no block passed the
+    /// gates (integrated loudness is nil too), where libebur128 says 0.
+    var loudnessRange: Double? {
+        guard framesAdded >= shortTermFrames, integrated != nil else { return nil }
+        return read { ebur128_loudness_range($0, $1) }
+    }
 
     /// Highest true peak of `channel` so far by libebur128 (made with `truePeak`), linear.
     func truePeak(channel: Int) -> Double { read { ebur128_true_peak($0, UInt32(channel), $1) } ?? 0 }

@@ -80,7 +80,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     private var claim: OutputClaim?
     /// The first file's name as written (the pattern filled in) and the take's log.
     private var takePath: String
-    private var logPath: String
+    private var logPath: String?
     private var ports: [String] = []
     private var sampleRate = 0
     private var captureLatencyFrames = 0

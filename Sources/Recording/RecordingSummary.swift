@@ -5,8 +5,8 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     public var path: String
     /// Every file written.
     public var paths: [String]
-    /// The sidecar log.
-    public var logPath: String
+    /// The sidecar log (nil: none, for a take to a device such as `/dev/null`).
+    public var logPath: String?
     /// Frames on the timeline, silence for gaps included.
     public var framesWritten: Int64
     /// Seconds on the timeline.

@@ -15,6 +15,8 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
     private let terminal = isatty(STDOUT_FILENO) != 0
     private let lock = NSLock()
     private var linesDrawn = 0
+    /// The terminal's size at the last redraw (columns, rows).
+    private var drawnSize: (columns: Int, rows: Int)?
     private var holds: [(level: Double, until: Double)] = []
     private var lastPrinted = -1.0
     static let barWidth = 24
@@ -161,10 +163,43 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
             }
             lines.append(Self.channelLine(channel, hold: holds[index].level))
         }
-        var text = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A" : ""
-        for line in lines { text += "\r" + line + "\u{1B}[K\n" }
-        linesDrawn = lines.count
+        // Fitted to the terminal as it is now: a line that wrapped would put
+        // the next redraw's cursor-up in the wrong place. A terminal that was
+        // resized has reflowed what was drawn: it is cleared and drawn afresh.
+        let size = Self.terminalSize()
+        let fitted = Self.fit(lines, columns: size.columns, rows: size.rows)
+        var text: String
+        if linesDrawn > 0, let drawnSize, drawnSize != size {
+            text = "\u{1B}[H\u{1B}[2J"
+        } else {
+            text = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A" : ""
+        }
+        for line in fitted { text += "\r" + line + "\u{1B}[K\n" }
+        linesDrawn = fitted.count
+        drawnSize = size
         Output.line(String(text.dropLast()))
+    }
+
+    /// Standard output's terminal size; 80×24 when it says none.
+    static func terminalSize() -> (columns: Int, rows: Int) {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
+    /// `lines` cut to what a terminal of `columns` × `rows` shows without
+    /// wrapping or scrolling: each line at most `columns` − 1 characters (the
+    /// last column would wrap on some terminals), at most `rows` − 1 lines (the
+    /// cursor rests below them); channels that do not fit are counted on the last line.
+    static func fit(_ lines: [String], columns: Int, rows: Int) -> [String] {
+        let width = max(1, columns - 1), height = max(1, rows - 1)
+        var shown = lines
+        if shown.count > height {
+            let hidden = shown.count - (height - 1)
+            shown = Array(shown.prefix(height - 1)) + ["… \(hidden) more channel\(hidden == 1 ? "" : "s"): a taller terminal shows them"]
+            if height == 1 { shown = [lines[0]] }
+        }
+        return shown.map { String($0.prefix(width)) }
     }
 
     static func programmeLine(_ reading: MeterReading) -> String {

@@ -164,6 +164,11 @@ enum Output {
     /// message without AVAudioSession's numeric code (that is for programs,
     /// and `--json` events carry it by name), any other error as it says.
     static func reason(_ error: any Error) -> String {
+        // A file or port name may hold a newline or an escape: shown, never obeyed.
+        safe(unescapedReason(error))
+    }
+
+    private static func unescapedReason(_ error: any Error) -> String {
         let sessionError = underlyingSessionError(error)
         let message = sessionError?.message ?? "\(error)"
         // The library names the server, the ports, the layout; which flag picks others is jas's to say.

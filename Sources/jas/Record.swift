@@ -242,8 +242,8 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
                   "ring_frames": recorder.ringCapacityFrames, "pid": Int(getpid())])
         } else {
             let format = configuration.format
-            Output.diagnostic("recording \(summary.ports.joined(separator: ", "))")
-            Output.diagnostic("to '\(summary.path)' (\(format.container.rawValue), \(format.sampleFormat.name), "
+            Output.diagnostic("recording \(Output.safe(summary.ports.joined(separator: ", ")))")
+            Output.diagnostic("to '\(Output.safe(summary.path))' (\(format.container.rawValue), \(format.sampleFormat.name), "
                               + "\(summary.sampleRate) Hz); ring "
                               + String(format: "%.1f s", Double(recorder.ringCapacityFrames) / Double(max(1, summary.sampleRate)))
                               + (configuration.waitsForStartCommand
@@ -314,7 +314,7 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
 
     func finish(_ summary: RecordingSummary) {
         if json || watch != nil {
-            emit(["event": "summary", "path": summary.path, "paths": summary.paths, "log_path": summary.logPath,
+            emit(["event": "summary", "path": summary.path, "paths": summary.paths, "log_path": summary.logPath.map { $0 as Any } ?? NSNull(),
                   "frames_written": summary.framesWritten, "duration_seconds": summary.durationSeconds,
                   "sample_rate": summary.sampleRate, "channels": summary.channels, "ports": summary.ports,
                   "overruns": summary.overruns, "overrun_frames": summary.overrunFrames, "xruns": summary.xruns,
@@ -333,7 +333,7 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
             line("overruns \(summary.overruns)" + (summary.overruns > 0 ? " (\(summary.overrunFrames) frames)" : "")
                  + ", xruns \(summary.xruns), gaps \(summary.gaps)"
                  + (summary.interruptions > 0 ? ", interruptions \(summary.interruptions)" : "")
-                 + (summary.gaps > 0 ? " (\(summary.gapFrames) frames written as silence; see \(summary.logPath))" : ""))
+                 + (summary.gaps > 0 ? " (\(summary.gapFrames) frames written as silence; see \(summary.logPath ?? "the events above"))" : ""))
             if let problem = summary.problem {
                 line("stopped early: \(problem)")
             } else if let reason = summary.stopReason, reason.hasPrefix("source lost") {
@@ -345,7 +345,8 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
     private func line(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
-        Output.diagnostic((terminal ? "\r\u{1B}[K" : "") + text)
+        // Names in it (files, ports) are the user's: a newline or an escape in one is shown, never obeyed.
+        Output.diagnostic((terminal ? "\r\u{1B}[K" : "") + Output.safe(text))
     }
 
     /// Prints the object with --json, and hands it to the watch.
