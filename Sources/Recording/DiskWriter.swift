@@ -324,6 +324,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
                 if stats.withLock({ $0.problem != nil }) { return false }
             }
             let room = settings.rotateFrames.map { Int(min(Int64(frames - done), $0 - framesInSet)) } ?? frames - done
+            let inFilesBefore = files.framesWritten
             do {
                 if let samples {
                     let chunk = UnsafeBufferPointer(rebasing: samples[(done * channels)..<((done + room) * channels)])
@@ -334,6 +335,11 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
                     settings.onWritten?(nil, room)
                 }
             } catch {
+                // What reached the files before the failure (a full disk
+                // takes part of a write) is on the timeline: the summary
+                // says what the files hold.
+                let partial = max(0, files.framesWritten - inFilesBefore)
+                stats.withLock { $0.framesWritten += Int64(done) + partial }
                 fail(error)
                 return false
             }

@@ -88,6 +88,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     private var eventTask: Task<Void, Never>?
     private var sourceWatch: SourceWatch?
     private let stopped = Mutex(false)
+    /// Signalled once the first `stop()` has finished (and passed on by each waiter).
+    private let stopDone = DispatchSemaphore(value: 0)
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -247,7 +249,14 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             defer { value = true }
             return value
         }
-        guard !already else { return }
+        // A second caller (Ctrl-C while the duration's end is being written)
+        // waits for the first: the summary it reads next is the final one.
+        guard !already else {
+            stopDone.wait()
+            stopDone.signal()
+            return
+        }
+        defer { stopDone.signal() }
         let why = reason ?? writer?.stats.withLock { stats in
             stats.problem.map { "failed: \($0)" } ?? (stats.finished ? "duration reached" : nil)
         } ?? "stopped by the program"

@@ -49,3 +49,44 @@ final class RecordStopTests: JackTestCase {
         XCTAssertGreaterThanOrEqual(checked, 4, "takes without gaps, whose end says something")
     }
 }
+
+/// Two stops at once (Ctrl-C while the duration's end is being written): the
+/// summary either caller reads afterwards is the final one, equal to what
+/// the file holds.
+final class RecordStopRaceTests: JackTestCase {
+    func testASecondStopWaitsForTheFirstSoItsSummaryMatchesTheFile() throws {
+        let server = try startServer(period: 256)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = Recorder.Configuration(outputPath: "\(folder)/take.wav")
+        configuration.serverName = server.name
+        configuration.portPatterns = ["loopback:capture_1"]
+        // A slow disk once stopping began: the final drain of the ring takes a while.
+        let slow = SlowDisk()
+        configuration.onWritten = { _, _ in if slow.isOn { usleep(300_000) } }
+        let recorder = Recorder(configuration: configuration)
+        try recorder.prepare()
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.progress().framesWritten >= 48000 })
+        slow.isOn = true
+        let firstDone = DispatchSemaphore(value: 0)
+        Thread {
+            recorder.stop(reason: "first")
+            firstDone.signal()
+        }.start()
+        usleep(30_000)
+        recorder.stop(reason: "second")
+        let summary = recorder.summary
+        XCTAssertEqual(firstDone.wait(timeout: .now() + 30), .success)
+        let file = try SoundFileReader(path: "\(folder)/take.wav")
+        XCTAssertEqual(file.frames, summary.framesWritten, "the summary read after the second stop is not the final one")
+    }
+}
+
+private final class SlowDisk: @unchecked Sendable { // a flag set once by the test, read by the disk thread
+    private let flag = NSLock()
+    private var on = false
+    var isOn: Bool {
+        get { flag.lock(); defer { flag.unlock() }; return on }
+        set { flag.lock(); on = newValue; flag.unlock() }
+    }
+}
