@@ -51,6 +51,9 @@ public final class SoundFileWriter {
 
     deinit { close() }
 
+    /// The value EBU Tech 3285 (version 2) gives a loudness field that was not calculated.
+    public static let loudnessNotCalculated: Int16 = 0x7FFF
+
     /// Sets the Broadcast WAV `bext` chunk (WAV and RF64 only; before the first frame).
     /// `timeReference` is the first frame's position in samples since midnight.
     public func setBroadcastExtension(description: String, originator: String, originationDate: Date,
@@ -73,7 +76,15 @@ public final class SoundFileWriter {
         fill(&info.origination_time, formatter.string(from: originationDate))
         info.time_reference_low = UInt32(truncatingIfNeeded: timeReference)
         info.time_reference_high = UInt32(truncatingIfNeeded: timeReference >> 32)
-        info.version = 1
+        // libsndfile writes version 2 whatever is asked, and version 2 has
+        // EBU Tech 3285's five loudness fields: until they are measured they
+        // hold its "not calculated" value, never a 0 that reads as 0.00 LUFS.
+        info.version = 2
+        info.loudness_value = Self.loudnessNotCalculated
+        info.loudness_range = Self.loudnessNotCalculated
+        info.max_true_peak_level = Self.loudnessNotCalculated
+        info.max_momentary_loudness = Self.loudnessNotCalculated
+        info.max_shortterm_loudness = Self.loudnessNotCalculated
         sf_command(handle, Int32(SFC_SET_BROADCAST_INFO), &info, Int32(MemoryLayout<SF_BROADCAST_INFO>.size))
     }
 
