@@ -62,9 +62,11 @@ struct CaptureTimeline {
             }
         }
         // The frame clock jumped while the wall clock says no period was
-        // lost: no server comes back that fast.
+        // lost: no server comes back that fast. A jump that cost no time
+        // (seen on the cycle after every real gap) loses no audio: no gap.
         if cycle.epoch == last.epoch && timeGap < Double(last.frames) {
-            return .gap(frames: max(0, Int(timeGap.rounded())), reason: .clockJump)
+            let frames = Int(timeGap.rounded())
+            return frames > 0 ? .gap(frames: frames, reason: .clockJump) : .continuous
         }
         if cycle.epoch == last.epoch && timeGap > stallFrames && (0...Int(stallFrames)).contains(frameGap) {
             return .gap(frames: Int(timeGap.rounded()), reason: .stall)

@@ -48,7 +48,12 @@ final class TimelineTests: XCTestCase {
         // A frame clock that jumps while the wall clock says no period went by is no restart.
         var jumpy = CaptureTimeline(sampleRate: rate)
         _ = jumpy.step(cycle(900_000, seconds: 10))
-        XCTAssertEqual(jumpy.step(cycle(900_000 + 256 - 64, seconds: 10 + 256.0 / 48000)), .gap(frames: 0, reason: .clockJump))
+        // ... and when it cost no wall-clock time either, nothing is missing: no zero-frame gap.
+        XCTAssertEqual(jumpy.step(cycle(900_000 + 256 - 64, seconds: 10 + 256.0 / 48000)), .continuous)
+        // A jump whose wall-clock time is part of a period is a gap of that time.
+        var short = CaptureTimeline(sampleRate: rate)
+        _ = short.step(cycle(900_000, seconds: 10))
+        XCTAssertEqual(short.step(cycle(900_000 + 256 + 5000, seconds: 10 + 356.0 / 48000)), .gap(frames: 100, reason: .clockJump))
     }
 
     func testAClockThatStoodStillIsAStallOfTheWallClockTime() {
