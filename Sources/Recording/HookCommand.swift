@@ -1,46 +1,113 @@
 import Foundation
+import Synchronization
 
 /// A shell command the user asked to run when something happens (`--on-silence`,
 /// `--on-signal`): run with `/bin/sh -c`, the event's facts in its
-/// environment, its output on our stderr (never in the JSON on stdout).
-/// Started in order on a queue of its own and waited for elsewhere, so a
-/// slow or stuck command delays neither capture nor the next command; a
-/// failure (not started, non-zero status, killed) is reported.
+/// environment, its output on our stderr (never in the JSON on stdout), in a
+/// process group of its own.
+///
+/// Started with posix_spawn and waited for by a thread of its own per run
+/// (`waitpid` on that process only), so a slow or stuck command delays
+/// nothing: not capture, not the log, not the next command, not the end of
+/// the take. (Foundation's Process was the cause of exactly that: a second
+/// command while a first one slept froze the disk thread until it ended.)
+/// A failure (not started, non-zero status, killed) is reported. At the end
+/// of the take, `finish(within:)` waits a bounded time for commands still
+/// running, then ends them (SIGTERM to their group, SIGKILL a second later).
 final class HookCommand: Sendable {
     let command: String
-    private let queue = DispatchQueue(label: "jas.record.hooks")
     private let onFailure: @Sendable (_ reason: String) -> Void
+    /// Commands running now: process id → when it started (monotonic seconds).
+    private let running = Mutex<[pid_t: Double]>([:])
+    /// Ids this object ended itself at the end of the take (their signal is no failure).
+    private let ended = Mutex<Set<pid_t>>([])
 
     init(command: String, onFailure: @escaping @Sendable (_ reason: String) -> Void) {
         self.command = command
         self.onFailure = onFailure
     }
 
-    /// Runs the command with `environment` added to ours.
+    /// Starts the command with `environment` added to ours; returns at once.
     func run(environment: [String: String]) {
-        let command = command
-        let onFailure = onFailure
-        queue.async {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command]
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.standardError
-            do {
-                try process.run()
-            } catch {
-                onFailure("could not start /bin/sh: \(error.localizedDescription)")
-                return
-            }
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                switch (process.terminationReason, process.terminationStatus) {
-                case (.exit, 0): break
-                case let (.exit, status): onFailure("exited with status \(status)")
-                case let (_, signal): onFailure("killed by signal \(signal)")
-                }
-            }
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own process group, so that ending it ends what it started too (a `sleep` under the shell).
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        let arguments: [String] = ["/bin/sh", "-c", command]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { (text: String) in strdup(text) } + [nil]
+        let pairs: [String] = merged.map { "\($0.key)=\($0.value)" }
+        let envp: [UnsafeMutablePointer<CChar>?] = pairs.map { (text: String) in strdup(text) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
         }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
+        guard code == 0 else {
+            onFailure("could not start /bin/sh: \(String(cString: strerror(code)))")
+            return
+        }
+        running.withLock { $0[pid] = Self.now }
+        let child = pid
+        let thread = Thread { [self] in wait(for: child) }
+        thread.name = "jas-hook-wait"
+        thread.start()
+    }
+
+    /// Waits for `pid` to end, and reports how it ended.
+    private func wait(for pid: pid_t) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        running.withLock { _ = $0.removeValue(forKey: pid) }
+        let endedByUs = ended.withLock { $0.contains(pid) }
+        let signal = status & 0x7F, exitStatus = (status >> 8) & 0xFF
+        if signal != 0 {
+            if !endedByUs { onFailure("killed by signal \(signal)") }
+        } else if exitStatus != 0 {
+            onFailure("exited with status \(exitStatus)")
+        }
+    }
+
+    /// Commands still running.
+    var runningCount: Int { running.withLock { $0.count } }
+
+    /// At the end of the take: waits up to `seconds` for the commands still
+    /// running, then ends each (SIGTERM to its group, SIGKILL a second later
+    /// if need be). Returns a sentence per command it had to end, for the log.
+    func finish(within seconds: Double) -> [String] {
+        let deadline = Self.now + seconds
+        while runningCount > 0 && Self.now < deadline { usleep(10_000) }
+        let left = running.withLock { $0 }
+        guard !left.isEmpty else { return [] }
+        ended.withLock { $0.formUnion(left.keys) }
+        for pid in left.keys { kill(-pid, SIGTERM) }
+        let killDeadline = Self.now + 1
+        while runningCount > 0 && Self.now < killDeadline { usleep(10_000) }
+        let stubborn = running.withLock { Set($0.keys) }
+        for pid in stubborn { kill(-pid, SIGKILL) }
+        return left.map { pid, started in
+            String(format: "still running %.1f s after it started, %.1f s after the take ended: ended with %@",
+                   Self.now - started, seconds, stubborn.contains(pid) ? "SIGKILL (SIGTERM did not end it)" : "SIGTERM")
+        }
+    }
+
+    private static var now: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -56,6 +56,9 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         /// `JAS_POSITION_SECONDS`, `JAS_SILENT_SECONDS`, `JAS_TIME`, `JAS_FILE`).
         public var onSilence: String?
         public var onSignal: String?
+        /// Seconds the end of the take waits for those commands still
+        /// running before it ends them (SIGTERM, then SIGKILL); each so ended is logged.
+        public var hookGraceSeconds = 5.0
         /// End the take when a recorded port goes away, instead of recording
         /// silence until it returns (what the seeds suggest for recording apps).
         public var stopsOnSourceLost = false
@@ -88,6 +91,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     private var eventTask: Task<Void, Never>?
     private var sourceWatch: SourceWatch?
     private let stopped = Mutex(false)
+    /// The `--on-silence`/`--on-signal` commands, by event name.
+    private var hookCommands: [(event: String, hook: HookCommand)] = []
     /// Signalled once the first `stop()` has finished (and passed on by each waiter).
     private let stopDone = DispatchSemaphore(value: 0)
 
@@ -264,6 +269,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         // The take ends here, not after jack_deactivate's disconnections.
         capture?.accepting.store(false, ordering: .releasing)
         try? session.setActive(false)
+        endHooks()
         writer?.stopAndWait(reason: why)
         claim?.release()
         session.close()
@@ -362,6 +368,15 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         }
     }
 
+    /// The take has ended: commands still running get `hookGraceSeconds`, then are ended, each logged.
+    private func endHooks() {
+        for (event, hook) in hookCommands {
+            for reason in hook.finish(within: configuration.hookGraceSeconds) {
+                emit(.hookFailed(event: event, command: hook.command, reason: reason))
+            }
+        }
+    }
+
     /// Runs `--on-silence` and `--on-signal` for their events, with the facts in the environment.
     private func levelHooks(log: RecordingLog) -> @Sendable (RecordingEvent) -> Void {
         let events = events
@@ -375,6 +390,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             }
         }
         let onSilence = hook(configuration.onSilence, "silence"), onSignal = hook(configuration.onSignal, "signal")
+        hookCommands = [("silence", onSilence), ("signal", onSignal)].compactMap { name, hook in hook.map { (name, $0) } }
         guard onSilence != nil || onSignal != nil else { return { _ in } }
         let ports = ports, rate = Double(sampleRate), file = takePath
         return { event in

@@ -73,3 +73,43 @@ final class RecordSilenceTests: JackTestCase {
         XCTAssertEqual(failed.first?["reason"] as? String, "exited with status 3")
     }
 }
+
+/// A slow hook delays nothing: a second silence while the first command
+/// still runs leaves the log, the progress and the end of the take on time;
+/// the commands still running when the take ends get a bounded grace, then
+/// are ended, each logged.
+final class RecordSlowHookTests: JackTestCase {
+    func testASlowHookDelaysNothingAndIsEndedAfterTheTake() throws {
+        let server = try startServer(period: 256)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let marker = "jas-slow-hook-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let started = Date()
+        let recorder = try RecordProcess(jas: jas, arguments: [
+            "--server", server.name, "--ports", "loopback:capture_1", "--output", "\(folder)/take.wav", "--for", "6",
+            "--silence-hold", "1s", "--on-silence", "sleep 60; : \(marker)"])
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("silence") != nil }, "\(recorder.objects)")
+        // The source plays a moment, and goes: a second silence while the first command sleeps.
+        let player = try run([jas, "play", "--server", server.name, "--port", "loopback:playback_1", "--mix", "--for", "1"])
+        XCTAssertEqual(player.status, 0, player.output)
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.objects.filter { $0["event"] as? String == "silence" }.count == 2 },
+                      "\(recorder.objects)")
+        XCTAssertEqual(try run(["pgrep", "-f", "^/bin/sh -c sleep 60; : \(marker)"]).output.split(separator: "\n").count, 2,
+                       "both commands run")
+        // Progress goes on while both sleep.
+        let progressBefore = recorder.objects.filter { $0["event"] as? String == "progress" }.count
+        XCTAssertTrue(waitUntil(timeout: 5) {
+            recorder.objects.filter { $0["event"] as? String == "progress" }.count >= progressBefore + 2
+        }, "progress stopped while a hook ran")
+        let summary = try XCTUnwrap(recorder.finish(timeout: 40), recorder.stderr)
+        let took = Date().timeIntervalSince(started)
+        XCTAssertEqual(summary["frames_written"] as? Int, 6 * 48000)
+        XCTAssertLessThan(took, 30, "the take waited for its hooks (60 s sleeps)")
+        let log = logEvents("\(folder)/take.log")
+        let ended = log.filter { ($0["reason"] as? String ?? "").contains("after the take ended: ended with SIGTERM") }
+        XCTAssertEqual(ended.count, 2, "\(log)")
+        XCTAssertEqual(log.last?["event"] as? String, "stopped", "the log's last line says why the take stopped")
+        XCTAssertTrue(waitUntil(timeout: 5) { (try? self.run(["pgrep", "-f", "^/bin/sh -c sleep 60; : \(marker)"]))?.status == 1 },
+                      "a hook outlived the take: \((try? run(["pgrep", "-af", marker]).output) ?? "")")
+    }
+}
