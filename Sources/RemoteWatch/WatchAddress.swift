@@ -76,10 +76,15 @@ public struct WatchToken: Sendable, Equatable {
         self.value = value
     }
 
-    /// Whether an `Authorization` header carries this token (compared in constant time).
+    /// Whether an `Authorization` header carries this token as a bearer token.
     func accepts(authorization header: String?) -> Bool {
         guard let header, header.hasPrefix("Bearer ") else { return false }
-        let given = Array(header.dropFirst("Bearer ".count).utf8)
+        return matches(String(header.dropFirst("Bearer ".count)))
+    }
+
+    /// Whether `text` is this token (compared in constant time).
+    func matches(_ text: String) -> Bool {
+        let given = Array(text.utf8)
         let expected = Array(value.utf8)
         var difference = UInt8(given.count == expected.count ? 0 : 1)
         for index in expected.indices {

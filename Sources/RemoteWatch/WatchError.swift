@@ -6,7 +6,7 @@ public enum WatchError: Error, Equatable, CustomStringConvertible {
     case portInUse(String)
     /// The system refused to listen there (an address this machine does not have, a port below 1024).
     case cannotListen(String, reason: String)
-    /// A non-loopback address without a control token: anyone on the network could stop a take.
+    /// A non-loopback address without a token: anyone on the network could read the meters and the state.
     case tokenRequired(String)
     /// The token cannot be sent in an `Authorization: Bearer` header.
     case badToken(reason: String)
@@ -21,9 +21,10 @@ public enum WatchError: Error, Equatable, CustomStringConvertible {
         case let .cannotListen(address, reason):
             "cannot listen on \(address): \(reason)"
         case let .tokenRequired(address):
-            "\(address) is reachable from other machines, and without a control token anyone who can reach it "
-                + "could read the meters; give a token (the control routes then ask for it), or listen on "
-                + "127.0.0.1 and reach it through an SSH tunnel"
+            "\(address) is reachable from other machines, and without a token anyone who can reach it could "
+                + "read the meters and the state, and stop nothing only because the control routes are off; give a "
+                + "token (then every route asks for it: the page, its WebSocket, /metrics, /api/status and the "
+                + "controls), or listen on 127.0.0.1 and reach it through an SSH tunnel"
         case let .badToken(reason):
             "the control token: \(reason)"
         }

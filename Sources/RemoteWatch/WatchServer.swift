@@ -10,8 +10,8 @@ import Synchronization
 /// the status and the control routes, served by Hummingbird on its own
 /// event loops, never on the real-time thread and never waiting for the tool.
 ///
-/// Control routes answer 403 when no token was set, 401 without the right
-/// `Authorization: Bearer` header. `start` binds before the tool starts
+/// With a token, every route asks for it (`WatchAccess`: 401 without it);
+/// without one, the control routes answer 403. `start` binds before the tool starts
 /// anything, so a port in use is an error at once; `stop` ends the server
 /// through its service group (swift-service-lifecycle), within a bound.
 public final class WatchServer: Sendable {
@@ -136,6 +136,8 @@ public final class WatchServer: Sendable {
 
     private func makeRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
+        // Before every route: with a token, reads ask for it as controls do.
+        if let token { router.add(middleware: WatchAccess(token: token)) }
         let board = board
         router.get("/") { _, _ in
             Self.response(.ok, type: "text/html; charset=utf-8", WatchPage.html)
@@ -177,16 +179,13 @@ public final class WatchServer: Sendable {
         guard let action else { return }
         let token = token, howToTurnOn = controls.howToTurnOn
         let name = path.description
-        router.post(path) { request, _ in
+        router.post(path) { _, _ in
             guard let token else {
                 return Self.response(.forbidden, type: "application/json",
                                      Self.jsonError("control routes are off: " + howToTurnOn))
             }
-            guard token.accepts(authorization: request.headers[.authorization]) else {
-                return Response(status: .unauthorized,
-                                headers: [.contentType: "application/json", .wwwAuthenticate: "Bearer realm=\"jas\""],
-                                body: .init(byteBuffer: ByteBuffer(string: #"{"error":"give the token: Authorization: Bearer TOKEN"}"#)))
-            }
+            // Past WatchAccess, which asked for the token.
+            _ = token
             // Off the event loop: a take's stop waits for its disk thread.
             DispatchQueue.global().async { action() }
             return Self.response(.ok, type: "application/json", #"{"ok":true,"done":"\#(name)"}"#)

@@ -11,7 +11,7 @@ struct HTTPOptions: ParsableArguments {
     var address: String?
 
     @Option(name: .customLong("http-token"), help: ArgumentHelp(
-        "The token the control routes (POST /api/...) ask for as 'Authorization: Bearer TOKEN'; without it they answer 403. Needed to listen on an address other machines reach.",
+        "The token every route then asks for (the page, /ws, /metrics, /api/...): 'Authorization: Bearer TOKEN', Basic auth with TOKEN as password, or ?token=TOKEN once in a browser. Without it the control routes answer 403. Needed to listen on an address other machines reach.",
         valueName: "token"))
     var token: String?
 

@@ -169,6 +169,40 @@ final class MeterWatchTests: WatchTestCase {
         XCTAssertEqual(meter.terminationStatus, 0)
     }
 
+    /// With a token, reads need it too: the metrics, the state, the page and
+    /// its WebSocket, each given the token in one of the ways people's tools
+    /// give it (a bearer token, Basic auth, the page's ?token= once and its cookie).
+    func testWithATokenEveryRouteAsksForIt() throws {
+        let server = try startServer(period: 256)
+        let token = "station-41c9e2aa"
+        let (meter, _, url) = try startWatched(["meter", "--server", server.name, "--ports", "loopback:capture_1",
+                                                "--http", "127.0.0.1:0", "--http-token", token])
+        defer { if meter.isRunning { meter.terminate() } }
+        let basic = "Basic " + Data("prometheus:\(token)".utf8).base64EncodedString()
+        for route in ["metrics", "api/status", ""] {
+            XCTAssertEqual(try probe(["get", url + route])["status"] as? Int, 401, "/\(route) without the token")
+            XCTAssertEqual(try probe(["get", url + route, "Bearer station-41c9e2ab"])["status"] as? Int, 401, "/\(route)")
+            XCTAssertEqual(try probe(["get", url + route, "Bearer " + token])["status"] as? Int, 200, "/\(route)")
+            XCTAssertEqual(try probe(["get", url + route, basic])["status"] as? Int, 200, "/\(route) with Basic auth")
+        }
+        // The page given the token once: it is set as a cookie, which then opens everything, the WebSocket too.
+        let page = try probe(["get", url + "?token=" + token])
+        XCTAssertEqual(page["status"] as? Int, 200, "\(page)")
+        let cookie = try XCTUnwrap((page["set_cookie"] as? String)?.split(separator: ";").first.map(String.init), "\(page)")
+        XCTAssertTrue(cookie.hasPrefix("jas_token="), cookie)
+        XCTAssertTrue((page["set_cookie"] as? String ?? "").contains("HttpOnly"), "\(page)")
+        XCTAssertEqual(try probe(["get", url + "metrics", "", cookie])["status"] as? Int, 200)
+        let wsURL = url.replacingOccurrences(of: "http://", with: "ws://") + "ws"
+        // Refused before the upgrade (NIO's upgrader turns the 401 into a 400).
+        XCTAssertTrue([400, 401].contains(try probe(["wsopen", wsURL])["status"] as? Int ?? 0), "the WebSocket without the token")
+        let opened = try probe(["wsopen", wsURL, cookie])
+        XCTAssertEqual(opened["status"] as? Int, 101, "\(opened)")
+        XCTAssertEqual(opened["first"] as? String, "status", "\(opened)")
+        XCTAssertEqual(try probe(["wsopen", wsURL + "?token=" + token])["status"] as? Int, 101)
+        meter.interrupt()
+        meter.waitUntilExit()
+    }
+
     /// A port in use, a bad address, a bad token, an open address without a
     /// token: status 2 and the reason, before metering starts.
     func testBadSettingsEndBeforeAnythingStarts() throws {
@@ -212,7 +246,8 @@ final class RecordWatchTests: WatchTestCase {
         let (recorder, lines, url) = try startWatched(["record", "--server", server.name, "--ports", "loopback:capture_1",
                                                        "--output", path, "--http", "127.0.0.1:0", "--http-token", token])
         defer { if recorder.isRunning { recorder.terminate() } }
-        let stream = try probe(["ws", url.replacingOccurrences(of: "http://", with: "ws://") + "ws", "2"])
+        // With a token every route asks for it; a WebSocket client gives it in the address.
+        let stream = try probe(["ws", url.replacingOccurrences(of: "http://", with: "ws://") + "ws?token=" + token, "2"])
         let messages = try XCTUnwrap(stream["messages"] as? [[String: Any]])
         let status = try XCTUnwrap(messages.first)
         XCTAssertEqual(status["tool"] as? String, "record")
@@ -225,7 +260,7 @@ final class RecordWatchTests: WatchTestCase {
         let peak = try XCTUnwrap((readings.last?["channels"] as? [[String: Any]])?.first?["sample_peak_dbfs"] as? Double)
         XCTAssertEqual(peak, -20, accuracy: 0.1, "the take's level")
 
-        let values = try probe(["metrics", url + "metrics"])
+        let values = try probe(["metrics", url + "metrics?token=" + token])
         let frames = try XCTUnwrap(metric(values, "jas_record_frames_written_total"), "\(values.keys.sorted())")
         XCTAssertGreaterThan(frames, 48_000)
         XCTAssertEqual(metric(values, "jas_record_overruns_total"), 0)

@@ -5,6 +5,8 @@
   ws URL SECONDS          every WebSocket message for SECONDS: {"messages": [...]}
   scrape URL SECONDS      GET /metrics every second for SECONDS (a Prometheus server's load)
   post URL [HEADER]       a POST (HEADER: an Authorization value): {"status": ..., "body": ...}
+  get URL [HEADER [COOKIE]]  a GET likewise, with a Cookie header when given: {"status", "body", "set_cookie"}
+  wsopen URL [COOKIE]     opens the WebSocket: {"status": 101, "first": the first message} or the refusal's status
   browser URL SHOT        the page in headless Chromium (selenium, Debian's chromedriver):
                           two reads of the meter elements 1.5 s apart, a screenshot at SHOT
 """
@@ -48,6 +50,32 @@ def post(url, authorization):
             print(json.dumps({"status": response.status, "body": response.read().decode()}))
     except urllib.error.HTTPError as error:
         print(json.dumps({"status": error.code, "body": error.read().decode()}))
+
+
+def get(url, authorization, cookie):
+    import urllib.error
+    request = urllib.request.Request(url, method="GET")
+    if authorization:
+        request.add_header("Authorization", authorization)
+    if cookie:
+        request.add_header("Cookie", cookie)
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            print(json.dumps({"status": response.status, "body": response.read().decode()[:300],
+                              "set_cookie": response.headers.get("Set-Cookie")}))
+    except urllib.error.HTTPError as error:
+        print(json.dumps({"status": error.code, "body": error.read().decode()[:300], "set_cookie": None}))
+
+
+async def websocket_open(url, cookie):
+    import websockets
+    headers = {"Cookie": cookie} if cookie else None
+    try:
+        async with websockets.connect(url, open_timeout=5, additional_headers=headers) as socket:
+            first = json.loads(await asyncio.wait_for(socket.recv(), timeout=5))
+            print(json.dumps({"status": 101, "first": first.get("event")}))
+    except websockets.exceptions.InvalidStatus as refused:
+        print(json.dumps({"status": refused.response.status_code}))
 
 
 async def websocket(url, seconds):
@@ -118,6 +146,11 @@ if __name__ == "__main__":
         scrape(sys.argv[2], float(sys.argv[3]))
     elif command == "post":
         post(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    elif command == "get":
+        get(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None,
+            sys.argv[4] if len(sys.argv) > 4 else None)
+    elif command == "wsopen":
+        asyncio.run(websocket_open(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None))
     elif command == "ws":
         asyncio.run(websocket(sys.argv[2], float(sys.argv[3])))
     elif command == "browser":
