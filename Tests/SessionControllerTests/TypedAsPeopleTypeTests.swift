@@ -80,6 +80,18 @@ final class TypedAsPeopleTypeTests: JackTestCase {
         XCTAssertGreaterThanOrEqual(walked, 6)
     }
 
+    func testSelftestOnAServerWithOneLoopbackPairNamesOutAndIn() throws {
+        let server = try startServer(loopbackChannels: 1, period: 256)
+        let result = try run([jas, "selftest", "--server", server.name, "--duration", "0.5"])
+        XCTAssertEqual(result.status, 2, result.output)
+        XCTAssertTrue(result.output.contains("loopback:capture_2"), result.output)
+        XCTAssertTrue(result.output.contains("--out PORT --in PORT"), result.output)
+        // And what it says works.
+        let named = try run([jas, "selftest", "--server", server.name, "--duration", "0.5",
+                             "--out", "loopback:playback_1", "--in", "loopback:capture_1"])
+        XCTAssertEqual(named.status, 0, named.output)
+    }
+
     func testEveryCommandOnAServerThatIsNotRunningSaysSo() throws {
         let server = "no-such-server-\(getpid())"
         let folder = temporaryFolder()
