@@ -85,6 +85,7 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
     }
 
     deinit {
+        watcher?.cancel()
         session.close()
         window.deallocate()
         scratch.deallocate()
