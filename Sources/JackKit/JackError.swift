@@ -3,7 +3,7 @@ import CJack
 /// What went wrong in a libjack call, with the C status or return code kept and
 /// a message that says which server, client or port, and what to do about it.
 public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No JACK server with this name is running (libjack status bits in `status`).
+    /// No JACK server with this name is running (libjack status bits in `status`; 0: found without libjack).
     case serverNotRunning(server: String, status: UInt32)
     /// The server is running but refused to open the client.
     case clientOpenFailed(client: String, server: String, status: UInt32)
@@ -38,7 +38,8 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .serverNotRunning(server, status):
-            return "no JACK server named '\(server)' is running (libjack status 0x\(String(status, radix: 16))); "
+            let evidence = status == 0 ? "no jackd serves that name" : "libjack status 0x\(String(status, radix: 16))"
+            return "no JACK server named '\(server)' is running (\(evidence)); "
                 + "start one, e.g. `jackd -n \(server) -d dummy -r 48000 -p 256`, or name a running one"
         case let .clientOpenFailed(client, server, status):
             return "JACK server '\(server)' refused client '\(client)' (libjack status 0x\(String(status, radix: 16))\(Self.statusWords(status))); "

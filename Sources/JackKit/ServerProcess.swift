@@ -19,6 +19,20 @@ public enum ServerProcess {
         return nil
     }
 
+    /// The PID of a jackd (running or stopped, not a zombie) serving `serverName`, if there is one.
+    public static func serving(serverName: String) -> Int32? {
+        guard let directory = opendir("/proc") else { return nil }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let pid = Int32(name), pid != getpid() else { continue }
+            guard let arguments = commandLine(of: pid), serves(serverName, arguments: arguments),
+                  let state = state(of: pid), state != "Z", state != "X" else { continue }
+            return pid
+        }
+        return nil
+    }
+
     /// Whether the command line is a jackd that serves `serverName`.
     static func serves(_ serverName: String, arguments: [String]) -> Bool {
         guard let program = arguments.first, program.split(separator: "/").last == "jackd" else { return false }

@@ -26,10 +26,13 @@ struct Sessions: ParsableCommand {
                               + "\(String(cString: strerror(errno)))")
             throw ExitCode(2)
         }
-        if published.isEmpty {
-            // Nothing published: an idle server, or none by that name (a
-            // typo must not look like an idle server). Only now is jackd asked.
+        if published.isEmpty && ServerProcess.serving(serverName: serverName) == nil {
+            // Nothing published and no jackd by that name: a typo must not
+            // look like an idle server. PipeWire has no jackd: only there is
+            // a client opened to ask (libjack's open touches jackd2's
+            // metadata store, whose complaints would land in the output).
             do {
+                guard LibraryVersion.isPipeWire else { throw JackError.serverNotRunning(server: serverName, status: 0) }
                 let client = try Client(name: "jas-sessions", serverName: serverName)
                 client.close()
             } catch {
