@@ -54,11 +54,17 @@ extension AudioSession {
             }
             let watch = ServerWatch(serverName: serverName)
             var delay = 0.05
+            var saidStoreDamage = false
             func attempt() -> Bool {
                 guard let session = self,
                       session.board.reconnectGeneration.load(ordering: .relaxed) == loss.generation else { return true }
                 if let limit = session.reconnectLimit, Date().timeIntervalSince(loss.lostAt) > limit { return true }
-                return session.tryReset(loss)
+                return session.tryReset(loss) { damage in
+                    // Said once per loss: the server cannot come back until the store is repaired.
+                    guard !saidStoreDamage else { return }
+                    saidStoreDamage = true
+                    session.hub.post(.mediaServicesWereLost(reason: JackError.metadataStoreDamaged(damage).description))
+                }
             }
             while !attempt() {
                 if watch.wait(seconds: delay) {
@@ -74,13 +80,14 @@ extension AudioSession {
     /// Opens a client off the queue (an open can block in libjack, and the
     /// timers and the app's calls need the queue meanwhile), then hands it to
     /// the core. Whether the session was reset.
-    private func tryReset(_ loss: SessionCore.Loss) -> Bool {
+    private func tryReset(_ loss: SessionCore.Loss, storeDamaged: (MetadataStore.Damage) -> Void) -> Bool {
         guard board.read({ $0.activation.client }) == nil else { return false }
         let fresh: Client
         do {
             fresh = try makeClient()
         } catch {
             if let why = libraryWedgedReason { reportLibraryWedged(why) }
+            if case let .metadataStoreDamaged(damage)? = error.cause { storeDamaged(damage) }
             return false
         }
         guard core.sync({ $0.adopt(fresh, after: loss) }) else {

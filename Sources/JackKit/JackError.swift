@@ -34,9 +34,15 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server's jackd is stopped (SIGSTOP, Ctrl-Z, a debugger): checked
     /// before an open, which would never return.
     case serverStopped(server: String, pid: Int32)
+    /// JACK's metadata store is damaged: libjack would die of SIGBUS opening
+    /// it (checked before an open; see `MetadataStore`).
+    case metadataStoreDamaged(MetadataStore.Damage)
 
     public var description: String {
         switch self {
+        case let .metadataStoreDamaged(damage):
+            return "\(damage): libjack dies of SIGBUS opening it, and so would every JACK program of this user, "
+                + "jackd too; stop the JACK programs of this user and remove that folder (JACK makes it anew)"
         case let .serverNotRunning(server, status):
             let evidence = status == 0 ? "no jackd serves that name" : "libjack status 0x\(String(status, radix: 16))"
             return "no JACK server named '\(server)' is running (\(evidence)); "

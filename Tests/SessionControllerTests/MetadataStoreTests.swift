@@ -1,0 +1,128 @@
+import Foundation
+import JackKit
+import JackTestSupport
+import LoopbackHarness
+import XCTest
+
+/// JACK's metadata store left damaged (an empty region file beside a whole
+/// one, as a soak of killed servers left it): every JACK program of the user
+/// dies of SIGBUS at start, jackd too. jas names it instead (exit status 2),
+/// `jas metadata-store repair` removes it when nothing uses it, and the next
+/// start works. On a machine of its own (a private /dev/shm), so this
+/// machine's store is not touched.
+final class MetadataStoreTests: JackTestCase {
+    private func startJackd(_ machine: SeparateMachine, name: String) throws -> Process {
+        let jackd = Process()
+        jackd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        jackd.arguments = machine.command(["jackd", "-n", name, "-r", "-d", "dummy", "-r", "48000", "-p", "256"])
+        jackd.environment = ProcessInfo.processInfo.environment.merging(["JACK_NO_AUDIO_RESERVATION": "1"]) { $1 }
+        jackd.standardOutput = FileHandle.nullDevice
+        jackd.standardError = FileHandle.nullDevice
+        try jackd.run()
+        return jackd
+    }
+
+    func testADamagedStoreIsNamedNotCrashedOnAndTheRepairCuresIt() throws {
+        let machine: SeparateMachine
+        do { machine = try SeparateMachine() } catch { throw XCTSkip("\(error)") }
+        defer { machine.stop() }
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let name = LoopbackServer.uniqueName()
+        // A server makes the store; killed, it leaves it behind.
+        let first = try startJackd(machine, name: name)
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        XCTAssertTrue(waitUntil(timeout: 15) { (try? self.run(machine.command(["jack_lsp", "-s", name])))?.status == 0 })
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let store = machine.sharedMemoryPath + "/jack_db-\(getuid())"
+        let region = store + "/__db.002"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: region), "jackd made no store at \(store)")
+        // Damaged as the soak left it: the region file empty, and not new.
+        XCTAssertEqual(truncate(region, 0), 0)
+        var old = [timeval(tv_sec: time(nil) - 60, tv_usec: 0), timeval(tv_sec: time(nil) - 60, tv_usec: 0)]
+        XCTAssertEqual(utimes(region, &old), 0)
+        // The damage is real: JACK's own tools die of it.
+        let crashed = try run(machine.command(["sh", "-c", "jack_lsp -s \(name) >/dev/null 2>&1; echo status $?"]))
+        XCTAssertTrue(crashed.output.contains("status 135"), "jack_lsp did not die of SIGBUS: \(crashed.output)")
+        // jas names it and what to do, never dies of it.
+        for command in [["status"], ["record", "--output", "\(folder)/take.wav", "--for", "1"], ["meter", "--for", "1"]] {
+            let result = try run(machine.command([jas] + command + ["--server", name]))
+            let said = "jas \(command.joined(separator: " ")) → \(result.status): \(result.output)"
+            XCTAssertEqual(result.status, 2, said)
+            XCTAssertTrue(result.output.contains("/dev/shm/jack_db-\(getuid())"), said)
+            XCTAssertTrue(result.output.contains("__db.002 is empty"), said)
+            XCTAssertTrue(result.output.contains("jas metadata-store repair"), said)
+        }
+        let check = try run(machine.command([jas, "metadata-store", "check"]))
+        XCTAssertEqual(check.status, 1, check.output)
+        // The repair removes it while nothing uses it; JACK makes it anew.
+        let repair = try run(machine.command([jas, "metadata-store", "repair"]))
+        XCTAssertEqual(repair.status, 0, repair.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store), repair.output)
+        let second = try startJackd(machine, name: name)
+        defer { if second.isRunning { kill(second.processIdentifier, SIGTERM); second.waitUntilExit() } }
+        XCTAssertTrue(waitUntil(timeout: 15) { (try? self.run(machine.command([self.jas, "status", "--server", name])))?.status == 0 },
+                      "jas status after the repair")
+        XCTAssertEqual(try run(machine.command([jas, "metadata-store", "check"])).status, 0)
+        // A store in use is not removed, even when damaged.
+        XCTAssertEqual(truncate(store + "/__db.002", 0), 0)
+        XCTAssertEqual(utimes(store + "/__db.002", &old), 0)
+        let refused = try run(machine.command([jas, "metadata-store", "repair"]))
+        XCTAssertEqual(refused.status, 2, refused.output)
+        XCTAssertTrue(refused.output.contains("in use by jackd"), refused.output)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: store))
+    }
+
+    /// A take whose server restarts into a damaged store: the log says why
+    /// the server cannot come back, the take waits with its timeline whole,
+    /// and goes on once the store is repaired and the server is back.
+    func testATakeWaitsThroughADamagedStoreAndResumesAfterTheRepair() throws {
+        let machine: SeparateMachine
+        do { machine = try SeparateMachine() } catch { throw XCTSkip("\(error)") }
+        defer { machine.stop() }
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let name = LoopbackServer.uniqueName()
+        let first = try startJackd(machine, name: name)
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        XCTAssertTrue(waitUntil(timeout: 15) { (try? self.run(machine.command(["jack_lsp", "-s", name])))?.status == 0 })
+        let recorder = Process()
+        let command = machine.command([jas, "record", "--json", "--server", name, "--ports", "system:capture_1",
+                                       "--output", "\(folder)/take.wav"])
+        recorder.executableURL = URL(fileURLWithPath: command[0])
+        recorder.arguments = Array(command.dropFirst())
+        let output = Pipe()
+        recorder.standardOutput = output
+        recorder.standardError = FileHandle.nullDevice
+        let lines = LineCollector(output)
+        try recorder.run()
+        defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
+        func event(_ name: String) -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == name } }
+        XCTAssertTrue(waitUntil(timeout: 15) { !event("started").isEmpty }, "\(lines.objects)")
+        // The server dies, and its store is left damaged.
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let region = machine.sharedMemoryPath + "/jack_db-\(getuid())/__db.002"
+        XCTAssertEqual(truncate(region, 0), 0)
+        var old = [timeval(tv_sec: time(nil) - 60, tv_usec: 0), timeval(tv_sec: time(nil) - 60, tv_usec: 0)]
+        XCTAssertEqual(utimes(region, &old), 0)
+        XCTAssertTrue(waitUntil(timeout: 15) {
+            event("server_lost").contains { ($0["reason"] as? String ?? "").contains("metadata store") }
+        }, "the log does not say why the server cannot come back: \(lines.objects)")
+        XCTAssertTrue(recorder.isRunning, "the take ended")
+        // Repaired (the recorder, waiting, holds no libjack), the server starts again and the take goes on.
+        let repair = try run(machine.command([jas, "metadata-store", "repair"]))
+        XCTAssertEqual(repair.status, 0, repair.output)
+        let second = try startJackd(machine, name: name)
+        defer { if second.isRunning { kill(second.processIdentifier, SIGTERM); second.waitUntilExit() } }
+        XCTAssertTrue(waitUntil(timeout: 20) { !event("server_back").isEmpty }, "\(lines.objects)")
+        kill(recorder.processIdentifier, SIGINT)
+        recorder.waitUntilExit()
+        lines.waitForEnd()
+        let summary = try XCTUnwrap(event("summary").first, "\(lines.objects)")
+        let gaps = event("gap")
+        XCTAssertTrue(gaps.contains { $0["reason"] as? String == "server-restart" }, "\(gaps)")
+        XCTAssertGreaterThan(summary["frames_written"] as? Int ?? 0, 0)
+    }
+}
