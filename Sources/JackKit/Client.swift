@@ -79,8 +79,9 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         let server = serverName ?? Client.defaultServerName
         try Self.checkNames(client: name, server: server)
         if let pid = ServerProcess.stopped(serverName: server) { throw .serverStopped(server: server, pid: pid) }
-        // libjack opens the metadata store with every client and dies of a damaged one: checked first.
-        if let damage = MetadataStore().damage() { throw .metadataStoreDamaged(damage) }
+        // jackd2's libjack opens the metadata store with every client and dies
+        // of a damaged one: checked first. (PipeWire's libjack has no such store.)
+        if !LibraryVersion.isPipeWire, let damage = MetadataStore().damage() { throw .metadataStoreDamaged(damage) }
         let lifecycle = ClientLifecycle.shared
         struct Opened: @unchecked Sendable { // carries libjack's handle out of the lane's closure, which wrote it before returning
             let handle: OpaquePointer?
