@@ -16,21 +16,25 @@ public final class ClientChurn: Sendable {
 
     /// Starts churning on the server `server`, pausing `pause` seconds between runs.
     public init(server: String, pause: Double = 0.1) {
+        let lsp = LoopbackServer.findExecutable("jack_lsp") ?? "/usr/bin/jack_lsp"
         Thread.detachNewThread { [self] in
             while running.load(ordering: .relaxed) {
-                let lsp = Process()
-                lsp.executableURL = URL(fileURLWithPath: LoopbackServer.findExecutable("jack_lsp") ?? "/usr/bin/jack_lsp")
-                lsp.arguments = ["-s", server]
-                lsp.standardOutput = FileHandle.nullDevice
-                lsp.standardError = FileHandle.nullDevice
-                if (try? lsp.run()) != nil {
+                // Spawned and reaped by its PID here, not through Foundation's
+                // Process, which once never saw a jack_lsp end (a zombie the
+                // churn then waited on for ever, in a full run's restart test).
+                if let pid = try? LoopbackServer.spawn([lsp, "-s", server], logPath: "/dev/null") {
+                    var status: Int32 = 0
                     let deadline = Date().addingTimeInterval(5)
-                    while lsp.isRunning && Date() < deadline { usleep(10_000) }
-                    if lsp.isRunning {
-                        kill(lsp.processIdentifier, SIGKILL)
-                        hungCount.add(1, ordering: .relaxed)
+                    var ended = false
+                    while !ended && Date() < deadline {
+                        ended = waitpid(pid, &status, WNOHANG) == pid
+                        if !ended { usleep(10_000) }
                     }
-                    lsp.waitUntilExit()
+                    if !ended {
+                        kill(pid, SIGKILL)
+                        hungCount.add(1, ordering: .relaxed)
+                        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    }
                 }
                 count.add(1, ordering: .relaxed)
                 usleep(UInt32(pause * 1_000_000))

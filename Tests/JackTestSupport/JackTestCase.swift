@@ -97,7 +97,13 @@ open class JackTestCase: XCTestCase {
         guard ended.wait(timeout: .now() + timeout) == .success else {
             let evidence = stacks(of: process.processIdentifier)
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // Not waitUntilExit: where Foundation missed the end (a zombie
+            // it never reaped) that would wait for ever. Reaped by PID, bounded.
+            var status: Int32 = 0
+            for _ in 0..<500 where process.isRunning {
+                if waitpid(process.processIdentifier, &status, WNOHANG) == process.processIdentifier { break }
+                usleep(10_000)
+            }
             XCTFail("\(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s; its stacks: \(evidence)",
                     file: file, line: line)
             return (-1, output.text(waitingUpTo: 2))
