@@ -58,12 +58,15 @@ final class HostileInputTests: JackTestCase {
         }
         XCTAssertTrue(waitUntil(timeout: 30, plugged), "the plug did not say 'plugged' within \(Int(Date().timeIntervalSince(started))) s "
                       + "(running: \(first.isRunning)); it said: \(said.text)\(slow)")
-        // Another client sees the ports too (waited for: once, in a full run, jack_lsp did not list them at once).
+        // Another client sees the ports too. Asked through jas status, not
+        // jack_lsp: in two full runs jack_lsp 1.9.21 itself died here every
+        // time ("malloc assertion failure in sysmalloc"), while jas and the
+        // plug went on; that crash is jack_lsp's, and not what this test is about.
         var listed = ""
         XCTAssertTrue(waitUntil(timeout: 10) {
-            listed = (try? self.run(["jack_lsp", "-s", server.name]).output) ?? ""
+            listed = (try? self.run([self.jas, "status", "--server", server.name, "--json"]).output) ?? ""
             return listed.contains("cans:capture_1")
-        }, "jack_lsp lists no cans:capture_1; it said: \(listed)")
+        }, "no other client lists cans:capture_1; jas status said: \(listed.prefix(600))")
         let second = try run([jas, "device", "plug", "cans", "--server", server.name])
         XCTAssertEqual(second.status, 2, second.output)
         XCTAssertTrue(second.output.contains("already plugged") && second.output.contains("pid \(first.processIdentifier)"),
