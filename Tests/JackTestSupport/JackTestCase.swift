@@ -90,9 +90,17 @@ open class JackTestCase: XCTestCase {
         let ended = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in ended.signal() }
         try process.run()
+        // The tool has its copy of the write end; ours would only keep the pipe open.
+        try? pipe.fileHandleForWriting.close()
         // Read while waiting, so a full pipe cannot stop the tool; EOF comes when it (and any child holding the pipe) ends.
         let output = OutputCollector()
-        let reader = Thread { output.append(pipe.fileHandleForReading.readDataToEndOfFile()) }
+        // The read end is closed once read: a test process runs thousands of
+        // tools, and descriptors it leaks are inherited by every later child
+        // (past 1024, libjack's select() in jack_lsp corrupted its heap).
+        let reader = Thread {
+            output.append(pipe.fileHandleForReading.readDataToEndOfFile())
+            try? pipe.fileHandleForReading.close()
+        }
         reader.start()
         guard ended.wait(timeout: .now() + timeout) == .success else {
             let evidence = stacks(of: process.processIdentifier)
