@@ -7,27 +7,23 @@ import Glibc
 public enum ServerProcess {
     /// The PID of a stopped jackd serving `serverName`, if there is one.
     public static func stopped(serverName: String) -> Int32? {
-        guard let directory = opendir("/proc") else { return nil }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard let pid = Int32(name), pid != getpid() else { continue }
-            guard let arguments = commandLine(of: pid), serves(serverName, arguments: arguments),
-                  let state = state(of: pid) else { continue }
-            if state == "T" || state == "t" { return pid }
-        }
-        return nil
+        firstServing(serverName) { $0 == "T" || $0 == "t" }
     }
 
     /// The PID of a jackd (running or stopped, not a zombie) serving `serverName`, if there is one.
     public static func serving(serverName: String) -> Int32? {
+        firstServing(serverName) { $0 != "Z" && $0 != "X" }
+    }
+
+    /// The first jackd serving `serverName` whose state letter passes `state`.
+    private static func firstServing(_ serverName: String, state wanted: (Character) -> Bool) -> Int32? {
         guard let directory = opendir("/proc") else { return nil }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard let pid = Int32(name), pid != getpid() else { continue }
             guard let arguments = commandLine(of: pid), serves(serverName, arguments: arguments),
-                  let state = state(of: pid), state != "Z", state != "X" else { continue }
+                  let state = state(of: pid), wanted(state) else { continue }
             return pid
         }
         return nil

@@ -11,6 +11,14 @@ import XCTest
 /// start works. On a machine of its own (a private /dev/shm), so this
 /// machine's store is not touched.
 final class MetadataStoreTests: JackTestCase {
+    /// jackd in `machine`, once jack_lsp there reaches it.
+    private func startReadyJackd(_ machine: SeparateMachine, name: String) throws -> Process {
+        let jackd = try startJackd(machine, name: name)
+        XCTAssertTrue(waitUntil(timeout: 15) { (try? self.run(machine.command(["jack_lsp", "-s", name])))?.status == 0 },
+                      "jackd '\(name)' in the machine does not answer")
+        return jackd
+    }
+
     private func startJackd(_ machine: SeparateMachine, name: String) throws -> Process {
         let jackd = Process()
         jackd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -30,9 +38,8 @@ final class MetadataStoreTests: JackTestCase {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let name = LoopbackServer.uniqueName()
         // A server makes the store; killed, it leaves it behind.
-        let first = try startJackd(machine, name: name)
+        let first = try startReadyJackd(machine, name: name)
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-        XCTAssertTrue(waitUntil(timeout: 15) { (try? self.run(machine.command(["jack_lsp", "-s", name])))?.status == 0 })
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let store = machine.sharedMemoryPath + "/jack_db-\(getuid())"
@@ -84,9 +91,8 @@ final class MetadataStoreTests: JackTestCase {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let name = LoopbackServer.uniqueName()
-        let first = try startJackd(machine, name: name)
+        let first = try startReadyJackd(machine, name: name)
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-        XCTAssertTrue(waitUntil(timeout: 15) { (try? self.run(machine.command(["jack_lsp", "-s", name])))?.status == 0 })
         let recorder = Process()
         let command = machine.command([jas, "record", "--json", "--server", name, "--ports", "system:capture_1",
                                        "--output", "\(folder)/take.wav"])
