@@ -19,6 +19,13 @@ final class MetadataStoreTests: JackTestCase {
         return jackd
     }
 
+    /// Leaves `region` as the soak left it: empty, and not new (a minute old).
+    private func damage(_ region: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(truncate(region, 0), 0, "truncate \(region)", file: file, line: line)
+        var old = [timeval(tv_sec: time(nil) - 60, tv_usec: 0), timeval(tv_sec: time(nil) - 60, tv_usec: 0)]
+        XCTAssertEqual(utimes(region, &old), 0, "utimes \(region)", file: file, line: line)
+    }
+
     private func startJackd(_ machine: SeparateMachine, name: String) throws -> Process {
         let jackd = Process()
         jackd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -46,9 +53,7 @@ final class MetadataStoreTests: JackTestCase {
         let region = store + "/__db.002"
         XCTAssertTrue(FileManager.default.fileExists(atPath: region), "jackd made no store at \(store)")
         // Damaged as the soak left it: the region file empty, and not new.
-        XCTAssertEqual(truncate(region, 0), 0)
-        var old = [timeval(tv_sec: time(nil) - 60, tv_usec: 0), timeval(tv_sec: time(nil) - 60, tv_usec: 0)]
-        XCTAssertEqual(utimes(region, &old), 0)
+        damage(region)
         // The damage is real: JACK's own tools die of it.
         let crashed = try run(machine.command(["sh", "-c", "jack_lsp -s \(name) >/dev/null 2>&1; echo status $?"]))
         XCTAssertTrue(crashed.output.contains("status 135"), "jack_lsp did not die of SIGBUS: \(crashed.output)")
@@ -73,8 +78,7 @@ final class MetadataStoreTests: JackTestCase {
                       "jas status after the repair")
         XCTAssertEqual(try run(machine.command([jas, "metadata-store", "check"])).status, 0)
         // A store in use is not removed, even when damaged.
-        XCTAssertEqual(truncate(store + "/__db.002", 0), 0)
-        XCTAssertEqual(utimes(store + "/__db.002", &old), 0)
+        damage(store + "/__db.002")
         let refused = try run(machine.command([jas, "metadata-store", "repair"]))
         XCTAssertEqual(refused.status, 2, refused.output)
         XCTAssertTrue(refused.output.contains("in use by jackd"), refused.output)
@@ -110,9 +114,7 @@ final class MetadataStoreTests: JackTestCase {
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let region = machine.sharedMemoryPath + "/jack_db-\(getuid())/__db.002"
-        XCTAssertEqual(truncate(region, 0), 0)
-        var old = [timeval(tv_sec: time(nil) - 60, tv_usec: 0), timeval(tv_sec: time(nil) - 60, tv_usec: 0)]
-        XCTAssertEqual(utimes(region, &old), 0)
+        damage(region)
         XCTAssertTrue(waitUntil(timeout: 15) {
             event("server_lost").contains { ($0["reason"] as? String ?? "").contains("metadata store") }
         }, "the log does not say why the server cannot come back: \(lines.objects)")
