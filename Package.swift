@@ -203,7 +203,7 @@ let package = Package(
         // Test support: private jackd servers per test, logs on failure.
         .target(
             name: "JackTestSupport",
-            dependencies: ["LoopbackHarness", "JackKit", "AudioSession", "Measurement"],
+            dependencies: ["LoopbackHarness", "JackKit", "AudioSession", "Measurement", "Recording"],
             path: "Tests/JackTestSupport"
         ),
         .testTarget(

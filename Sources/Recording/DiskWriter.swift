@@ -19,8 +19,12 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         var waitsForStart: Bool
         /// Frames to record, then stop (nil: until stopped).
         var limitFrames: Int64?
-        /// Frames per file: a new set of files starts at every multiple (nil: one set).
-        var rotateFrames: Int64?
+        /// Where a new set of files starts (nil: one set).
+        var rotation: RotationRule?
+        /// The wall clock names, `bext` and clock-aligned cuts are measured against.
+        var clock: any WallClock = SystemWallClock()
+        /// The time zone of names, `bext` and the clock's boundaries.
+        var zone: RecordingTimeZone = .local
         /// Capture latency of the recorded ports, frames.
         var captureLatencyFrames: Int
         /// Whether an existing file may be replaced (`--overwrite`); else a
@@ -60,6 +64,8 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         /// The silence written for the last time the server's clock stood
         /// still or started again (a stall, a restart): file positions.
         var lastClockGap: Range<Int64>?
+        /// The sample clock's rate error against the wall clock (nil: not measured yet).
+        var rateErrorPPM: Double?
     }
 
     let capture: RealtimeCapture
@@ -69,10 +75,10 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     let stats: Mutex<Stats>
     /// Why the recording ends, for the log's last line.
     private let stopReason = Mutex<String?>(nil)
-    /// The interruption under way: who, and since when (wall clock). Its gap
-    /// is written when capture resumes, or at the take's end: a `--for` take
-    /// ends on time however long it lasts.
-    private let interruption = Mutex<(by: String, since: Date)?>(nil)
+    /// The interruption under way: who, and since when (monotonic
+    /// nanoseconds). Its gap is written when capture resumes, or at the
+    /// take's end: a `--for` take ends on time however long it lasts.
+    private let interruption = Mutex<(by: String, since: UInt64)?>(nil)
     /// The current sample rate of the server (read at a restart).
     let currentSampleRate: @Sendable () -> Int
     /// JACK frame time of the start command, +1 (0: none yet).
@@ -83,38 +89,50 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     let finished = DispatchSemaphore(value: 0)
 
     // The disk thread's own state.
-    private var files: RecordingFiles
+    /// The open set (nil: none yet, the first is named by its first frame).
+    private var files: RecordingFiles?
+    /// The open set's sample rate.
+    private var sampleRate: Int
     /// Which set of files is open (1-based: rotations and rate changes).
     private var fileSet = 1
-    /// Frames in the open set.
-    private var framesInSet: Int64 = 0
     /// The claims on the later sets' files, held until the take ends.
     private var laterClaims: [OutputClaim] = []
-    /// Wall-clock time and bext time reference of the take's first frame (for later sets').
-    private var firstFrameDate: Date?
-    private var firstTimeReference: UInt64 = 0
-    /// Whether a set was opened at another rate (timeline frames then mix rates).
-    private var rateChanged = false
+    /// Frames to UTC, measured from the cycles (see `FrameClock`).
+    private var frameClock: FrameClock
+    /// The clock's frame count: every cycle's frames and every gap's,
+    /// continuous across the take (and before it, while armed).
+    private var clockFrames: Int64 = 0
+    /// `clockFrames` minus the timeline position of the same frame.
+    private var positionOffset: Int64 = 0
+    /// The open set's first timeline position and the UTC boundary it ends at (clock-aligned rotation).
+    private var setStart: Int64 = 0
+    private var nextCut: Double?
+    /// When the clock's rate was last logged (monotonic nanoseconds).
+    private var lastClockReport: UInt64 = 0
     private var timeline: CaptureTimeline
     private var history: PrerollHistory
     private let reader: CaptureReader
     private let channels: Int
     private var silenceAlarm: SilenceAlarm
 
-    init(capture: RealtimeCapture, files: RecordingFiles, settings: Settings,
+    /// `files`: the first set, opened already (a plain name); nil: it is
+    /// opened at the take's first frame, named by that frame's time.
+    init(capture: RealtimeCapture, files: RecordingFiles?, sampleRate: Int, settings: Settings,
          record: @escaping @Sendable (RecordingEvent) -> Void, currentSampleRate: @escaping @Sendable () -> Int) {
         self.capture = capture
         self.files = files
+        self.sampleRate = sampleRate
         self.settings = settings
         self.record = record
         self.currentSampleRate = currentSampleRate
         channels = capture.channels
-        timeline = CaptureTimeline(sampleRate: files.sampleRate)
+        timeline = CaptureTimeline(sampleRate: sampleRate)
+        frameClock = FrameClock(sampleRate: sampleRate)
         history = PrerollHistory(channels: channels, capacityFrames: settings.prerollFrames)
         reader = CaptureReader(capture)
-        stats = Mutex(Stats(peaks: [Float](repeating: 0, count: channels), paths: files.paths))
+        stats = Mutex(Stats(peaks: [Float](repeating: 0, count: channels), paths: files?.paths ?? []))
         silenceAlarm = SilenceAlarm(channels: channels, thresholdDBFS: settings.silenceThresholdDBFS,
-                                    holdFrames: Int64(settings.silenceHoldSeconds * Double(files.sampleRate)))
+                                    holdFrames: Int64(settings.silenceHoldSeconds * Double(sampleRate)))
     }
 
     /// Starts the disk thread.
@@ -156,7 +174,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// The session was interrupted by `by`: the cycles stop until it is
     /// active again, and the frames missed then are the interruption's.
     func noteInterruption(by: String) {
-        interruption.withLock { $0 = $0 ?? (by, Date()) }
+        interruption.withLock { $0 = $0 ?? (by, MonotonicClock.nanoseconds) }
     }
 
     /// `position(ofFrameTime:)` once the cycle that starts at `frame` is
@@ -189,7 +207,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
             let stopping = stopRequested.load(ordering: .acquiring)
             let drained = drain()
             if Date().timeIntervalSince(lastHeaderUpdate) >= 0.5 {
-                files.updateHeaders()
+                files?.updateHeaders()
                 lastHeaderUpdate = Date()
             }
             if stopping && drained == 0 { break }
@@ -198,7 +216,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
                 usleep(5_000)
             }
         }
-        files.close()
+        files?.close()
         laterClaims.forEach { $0.release() }
         let frames = stats.withLock { $0.framesWritten }
         record(.stopped(framesWritten: frames, reason: stopReason.withLock { $0 } ?? "stopped"))
@@ -216,6 +234,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
             connectedFrom = nil
         }
         let step = timeline.step(header)
+        let cycleClockFrame = observeClock(header, step)
         let recording = stats.withLock { $0.recording && !$0.finished }
         if case let .gap(frames, reason) = step {
             if recording {
@@ -228,6 +247,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         }
         if stats.withLock({ $0.finished }) { return }
         if stats.withLock({ $0.recording }) {
+            positionOffset = cycleClockFrame - stats.withLock { $0.framesWritten }
             write(samples, frames: header.frames, startingAt: header.frameTime)
             return
         }
@@ -235,7 +255,45 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
             history.append(samples, frames: header.frames)
             return
         }
-        begin(header, samples, offset: offset)
+        begin(header, samples, offset: offset, clockFrame: cycleClockFrame)
+    }
+
+    /// Feeds the cycle and a wall-clock reading to the frame clock (steps
+    /// and, every minute, the rate are logged); returns the cycle's first
+    /// frame in the clock's count.
+    private func observeClock(_ header: CycleHeader, _ step: CaptureTimeline.Step) -> Int64 {
+        var continuous = true
+        switch step {
+        case .first: continuous = false
+        case let .gap(frames, _):
+            clockFrames += Int64(frames)
+            continuous = false
+        case .continuous: break
+        }
+        let frame = clockFrames
+        frameClock.observeCycle(frame: frame, frames: header.frames, monotonicNanoseconds: header.nanoseconds,
+                                continuous: continuous)
+        clockFrames += Int64(header.frames)
+        let reading = settings.clock.read()
+        if case let .step(seconds) = frameClock.observeWallClock(reading) {
+            record(.clockStep(seconds: seconds, atFrame: stats.withLock { $0.framesWritten }))
+        }
+        let ppm = frameClock.rateErrorPPM
+        stats.withLock { $0.rateErrorPPM = ppm }
+        // Logged once measured, then every minute.
+        if let ppm, lastClockReport == 0 || reading.monotonicNanoseconds &- lastClockReport >= 60_000_000_000 {
+            lastClockReport = reading.monotonicNanoseconds
+            record(.clock(rateErrorPPM: ppm))
+        }
+        return frame
+    }
+
+    /// UTC of the sound at timeline position `position`: when it reached the
+    /// input (its callback's time less the capture latency).
+    private func utc(ofPosition position: Int64) -> Double {
+        let latency = Double(settings.captureLatencyFrames) / Double(sampleRate)
+        let callback = frameClock.utc(ofFrame: Double(position + positionOffset)) ?? settings.clock.read().utc
+        return callback - latency
     }
 
     /// Where in this cycle the recording starts, if it does.
@@ -257,27 +315,25 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     }
 
     /// Starts the file: the pre-roll, then this cycle from `offset`.
-    private func begin(_ header: CycleHeader, _ samples: UnsafeBufferPointer<Float>, offset: Int) {
+    private func begin(_ header: CycleHeader, _ samples: UnsafeBufferPointer<Float>, offset: Int, clockFrame: Int64) {
         // The pre-roll is the history plus the part of this cycle before the start.
         history.append(UnsafeBufferPointer(rebasing: samples[0..<(offset * channels)]), frames: offset)
         let preroll = min(settings.prerollFrames, history.count)
         let firstFrame = header.frameTime &+ UInt32(offset) &- UInt32(preroll)
-        let rate = files.sampleRate
-        // Wall-clock time of the first frame, less the capture latency: when the sound reached the input.
-        let nowWall = Date()
-        let ageSeconds = Double(Int64(MonotonicClock.nanoseconds) - Int64(header.nanoseconds)) / 1e9
-        let firstFrameDate = nowWall.addingTimeInterval(-ageSeconds + Double(offset - preroll) / Double(rate)
-                                                        - Double(settings.captureLatencyFrames) / Double(rate))
-        let midnight = Calendar.current.startOfDay(for: firstFrameDate)
-        let timeReference = UInt64(max(0, firstFrameDate.timeIntervalSince(midnight) * Double(rate)).rounded())
-        self.firstFrameDate = firstFrameDate
-        firstTimeReference = timeReference
-        describe(files, timeReference: timeReference, originationDate: firstFrameDate)
+        // Position 0 is the pre-roll's first frame.
+        positionOffset = clockFrame + Int64(offset) - Int64(preroll)
+        if files == nil {
+            openSet(at: 0, sampleRate: sampleRate, reason: .first)
+            guard files != nil else { return }
+        } else {
+            describeOpenSet(at: 0)
+        }
+        let timeReference = stats.withLock { $0.timeReference }
         stats.withLock {
             $0.recording = true
             $0.firstFrameTime = firstFrame
             $0.prerollFrames = preroll
-            $0.timeReference = settings.format.container.carriesBroadcastExtension ? timeReference : nil
+            $0.timeReference = timeReference
             $0.anchor = (firstFrame, 0)
         }
         record(.started(firstFrameTime: firstFrame, prerollFrames: preroll))
@@ -319,11 +375,13 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         let start = stats.withLock { $0.framesWritten }
         var done = 0
         while done < frames {
-            if let rotate = settings.rotateFrames, framesInSet >= rotate {
-                openNextSet(sampleRate: files.sampleRate, at: start + Int64(done))
+            if let untilCut = framesUntilCut(at: start + Int64(done)), untilCut <= 0 {
+                openSet(at: start + Int64(done), sampleRate: sampleRate, reason: .rotation)
                 if stats.withLock({ $0.problem != nil }) { return false }
             }
-            let room = settings.rotateFrames.map { Int(min(Int64(frames - done), $0 - framesInSet)) } ?? frames - done
+            guard let files else { return false }
+            let room = framesUntilCut(at: start + Int64(done)).map { Int(min(Int64(frames - done), max(1, $0))) }
+                ?? frames - done
             let inFilesBefore = files.framesWritten
             do {
                 if let samples {
@@ -343,7 +401,6 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
                 fail(error)
                 return false
             }
-            framesInSet += Int64(room)
             done += room
         }
         return true
@@ -371,7 +428,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         guard let limit = settings.limitFrames, let current = interruption.withLock({ $0 }) else { return }
         let (written, recording) = stats.withLock { ($0.framesWritten, $0.recording && !$0.finished) }
         guard recording else { return }
-        let elapsed = Int64(Date().timeIntervalSince(current.since) * Double(files.sampleRate))
+        let elapsed = Int64(Double(MonotonicClock.nanoseconds &- current.since) / 1e9 * Double(sampleRate))
         guard written + elapsed >= limit else { return }
         interruption.withLock { $0 = nil }
         writeInterruption(frames: Int(limit - written), by: current.by, resumedAt: nil)
@@ -397,8 +454,10 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         }
         if reason == .serverRestart {
             let rate = currentSampleRate()
-            if rate > 0 && rate != files.sampleRate {
-                openNextSet(sampleRate: rate, at: nil)
+            if rate > 0 && rate != sampleRate {
+                // The gap is not written (the timeline's frames change rate here).
+                positionOffset += Int64(frames)
+                openSet(at: stats.withLock { $0.framesWritten }, sampleRate: rate, reason: .rateChange)
                 return
             }
         }
@@ -429,65 +488,111 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         }
     }
 
-    /// Closes these files and opens the next set: at a rotation boundary
-    /// (timeline frame `boundary`), or at another sample rate when the server
-    /// came back at one (`boundary` nil: the frames written so far).
-    private func openNextSet(sampleRate: Int, at boundary: Int64?) {
-        files.close()
-        let rotation = boundary != nil
-        let at = boundary ?? stats.withLock { $0.framesWritten }
-        let rate = Double(sampleRate)
-        // The set's first frame by the take's clock: its name's time and its bext time reference.
-        let offset = Double(at) / Double(files.sampleRate)
-        let date = firstFrameDate.map { $0.addingTimeInterval(offset) } ?? Date()
-        fileSet += 1
+    /// Frames from timeline position `position` to the open set's cut (nil: no rotation).
+    private func framesUntilCut(at position: Int64) -> Int64? {
+        switch settings.rotation {
+        case nil: return nil
+        case let .everyFrames(frames)?: return setStart + frames - position
+        case .onClock?:
+            // The frame whose sound's wall time is nearest the boundary.
+            guard let nextCut else { return nil }
+            let latency = Double(settings.captureLatencyFrames) / Double(sampleRate)
+            guard let frame = frameClock.frame(atUTC: nextCut + latency) else { return nil }
+            return Int64(frame.rounded()) - positionOffset - position
+        }
+    }
+
+    /// Why a set of files opens.
+    private enum SetReason { case first, rotation, rateChange }
+
+    /// Closes the open set and opens the next at timeline position `position`:
+    /// the take's first, a rotation's, or one at the rate the server came back at.
+    private func openSet(at position: Int64, sampleRate rate: Int, reason: SetReason) {
+        files?.close()
+        if reason == .rateChange {
+            timeline.restart(sampleRate: rate)
+            frameClock = FrameClock(sampleRate: rate)
+        }
+        sampleRate = rate
+        let utc = utc(ofPosition: position)
+        if reason != .first { fileSet += 1 }
         do throws(RecordingError) {
             // Claimed as the first set was: a name that is taken (a file left
             // from an earlier take, another recorder's) is skipped, never replaced.
             var refusals: [String] = []
             var paths: [String] = []
             while true {
-                paths = settings.naming.paths(index: fileSet, date: date, attempt: refusals.count)
+                paths = settings.naming.paths(index: fileSet, utc: utc, attempt: refusals.count)
                 do {
+                    try Self.makeFolders(for: paths)
                     laterClaims.append(try OutputClaim.claim(paths: paths, logPath: nil, overwrite: settings.overwrite))
                     break
                 } catch {
-                    refusals.append(error.description)
-                    if refusals.count >= 100 {
-                        throw .noFreeName(refusals: refusals)
+                    // A name that is taken: the next; anything else (a folder that cannot be made) ends here.
+                    switch error {
+                    case .outputExists, .outputBusy: refusals.append(error.description)
+                    default: throw error
                     }
+                    if refusals.count >= 100 { throw .noFreeName(refusals: refusals) }
                 }
             }
             for refusal in refusals { record(.partSkipped(reason: refusal)) }
-            files = try RecordingFiles(paths: paths, channels: channels, sampleRate: sampleRate, format: settings.format)
+            files = try RecordingFiles(paths: paths, channels: channels, sampleRate: rate, format: settings.format)
         } catch {
+            files = nil
             fail(error)
             return
         }
-        framesInSet = 0
-        if let firstFrameDate {
-            // Samples since midnight at the set's own rate: while the rate
-            // never changed, exactly the first frame's plus the frames since.
-            if !rotation { rateChanged = true }
-            let midnight = Calendar.current.startOfDay(for: firstFrameDate)
-            let reference = rateChanged ? UInt64(max(0, date.timeIntervalSince(midnight) * rate).rounded())
-                : firstTimeReference + UInt64(at)
-            describe(files, timeReference: reference, originationDate: date)
-        }
-        stats.withLock { $0.paths += files.paths }
-        if rotation {
-            record(.rotated(path: files.paths[0], atFrame: at))
-        } else {
-            timeline.restart(sampleRate: sampleRate)
-            record(.newFile(path: files.paths[0], sampleRate: sampleRate, atFrame: at))
+        describeOpenSet(at: position)
+        let path = files?.paths[0] ?? ""
+        stats.withLock { $0.paths += files?.paths ?? [] }
+        switch reason {
+        case .first: break
+        case .rotation: record(.rotated(path: path, atFrame: position))
+        case .rateChange: record(.newFile(path: path, sampleRate: rate, atFrame: position))
         }
     }
 
-    /// The Broadcast WAV description of a set whose first frame is at `timeReference`.
-    private func describe(_ files: RecordingFiles, timeReference: UInt64, originationDate: Date) {
-        guard settings.format.container.carriesBroadcastExtension else { return }
-        files.setBroadcastExtension(timeReference: timeReference, originationDate: originationDate,
-                                    description: "jas record, \(channels) channel(s) at \(files.sampleRate) Hz")
+    /// Creates the folders a set's paths need (a pattern with a folder per day).
+    static func makeFolders(for paths: [String]) throws(RecordingError) {
+        for path in paths {
+            let folder = (path as NSString).deletingLastPathComponent
+            guard !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) else { continue }
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw .unwritablePath(path: path, reason: "cannot create the folder '\(folder)': \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// The open set begins at timeline position `position`: its `bext`
+    /// (origination time and TimeReference from its first frame's wall
+    /// time, samples since that day's midnight in the take's zone) and,
+    /// rotating on the clock, the boundary it ends at.
+    private func describeOpenSet(at position: Int64) {
+        guard let files else { return }
+        setStart = position
+        let utc = utc(ofPosition: position)
+        let zone = settings.zone
+        // The day and origination time are the name's (the millisecond); a
+        // cut half a frame before midnight belongs to the new day, at 0.
+        let named = (utc * 1000).rounded() / 1000
+        let midnight = named - zone.secondsOfDay(at: named)
+        let reference = UInt64(max(0, ((utc - midnight) * Double(sampleRate)).rounded()))
+        if case let .onClock(period)? = settings.rotation {
+            // Past this set's own first frame (a cut lies within half a frame of its boundary).
+            nextCut = zone.nextBoundary(after: utc + 1 / Double(sampleRate), period: period)
+            // Never a cut at or before the set's first frame (no empty file, whatever the clock did).
+            while let cut = framesUntilCut(at: position), cut <= 0, let boundary = nextCut {
+                nextCut = zone.nextBoundary(after: boundary, period: period)
+            }
+        }
+        if settings.format.container.carriesBroadcastExtension {
+            files.setBroadcastExtension(timeReference: reference, origination: named, zone: zone,
+                                        description: "jas record, \(channels) channel(s) at \(sampleRate) Hz")
+            if position == 0 { stats.withLock { $0.timeReference = reference } }
+        }
     }
 
     private func allowedFrames(_ frames: Int) -> Int {
@@ -506,7 +611,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
             return false
         }
         if reachedLimit {
-            files.updateHeaders()
+            files?.updateHeaders()
             finished.signal()
         }
     }

@@ -33,8 +33,17 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         public var perChannelFiles = false
         /// Seconds to record, then stop (nil: until stopped).
         public var duration: Double?
-        /// Start a new file every this many seconds of timeline (nil: one file).
+        /// Start a new file every this many seconds (nil: one file): on the
+        /// wall clock's boundaries, or every period of the take (`rotationAlignment`).
         public var rotateSeconds: Double?
+        /// Where rotation counts from: the clock (default; a period that
+        /// divides a day) or the take's start.
+        public var rotationAlignment = RotationAlignment.clock
+        /// The wall clock names, `bext` times and clock-aligned cuts follow
+        /// (measured against the frames as they come; see `FrameClock`).
+        public var clock: any WallClock = SystemWallClock()
+        /// The one time zone of names, `bext` and the clock's boundaries.
+        public var timeZone = RecordingTimeZone.local
         /// Size of the ring between the real-time thread and the disk thread, seconds.
         public var bufferSeconds = 4.0
         /// Seconds of audio from before the start (command or trigger) that the file begins with.
@@ -125,24 +134,28 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         let channels = ports.count
         try config.format.validate(channels: config.perChannelFiles ? 1 : channels, sampleRate: sampleRate)
         let naming = TakeNaming(pattern: config.outputPath, rotates: config.rotateSeconds != nil, channels: channels,
-                                perChannel: config.perChannelFiles)
-        let now = Date()
-        takePath = naming.basePath(index: 1, date: now)
+                                perChannel: config.perChannelFiles, zone: config.timeZone)
+        // The log is named when the take is set up; a file named by time, by its first frame.
+        let now = config.clock.read().utc
+        takePath = naming.basePath(index: 1, utc: now)
         logPath = RecordingLog.path(for: takePath)
         let fifo = try Self.checkDestination(config, path: takePath, channels: channels, sampleRate: sampleRate)
-        let paths = naming.paths(index: 1, date: now)
+        let namedByFirstFrame = naming.hasTimeFields && fifo == nil
+        let paths = namedByFirstFrame ? [] : naming.paths(index: 1, utc: now)
         let claim: OutputClaim
         do {
+            if let logPath { try DiskWriter.makeFolders(for: [logPath]) }
             claim = try OutputClaim.claim(paths: paths, logPath: logPath, overwrite: config.overwrite)
         } catch {
             if let fifo { close(fifo) }
             throw error
         }
-        let files: RecordingFiles
+        let files: RecordingFiles?
         let log: RecordingLog
         do {
-            files = try RecordingFiles(paths: paths, channels: channels, sampleRate: sampleRate, format: config.format,
-                                       fifoDescriptor: fifo)
+            files = namedByFirstFrame ? nil
+                : try RecordingFiles(paths: paths, channels: channels, sampleRate: sampleRate, format: config.format,
+                                     fifoDescriptor: fifo)
             log = try RecordingLog(path: logPath)
         } catch {
             claim.abandon()
@@ -157,7 +170,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)
             captureLatencyFrames = try session.inputLatencyRange.max
         } catch {
-            files.close()
+            files?.close()
             claim.abandon()
             throw .session(error)
         }
@@ -167,14 +180,17 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             triggerLevel: config.triggerDBFS.map { Float(pow(10, $0 / 20)) },
             waitsForStart: config.waitsForStartCommand,
             limitFrames: config.duration.map { Int64(($0 * Double(sampleRate)).rounded()) },
-            rotateFrames: config.rotateSeconds.map { Int64(($0 * Double(sampleRate)).rounded()) },
+            rotation: config.rotateSeconds.map {
+                RotationRule(seconds: $0, sampleRate: sampleRate, alignment: config.rotationAlignment)
+            },
+            clock: config.clock, zone: config.timeZone,
             captureLatencyFrames: captureLatencyFrames, overwrite: config.overwrite,
             silenceThresholdDBFS: config.silenceThresholdDBFS, silenceHoldSeconds: config.silenceHoldSeconds,
             onWritten: config.onWritten)
         let session = session
         let events = events
         let hooks = levelHooks(log: log)
-        let writer = DiskWriter(capture: capture, files: files, settings: settings, record: { event in
+        let writer = DiskWriter(capture: capture, files: files, sampleRate: sampleRate, settings: settings, record: { event in
             log.append(event)
             events.yield(event)
             hooks(event)
@@ -294,7 +310,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                               ringFill: Double(capture.ring.availableToRead) / Double(capture.ring.capacity),
                               overruns: stats.overruns, xruns: stats.xruns, gaps: stats.gaps,
                               gapFrames: stats.gapFrames, path: stats.paths.last,
-                              serverLost: serverLost.load(ordering: .relaxed))
+                              serverLost: serverLost.load(ordering: .relaxed), rateErrorPPM: stats.rateErrorPPM)
         }
     }
 
@@ -460,11 +476,18 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue {
             throw .unwritablePath(path: path, reason: "it is a folder")
         }
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw .unwritablePath(path: path, reason: "the folder '\(folder)' does not exist")
+        // A folder that does not exist yet is made (a pattern with a folder per day) if its nearest existing one may be written.
+        var existing = folder
+        while !FileManager.default.fileExists(atPath: existing) && existing != "/" && existing != "." {
+            let parent = (existing as NSString).deletingLastPathComponent
+            existing = parent.isEmpty ? "." : parent
         }
-        guard access(folder, W_OK) == 0 else {
-            throw .unwritablePath(path: path, reason: "no permission to write in '\(folder)'")
+        guard FileManager.default.fileExists(atPath: existing, isDirectory: &isFolder), isFolder.boolValue else {
+            throw .unwritablePath(path: path, reason: "'\(existing)' is not a folder")
+        }
+        guard access(existing, W_OK) == 0 else {
+            throw .unwritablePath(path: path, reason: existing == folder ? "no permission to write in '\(folder)'"
+                                  : "no permission to make the folder '\(folder)' in '\(existing)'")
         }
         var status = stat()
         if stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO {
@@ -475,7 +498,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             return descriptor
         }
         var fs = statvfs()
-        guard statvfs(folder, &fs) == 0 else { return nil }
+        guard statvfs(existing, &fs) == 0 else { return nil }
         let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
         // With --for, the whole recording; without, at least one minute.
         let seconds = (config.duration ?? 60) + config.prerollSeconds

@@ -63,10 +63,11 @@ final class RecordingFiles {
     /// Frames every file of the set holds (per-channel files: the fewest).
     var framesWritten: Int64 { writers.map(\.framesWritten).min() ?? 0 }
 
-    func setBroadcastExtension(timeReference: UInt64, originationDate: Date, description: String) {
+    func setBroadcastExtension(timeReference: UInt64, origination utc: Double, zone: RecordingTimeZone,
+                               description: String) {
         for writer in writers {
             writer.setBroadcastExtension(description: description, originator: "JackAudioSession jas record",
-                                         originationDate: originationDate, timeReference: timeReference)
+                                         origination: utc, zone: zone, timeReference: timeReference)
         }
     }
 

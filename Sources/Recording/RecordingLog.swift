@@ -44,6 +44,11 @@ public enum RecordingEvent: Sendable, Equatable {
     case rotated(path: String, atFrame: Int64)
     /// A later part's name was taken: the next free one is used instead.
     case partSkipped(reason: String)
+    /// The sample clock's rate against the wall clock, measured (every minute).
+    case clock(rateErrorPPM: Double)
+    /// The wall clock was stepped by `seconds` (an NTP step, a person setting
+    /// the date): names and times from here use the new clock; no audio moves.
+    case clockStep(seconds: Double, atFrame: Int64)
     /// Writing failed (disk full, I/O error): the recording stopped there.
     case writeFailed(atFrame: Int64, reason: String)
     /// The recording ended, and why ("duration reached", "SIGTERM", …).
@@ -92,6 +97,10 @@ public enum RecordingEvent: Sendable, Equatable {
             ["event": "rotated", "path": path, "at_frame": at]
         case let .partSkipped(reason):
             ["event": "part_skipped", "reason": reason]
+        case let .clock(ppm):
+            ["event": "clock", "rate_error_ppm": (ppm * 100).rounded() / 100]
+        case let .clockStep(seconds, at):
+            ["event": "clock_step", "seconds": (seconds * 1e6).rounded() / 1e6, "at_frame": at]
         case let .writeFailed(at, reason):
             ["event": "write_failed", "at_frame": at, "reason": reason]
         case let .stopped(frames, reason):
@@ -142,6 +151,11 @@ public enum RecordingEvent: Sendable, Equatable {
             "continuing in '\(path)' from frame \(at)"
         case let .partSkipped(reason):
             "the next file's name is taken, skipped: \(reason)"
+        case let .clock(ppm):
+            String(format: "the sample clock runs %+.1f ppm against the wall clock", ppm)
+        case let .clockStep(seconds, at):
+            String(format: "the wall clock was set %+.3f s at frame %lld: times from here follow it (no audio moved)",
+                   seconds, at)
         case let .writeFailed(at, reason):
             "writing stopped at frame \(at): \(reason)"
         case let .stopped(frames, reason):

@@ -64,4 +64,6 @@ public struct RecordingProgress: Sendable, Equatable {
     public var path: String?
     /// Whether the server is gone (the recording waits for it).
     public var serverLost: Bool
+    /// The sample clock's rate error against the wall clock, ppm (nil: not measured yet).
+    public var rateErrorPPM: Double? = nil
 }

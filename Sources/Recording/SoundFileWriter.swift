@@ -55,9 +55,10 @@ public final class SoundFileWriter {
     public static let loudnessNotCalculated: Int16 = 0x7FFF
 
     /// Sets the Broadcast WAV `bext` chunk (WAV and RF64 only; before the first frame).
-    /// `timeReference` is the first frame's position in samples since midnight.
-    public func setBroadcastExtension(description: String, originator: String, originationDate: Date,
-                                      timeReference: UInt64) {
+    /// `timeReference` is the first frame's position in samples since
+    /// midnight; the origination date and time are `origination` in `zone`.
+    public func setBroadcastExtension(description: String, originator: String, origination utc: Double,
+                                      zone: RecordingTimeZone, timeReference: UInt64) {
         guard let handle, format.container.carriesBroadcastExtension, !wroteAudio else { return }
         var info = SF_BROADCAST_INFO()
         func fill<T>(_ field: inout T, _ text: String) {
@@ -66,14 +67,10 @@ public final class SoundFileWriter {
                 bytes.copyBytes(from: utf8)
             }
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd"
         fill(&info.description, description)
         fill(&info.originator, originator)
-        fill(&info.origination_date, formatter.string(from: originationDate))
-        formatter.dateFormat = "HH:mm:ss"
-        fill(&info.origination_time, formatter.string(from: originationDate))
+        fill(&info.origination_date, zone.format("%Y-%m-%d", at: utc))
+        fill(&info.origination_time, zone.format("%H:%M:%S", at: utc))
         info.time_reference_low = UInt32(truncatingIfNeeded: timeReference)
         info.time_reference_high = UInt32(truncatingIfNeeded: timeReference >> 32)
         // libsndfile writes version 2 whatever is asked, and version 2 has

@@ -61,8 +61,10 @@ public final class WatchBoard: Sendable {
     }
 
     /// A take's progress line, with the totals the metrics count.
-    public func publish(progressLine line: String, framesWritten: Int64, overruns: Int, gapFrames: Int64) {
-        metrics.updateRecord(framesWritten: framesWritten, overruns: overruns, gapFrames: gapFrames)
+    public func publish(progressLine line: String, framesWritten: Int64, overruns: Int, gapFrames: Int64,
+                        clockRateErrorPPM: Double? = nil) {
+        metrics.updateRecord(framesWritten: framesWritten, overruns: overruns, gapFrames: gapFrames,
+                             clockRateErrorPPM: clockRateErrorPPM)
         state.withLock { $0.progress = line }
         hub.broadcast(line)
     }

@@ -24,6 +24,7 @@ final class WatchMetrics: Sendable {
         let framesWritten: Counter
         let overruns: Counter
         let gapFrames: Counter
+        let clockRateError: Gauge
         /// The totals last exposed: the counters move by the difference.
         let last = Mutex<(frames: Int64, overruns: Int, gapFrames: Int64)>((0, 0, 0))
 
@@ -34,6 +35,9 @@ final class WatchMetrics: Sendable {
                                             help: "Times the ring to the disk was full (each a logged gap)")
             gapFrames = registry.makeCounter(name: "jas_record_gap_frames_total",
                                              help: "Frames written as silence for a logged reason")
+            clockRateError = registry.makeGauge(name: "jas_record_clock_rate_error_ppm",
+                                                help: "The sample clock's rate against the wall clock, parts per million (NaN until measured)")
+            clockRateError.set(to: .nan)
         }
     }
 
@@ -86,8 +90,9 @@ final class WatchMetrics: Sendable {
 
     func setViewers(_ count: Int) { viewers.set(to: Double(count)) }
 
-    func updateRecord(framesWritten: Int64, overruns: Int, gapFrames: Int64) {
+    func updateRecord(framesWritten: Int64, overruns: Int, gapFrames: Int64, clockRateErrorPPM: Double?) {
         guard let record else { return }
+        record.clockRateError.set(to: clockRateErrorPPM ?? .nan)
         let moves = record.last.withLock { last -> (Int64, Int, Int64) in
             defer { last = (max(last.frames, framesWritten), max(last.overruns, overruns), max(last.gapFrames, gapFrames)) }
             return (framesWritten - last.frames, overruns - last.overruns, gapFrames - last.gapFrames)

@@ -40,8 +40,14 @@ struct Record: AsyncParsableCommand {
     @Option(name: .customLong("for"), help: "Stop after this many seconds of recording (default: until Ctrl-C).")
     var seconds: Double?
 
-    @Option(help: "Start a new file every this much of the take, e.g. 1h or 10min: no frame is lost or repeated between files (names: a strftime pattern in --output, e.g. 'take-%Y%m%d-%H%M%S.wav', else NAME-001, NAME-002, ...).")
+    @Option(help: "Start a new file every this long, e.g. 1h or 10min, on the clock's boundaries (10s: at :00, :10, ...; 1h: on the hour) when the period divides a day: no frame is lost or repeated between files (names: a strftime pattern in --output, e.g. 'log-%Y%m%d-%H%M%S%z.wav', its first frame's time; else NAME-001, NAME-002, ...).")
     var rotate: String?
+
+    @Option(help: "Where --rotate counts from: clock (its boundaries, the default) or start (the take's first frame).")
+    var rotateFrom: RotationAlignment = .clock
+
+    @Flag(help: "Names, bext times and the clock's boundaries in UTC (default: local time, $TZ).")
+    var utc = false
 
     @Flag(help: "End the take when a recorded port goes away (its client ends, its device is unplugged), instead of recording silence until it comes back.")
     var stopOnSourceLost = false
@@ -127,6 +133,8 @@ struct Record: AsyncParsableCommand {
         configuration.perChannelFiles = perChannel
         configuration.duration = seconds
         configuration.rotateSeconds = try rotateSeconds()
+        configuration.rotationAlignment = rotateFrom
+        configuration.timeZone = utc ? .utc : .local
         configuration.bufferSeconds = buffer
         configuration.prerollSeconds = preroll
         configuration.triggerDBFS = try triggerLevel()
@@ -281,11 +289,12 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
                 "peak_dbfs": progress.peakDBFS.map { $0.isFinite ? ($0 * 10).rounded() / 10 : -200 },
                 "ring_fill": (progress.ringFill * 1000).rounded() / 1000, "overruns": progress.overruns,
                 "xruns": progress.xruns, "gaps": progress.gaps, "gap_frames": progress.gapFrames,
-                "path": progress.path.map { $0 as Any } ?? NSNull(), "server_lost": progress.serverLost]
+                "path": progress.path.map { $0 as Any } ?? NSNull(), "server_lost": progress.serverLost,
+                "clock_rate_error_ppm": progress.rateErrorPPM.map { ($0 * 100).rounded() / 100 as Any } ?? NSNull()]
             let text = Output.jsonEventText(object)
             // The watch every quarter second, stdout every second.
             watch?.publish(progressLine: text, framesWritten: progress.framesWritten, overruns: progress.overruns,
-                           gapFrames: progress.gapFrames)
+                           gapFrames: progress.gapFrames, clockRateErrorPPM: progress.rateErrorPPM)
             if json {
                 if tick % 4 == 0 { lock.withLock { Output.line(text) } }
                 return
@@ -358,3 +367,5 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
         watch?.publish(eventLine: text)
     }
 }
+
+extension RotationAlignment: ExpressibleByArgument {}

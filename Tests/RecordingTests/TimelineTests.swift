@@ -101,24 +101,27 @@ final class TimelineTests: XCTestCase {
     }
 
     func testPerChannelPartAndRotationPaths() {
-        let date = Date(timeIntervalSince1970: 1_800_000_000)
-        let plain = TakeNaming(pattern: "/r/take.wav", rotates: false, channels: 2, perChannel: false)
-        XCTAssertEqual(plain.paths(index: 1, date: date), ["/r/take.wav"])
-        XCTAssertEqual(plain.paths(index: 2, date: date), ["/r/take-part2.wav"])
-        XCTAssertEqual(plain.paths(index: 2, date: date, attempt: 1), ["/r/take-part3.wav"], "a taken part is skipped")
-        let split = TakeNaming(pattern: "/r/take.wav", rotates: false, channels: 2, perChannel: true)
-        XCTAssertEqual(split.paths(index: 1, date: date), ["/r/take_1.wav", "/r/take_2.wav"])
-        let numbered = TakeNaming(pattern: "/r/take.wav", rotates: true, channels: 2, perChannel: false)
-        XCTAssertEqual(numbered.paths(index: 1, date: date), ["/r/take-001.wav"])
-        XCTAssertEqual(numbered.paths(index: 12, date: date, attempt: 1), ["/r/take-012-2.wav"])
-        let timed = TakeNaming(pattern: "/r/take-%Y%m%d-%H%M%S.wav", rotates: true, channels: 2, perChannel: false)
+        let date = 1_800_000_000.0
+        let plain = TakeNaming(pattern: "/r/take.wav", rotates: false, channels: 2, perChannel: false, zone: .local)
+        XCTAssertEqual(plain.paths(index: 1, utc: date), ["/r/take.wav"])
+        XCTAssertEqual(plain.paths(index: 2, utc: date), ["/r/take-part2.wav"])
+        XCTAssertEqual(plain.paths(index: 2, utc: date, attempt: 1), ["/r/take-part3.wav"], "a taken part is skipped")
+        let split = TakeNaming(pattern: "/r/take.wav", rotates: false, channels: 2, perChannel: true, zone: .local)
+        XCTAssertEqual(split.paths(index: 1, utc: date), ["/r/take_1.wav", "/r/take_2.wav"])
+        let numbered = TakeNaming(pattern: "/r/take.wav", rotates: true, channels: 2, perChannel: false, zone: .local)
+        XCTAssertEqual(numbered.paths(index: 1, utc: date), ["/r/take-001.wav"])
+        XCTAssertEqual(numbered.paths(index: 12, utc: date, attempt: 1), ["/r/take-012-2.wav"])
+        let timed = TakeNaming(pattern: "/r/take-%Y%m%d-%H%M%S.wav", rotates: true, channels: 2, perChannel: false, zone: .local)
         var seconds = time_t(1_800_000_000)
         var local = tm()
         localtime_r(&seconds, &local)
         let stamp = String(format: "%04d%02d%02d-%02d%02d%02d", local.tm_year + 1900, local.tm_mon + 1, local.tm_mday,
                            local.tm_hour, local.tm_min, local.tm_sec)
-        XCTAssertEqual(timed.paths(index: 3, date: date), ["/r/take-\(stamp).wav"])
-        XCTAssertEqual(timed.paths(index: 3, date: date, attempt: 2), ["/r/take-\(stamp)-3.wav"], "a taken name gets a counter")
+        XCTAssertEqual(timed.paths(index: 3, utc: date), ["/r/take-\(stamp).wav"])
+        XCTAssertEqual(timed.paths(index: 3, utc: date, attempt: 2), ["/r/take-\(stamp)-3.wav"], "a taken name gets a counter")
+        // A cut lies within half a frame of its boundary: named by the boundary, not the second before.
+        let utcNamed = TakeNaming(pattern: "%H%M%S.wav", rotates: true, channels: 1, perChannel: false, zone: .utc)
+        XCTAssertEqual(utcNamed.paths(index: 2, utc: 1_800_000_009.99999), ["080010.wav"])
         XCTAssertEqual(RecordingLog.path(for: "/r/take.wav"), "/r/take.log")
     }
 }

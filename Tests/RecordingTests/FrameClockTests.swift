@@ -1,0 +1,105 @@
+import Foundation
+@testable import Recording
+import XCTest
+
+/// The frame clock and the take's time zone, pure: cycles and wall-clock
+/// readings made up with known truth (a sample clock off by a known rate,
+/// callbacks woken late, a wall clock that drifts or is set), and a real
+/// zone's daylight-saving changes.
+final class FrameClockTests: XCTestCase {
+    private let rate = 48000
+    private let period = 256
+
+    /// A take's cycles: the sample clock runs `sampleClockPPM` fast against
+    /// the monotonic clock, each callback is late by `lateness(cycle)`, and
+    /// the wall clock reads `wall(monotonic)`. Returns the clock after
+    /// `seconds` and a function giving each frame's true UTC.
+    private func run(seconds: Double, sampleClockPPM: Double, lateness: (Int) -> Double,
+                     wall: @escaping (Double) -> Double, notices: inout [FrameClock.Notice]) -> (FrameClock, (Double) -> Double) {
+        var clock = FrameClock(sampleRate: rate)
+        let start = 1_000.0
+        let framesPerSecond = Double(rate) * (1 + sampleClockPPM / 1e6)
+        let truth: (Double) -> Double = { frame in start + frame / framesPerSecond }
+        var cycle = 0
+        while Double(cycle * period) / framesPerSecond < seconds {
+            let frame = Int64(cycle * period)
+            let called = truth(Double(frame)) + lateness(cycle)
+            clock.observeCycle(frame: frame, frames: period, monotonicNanoseconds: UInt64(called * 1e9),
+                               continuous: cycle > 0)
+            // The disk thread looks at the wall clock a little after the callback.
+            let readAt = called + 0.002
+            if let notice = clock.observeWallClock(WallClockReading(utc: wall(readAt), monotonicNanoseconds: UInt64(readAt * 1e9))) {
+                notices.append(notice)
+            }
+            cycle += 1
+        }
+        return (clock, { wall(truth($0)) })
+    }
+
+    func testFramesAreCarriedToTheWallClockWithinAFractionOfAMillisecond() throws {
+        var generator = SystemRandomNumberGenerator()
+        let jitter = (0..<20_000).map { _ in Double.random(in: 0...100e-6, using: &generator) }
+        for (sampleClockPPM, wallPPM) in [(1000.0, 0.0), (-1000.0, 0.0), (500.0, -200.0), (0.0, 1000.0)] {
+            var notices: [FrameClock.Notice] = []
+            let (clock, truth) = run(seconds: 60, sampleClockPPM: sampleClockPPM, lateness: { jitter[$0 % jitter.count] },
+                                     wall: { 1.8e9 + $0 * (1 + wallPPM / 1e6) }, notices: &notices)
+            XCTAssertEqual(notices, [], "a drifting clock is not a step")
+            // The last frames seen and a frame 5 s ahead: callbacks are late by 50 µs on average.
+            let lastFrame = Double(Int(60 * Double(rate) * (1 + sampleClockPPM / 1e6)) / period * period)
+            for frame in [lastFrame, lastFrame + 5 * Double(rate)] {
+                let error = try XCTUnwrap(clock.utc(ofFrame: frame)) - truth(frame)
+                XCTAssertLessThan(abs(error), 150e-6, "sample clock \(sampleClockPPM) ppm, wall \(wallPPM) ppm: \(error * 1e6) µs")
+                XCTAssertEqual(try XCTUnwrap(clock.frame(atUTC: truth(frame))), frame, accuracy: 0.15 * Double(rate) / 1000)
+            }
+            // Frames per wall-clock second against the nominal rate.
+            let expected = ((1 + sampleClockPPM / 1e6) / (1 + wallPPM / 1e6) - 1) * 1e6
+            XCTAssertEqual(try XCTUnwrap(clock.rateErrorPPM), expected, accuracy: 2, "sample \(sampleClockPPM), wall \(wallPPM)")
+        }
+    }
+
+    func testALateCycleMovesNothing() throws {
+        var notices: [FrameClock.Notice] = []
+        let (steady, truth) = run(seconds: 30, sampleClockPPM: 100, lateness: { _ in 20e-6 }, wall: { $0 }, notices: &notices)
+        // The same take, its last-but-ten cycle woken 20 ms late (a busy machine).
+        let cycles = Int(30 * Double(rate) * 1.0001) / period
+        let (jolted, _) = run(seconds: 30, sampleClockPPM: 100, lateness: { $0 == cycles - 10 ? 0.020 : 20e-6 },
+                              wall: { $0 }, notices: &notices)
+        let frame = Double(cycles * period)
+        let moved = try XCTUnwrap(jolted.utc(ofFrame: frame)) - XCTUnwrap(steady.utc(ofFrame: frame))
+        XCTAssertLessThan(abs(moved), 20e-6, "one late cycle moved the clock \(moved * 1e6) µs")
+        XCTAssertLessThan(abs(try XCTUnwrap(steady.utc(ofFrame: frame)) - truth(frame)), 60e-6)
+    }
+
+    func testAStepIsNoticedOnceAndFollowed() throws {
+        var notices: [FrameClock.Notice] = []
+        let (clock, _) = run(seconds: 20, sampleClockPPM: 0, lateness: { _ in 10e-6 },
+                             wall: { $0 + ($0 >= 1_012 ? 3.7 : 0) }, notices: &notices)
+        XCTAssertEqual(notices.count, 1, "\(notices)")
+        if case let .step(seconds)? = notices.first { XCTAssertEqual(seconds, 3.7, accuracy: 0.001) }
+        // A frame after the step is at the new clock's time.
+        let frame = 19.0 * Double(rate)
+        XCTAssertEqual(try XCTUnwrap(clock.utc(ofFrame: frame)), 1_000 + 19 + 3.7, accuracy: 100e-6)
+    }
+
+    func testBoundariesFollowTheZonesClockAcrossDaylightSavingChanges() throws {
+        let berlin = RecordingTimeZone.zone(try XCTUnwrap(TimeZone(identifier: "Europe/Berlin")))
+        // 2026-03-29 01:00:00 UTC: 02:00 CET becomes 03:00 CEST.
+        let spring = 1_774_746_000.0
+        XCTAssertEqual(berlin.nextBoundary(after: spring - 15, period: 10), spring - 10)
+        XCTAssertEqual(berlin.nextBoundary(after: spring - 5, period: 10), spring)
+        XCTAssertEqual(berlin.nextBoundary(after: spring - 5, period: 3600), spring)
+        XCTAssertEqual(berlin.format("%H:%M:%S%z", at: spring), "03:00:00+0200")
+        XCTAssertEqual(berlin.secondsOfDay(at: spring), 3 * 3600)
+        // 2026-10-25 01:00:00 UTC: 03:00 CEST becomes 02:00 CET, the hour shown twice.
+        let autumn = 1_792_890_000.0
+        XCTAssertEqual(berlin.nextBoundary(after: autumn - 5, period: 10), autumn)
+        XCTAssertEqual(berlin.nextBoundary(after: autumn - 5, period: 3600), autumn)
+        XCTAssertEqual(berlin.nextBoundary(after: autumn + 1, period: 3600), autumn + 3600)
+        XCTAssertEqual(berlin.format("%H:%M:%S%z", at: autumn - 10), "02:59:50+0200")
+        XCTAssertEqual(berlin.format("%H:%M:%S%z", at: autumn), "02:00:00+0100")
+        // A day's period cuts at the zone's midnight, 23 or 25 hours apart on those days.
+        let midnightBefore = 1_774_738_800.0 // 2026-03-29 00:00 CET
+        XCTAssertEqual(berlin.nextBoundary(after: midnightBefore, period: 86_400), midnightBefore + 23 * 3600)
+        XCTAssertEqual(RecordingTimeZone.utc.nextBoundary(after: 1_800_000_003.5, period: 15), 1_800_000_015)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import JackTestSupport
+@testable import Recording
+import SoundFile
+import XCTest
+
+/// A take's time comes from its frames measured against the wall clock the
+/// recorder is given, not from the take's start plus frames ÷ the nominal
+/// rate: five recorders on one real jackd at once, each given a wall clock
+/// of its own (1,000 ppm fast, 1,000 ppm slow, one set forward mid-take, one
+/// crossing UTC midnight, one crossing Berlin's spring change), each
+/// rotating every 10 s on that clock. Without the measured mapping, 10 s of
+/// a clock 1,000 ppm off holds 480 frames (10 ms) too many or too few.
+final class RecordClockTests: JackTestCase {
+    private struct Take {
+        let label: String
+        let clock: ScriptedWallClock
+        let zone: RecordingTimeZone
+        var recorder: Recorder?
+        /// The wall clock's rate against the monotonic clock (the frames' clock here), ppm.
+        var wallPPM: Double { clock.ppm }
+    }
+
+    func testFilesStartOnTheClocksBoundariesWhateverTheClockDoes() throws {
+        let server = try startServer(period: 256)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let now = Date().timeIntervalSince1970
+        let nextMidnight = ((now / 86_400).rounded(.down) + 1) * 86_400
+        let springChange = 1_774_746_000.0 // 2026-03-29 01:00 UTC: 02:00 CET becomes 03:00 CEST
+        let berlin = RecordingTimeZone.zone(try XCTUnwrap(TimeZone(identifier: "Europe/Berlin")))
+        var takes = [
+            Take(label: "fast", clock: ScriptedWallClock(start: now, ppm: 1000), zone: .utc),
+            Take(label: "slow", clock: ScriptedWallClock(start: now, ppm: -1000), zone: .utc),
+            Take(label: "step", clock: ScriptedWallClock(start: now, steps: [.init(afterSeconds: 25, seconds: 3.7)]), zone: .utc),
+            Take(label: "midnight", clock: ScriptedWallClock(start: nextMidnight - 27.5), zone: .utc),
+            Take(label: "spring", clock: ScriptedWallClock(start: springChange - 27.5), zone: berlin),
+        ]
+        let seconds = 60.0
+        for index in takes.indices {
+            // A folder per day (it does not exist yet) and the offset in the name.
+            var configuration = Recorder.Configuration(outputPath: "\(folder)/\(takes[index].label)-%Y%m%d/%H%M%S%z.wav")
+            configuration.serverName = server.name
+            configuration.portPatterns = ["loopback:capture_1"]
+            configuration.clientName = "clock-\(takes[index].label)"
+            configuration.duration = seconds
+            configuration.rotateSeconds = 10
+            configuration.clock = takes[index].clock
+            configuration.timeZone = takes[index].zone
+            let recorder = Recorder(configuration: configuration)
+            try recorder.prepare()
+            takes[index].recorder = recorder
+        }
+        for take in takes {
+            XCTAssertTrue(take.recorder!.waitUntilFinished(timeout: seconds + 60), "\(take.label) did not finish")
+            take.recorder!.stop()
+        }
+
+        let rate = 48000.0
+        let tolerance = 48.0 // 1 ms
+        for take in takes {
+            let summary = take.recorder!.summary
+            XCTAssertNil(summary.problem, take.label)
+            XCTAssertEqual(summary.framesWritten, Int64(seconds * rate), "\(take.label): the timeline is the frames")
+            XCTAssertEqual(summary.gaps, 0, "\(take.label): nothing about the clock is a gap")
+            let files = try summary.paths.map { try SoundFileReader(path: $0) }
+            XCTAssertGreaterThanOrEqual(files.count, 6, "\(take.label): \(summary.paths)")
+            let log = logEvents(try XCTUnwrap(summary.logPath))
+            var names: [String] = []
+            for (index, file) in files.enumerated() {
+                let reference = Double(try XCTUnwrap(file.broadcastTimeReference, "\(take.label) \(file.path)")) / rate
+                let name = (file.path as NSString).lastPathComponent
+                names.append(((file.path as NSString).deletingLastPathComponent as NSString).lastPathComponent + "/" + name)
+                // The name and the TimeReference say the same time of day.
+                let (hours, minutes, secondsOfName) = (Int(name.prefix(2))!, Int(name.dropFirst(2).prefix(2))!,
+                                                       Int(name.dropFirst(4).prefix(2))!)
+                XCTAssertEqual(Int((reference + 0.0005).rounded(.down)) % 86_400, hours * 3600 + minutes * 60 + secondsOfName,
+                               "\(take.label): \(name) says another time than its TimeReference \(reference)")
+                guard index > 0 else { continue }
+                // Every file after the first starts on a 10 s boundary of its clock.
+                let offBoundary = reference - (reference / 10).rounded() * 10
+                XCTAssertLessThan(abs(offBoundary) * rate, tolerance,
+                                  "\(take.label): \(name) starts \(offBoundary * 1000) ms off the boundary")
+                guard index < files.count - 1 else { continue }
+                // 10 s of that clock: fewer frames on a fast clock, more on a slow one.
+                var expected = 10 * rate / (1 + take.wallPPM / 1e6)
+                if take.label == "step", index == 3 { expected -= 3.7 * rate }
+                XCTAssertEqual(Double(file.frames), expected, accuracy: tolerance, "\(take.label): \(name)")
+            }
+            XCTAssertEqual(Set(names).count, names.count, "\(take.label): a name repeats: \(names)")
+            let steps = log.filter { $0["event"] as? String == "clock_step" }
+            XCTAssertEqual(steps.count, take.label == "step" ? 1 : 0, "\(take.label): \(steps)")
+            if take.label == "step" { XCTAssertEqual(steps.first?["seconds"] as? Double ?? 0, 3.7, accuracy: 0.01) }
+            // The rate is logged, and measured: frames per second of this clock against 48 kHz.
+            let measured = try XCTUnwrap(log.last { $0["event"] as? String == "clock" }?["rate_error_ppm"] as? Double,
+                                         "\(take.label): no clock line in \(log)")
+            if take.label != "step" {
+                XCTAssertEqual(measured, (1 / (1 + take.wallPPM / 1e6) - 1) * 1e6, accuracy: 20, take.label)
+            }
+        }
+
+        // Crossing midnight: the first file of the new day is in the new day's folder, 0 samples after its midnight.
+        let midnight = try XCTUnwrap(takes[3].recorder?.summary.paths)
+        let newDay = try XCTUnwrap(midnight.firstIndex { $0.contains("/000000+0000") }, "\(midnight)")
+        XCTAssertNotEqual((midnight[newDay - 1] as NSString).deletingLastPathComponent,
+                          (midnight[newDay] as NSString).deletingLastPathComponent)
+        XCTAssertLessThan(Double(try XCTUnwrap(SoundFileReader(path: midnight[newDay]).broadcastTimeReference)), tolerance)
+        // Crossing the spring change: 01:59:50 CET is followed by 03:00:00 CEST, named with its offset.
+        let spring = try XCTUnwrap(takes[4].recorder?.summary.paths).map { ($0 as NSString).lastPathComponent }
+        let change = try XCTUnwrap(spring.firstIndex(of: "030000+0200.wav"), "\(spring)")
+        XCTAssertEqual(spring[change - 1], "015950+0100.wav")
+        XCTAssertEqual(spring, spring.sorted(), "names go forward")
+    }
+}
