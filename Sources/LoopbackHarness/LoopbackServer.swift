@@ -62,11 +62,12 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
     private static let nextSerial = Atomic<Int>(0)
 
     /// Starts `jackd -n NAME -r [serverArguments] -L loopbackChannels -d dummy
-    /// -r sampleRate -p period [backendArguments]` and waits (up to `timeout`
-    /// seconds) until a client can connect.
+    /// -r sampleRate -p period [backendArguments]` (with `environment` added
+    /// to this process's, e.g. an LD_PRELOAD clock shim) and waits (up to
+    /// `timeout` seconds) until a client can connect.
     public init(name: String = LoopbackServer.uniqueName(), loopbackChannels: Int = 2, sampleRate: Int = 48000,
                 period: Int = 64, serverArguments: [String] = [], backendArguments: [String] = [],
-                timeout: Double = 10) throws {
+                environment: [String: String] = [:], timeout: Double = 10) throws {
         guard let jackd = Self.findExecutable("jackd") else { throw Failure.jackdNotFound }
         LibraryMessages.silence()
         self.name = name
@@ -81,7 +82,7 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
         let guardian = Self.findExecutable("setpriv").map { [$0, "--pdeathsig", "TERM", "--"] } ?? []
         let arguments = guardian + [jackd, "-n", name, "-r"] + serverArguments + ["-L", String(loopbackChannels), "-d", "dummy",
                          "-r", String(sampleRate), "-p", String(period)] + backendArguments
-        pid = try Self.spawn(arguments, logPath: logPath)
+        pid = try Self.spawn(arguments, logPath: logPath, environment: environment)
         LiveServers.shared.add(pid)
         // For callers that must clean up after a process that died hard:
         // $JAS_SERVER_PID_DIR/NAME.pid holds the server's PID while it runs.
@@ -156,14 +157,14 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
         return nil
     }
 
-    static func spawn(_ arguments: [String], logPath: String) throws -> pid_t {
+    static func spawn(_ arguments: [String], logPath: String, environment extra: [String: String] = [:]) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["JACK_NO_AUDIO_RESERVATION"] = "1"
         let envStrings = environment.map { "\($0.key)=\($0.value)" }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]

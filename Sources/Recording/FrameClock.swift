@@ -30,10 +30,32 @@ public struct FrameClock: Sendable {
     private var lockedSeconds = 0.0
     /// Mean absolute timing error, seconds (scales the clamp on one reading).
     private var meanError = 0.0
-    /// The loop's filtered (frame, monotonic seconds) once a minute since the
-    /// last discontinuity, the last 11: the rate is measured over up to ten
-    /// minutes of them, where a few microseconds of phase are a fraction of a ppm.
-    private var rateMarks: [(frame: Int64, time: Double)] = []
+    /// The rate is a least-squares line through the cycles' (frame, time)
+    /// since the last discontinuity, over up to ten minutes: sums per minute
+    /// (the last 10 and the current one), relative to `fitOrigin`. A reading
+    /// the loop clamped (a late callback) is left out.
+    private struct Sums {
+        var count = 0.0, frames = 0.0, times = 0.0, framesSquared = 0.0, framesTimes = 0.0
+        var firstTime: Double
+        var lastTime: Double
+
+        mutating func add(frame: Double, time: Double) {
+            count += 1
+            frames += frame
+            times += time
+            framesSquared += frame * frame
+            framesTimes += frame * time
+            lastTime = time
+        }
+
+        static func + (a: Sums, b: Sums) -> Sums {
+            Sums(count: a.count + b.count, frames: a.frames + b.frames, times: a.times + b.times,
+                 framesSquared: a.framesSquared + b.framesSquared, framesTimes: a.framesTimes + b.framesTimes,
+                 firstTime: min(a.firstTime, b.firstTime), lastTime: max(a.lastTime, b.lastTime))
+        }
+    }
+    private var minutes: [Sums] = []
+    private var fitOrigin: (frame: Int64, time: Double) = (0, 0)
 
     // The wall clock: UTC minus monotonic, seconds.
     private var offset: Double?
@@ -60,7 +82,8 @@ public struct FrameClock: Sendable {
         guard let anchor = anchorFrame, continuous, frame > anchor else {
             anchorFrame = frame
             anchorTime = time
-            rateMarks.removeAll()
+            minutes.removeAll()
+            fitOrigin = (frame, time)
             return
         }
         let elapsedFrames = Double(frame - anchor)
@@ -79,10 +102,13 @@ public struct FrameClock: Sendable {
         anchorFrame = frame
         secondsPerFrame += omega * omega * clamped / elapsedFrames
         lockedSeconds += period
-        if lockedSeconds >= 2, rateMarks.last.map({ anchorTime - $0.time >= 60 }) ?? true {
-            rateMarks.append((frame, anchorTime))
-            if rateMarks.count > 11 { rateMarks.removeFirst() }
+        guard error == clamped else { return }
+        let (x, y) = (Double(frame - fitOrigin.frame), time - fitOrigin.time)
+        if minutes.last.map({ y - $0.firstTime >= 60 }) ?? true {
+            minutes.append(Sums(firstTime: y, lastTime: y))
+            if minutes.count > 11 { minutes.removeFirst() }
         }
+        minutes[minutes.count - 1].add(frame: x, time: y)
     }
 
     /// A reading of the wall clock; returns a step if the offset jumped.
@@ -130,8 +156,12 @@ public struct FrameClock: Sendable {
     /// the wall clock over the last ten minutes, parts per million
     /// (positive: fast); nil until 10 s of continuous cycles were seen.
     public var rateErrorPPM: Double? {
-        guard isReady, let anchorFrame, let first = rateMarks.first, anchorTime - first.time >= 10 else { return nil }
-        let framesPerSecond = Double(anchorFrame - first.frame) / (anchorTime - first.time)
-        return (framesPerSecond / (1 + wallDrift) / Double(sampleRate) - 1) * 1e6
+        guard isReady, let first = minutes.first else { return nil }
+        let sums = minutes.dropFirst().reduce(first, +)
+        guard sums.lastTime - sums.firstTime >= 10 else { return nil }
+        let spread = sums.count * sums.framesSquared - sums.frames * sums.frames
+        guard spread > 0 else { return nil }
+        let secondsPerFrame = (sums.count * sums.framesTimes - sums.frames * sums.times) / spread
+        return (1 / secondsPerFrame / (1 + wallDrift) / Double(sampleRate) - 1) * 1e6
     }
 }

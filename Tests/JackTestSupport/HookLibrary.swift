@@ -7,14 +7,18 @@ import Synchronization
 ///   first client arriving after the session started holds libjack's
 ///   notification thread that long;
 /// * `StuckMetadataHook/stuck.c`: with `STUCK_METADATA` set, every metadata
-///   read blocks for ever (a wedged metadata store).
+///   read blocks for ever (a wedged metadata store);
+/// * `DriftingClockHook/drift.c`: with `DRIFT_PPM` set, the process's
+///   monotonic clocks run that many parts per million fast or slow (a jackd
+///   whose sample clock drifts against the wall clock).
 public enum HookLibrary {
-    case closeRace, stuckMetadata
+    case closeRace, stuckMetadata, driftingClock
 
     private var source: (folder: String, file: String) {
         switch self {
         case .closeRace: ("CloseRaceHook", "hook.c")
         case .stuckMetadata: ("StuckMetadataHook", "stuck.c")
+        case .driftingClock: ("DriftingClockHook", "drift.c")
         }
     }
 
@@ -31,7 +35,7 @@ public enum HookLibrary {
             let cc = Process()
             cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             cc.arguments = ["cc", "-shared", "-fPIC", "-O1", "-I", directory.appendingPathComponent("include").path,
-                            "-o", library, directory.appendingPathComponent(file).path, "-ldl"]
+                            "-o", library, directory.appendingPathComponent(file).path, "-ldl", "-lpthread"]
             try cc.run()
             cc.waitUntilExit()
             guard cc.terminationStatus == 0 else {

@@ -13,11 +13,12 @@ open class JackTestCase: XCTestCase {
     public func startServer(name: String = LoopbackServer.uniqueName(), loopbackChannels: Int = 2,
                             sampleRate: Int = 48000, period: Int = 64,
                             serverArguments: [String] = [], backendArguments: [String] = [],
+                            environment: [String: String] = [:],
                             file: StaticString = #filePath, line: UInt = #line) throws -> LoopbackServer {
         do {
             let server = try LoopbackServer(name: name, loopbackChannels: loopbackChannels, sampleRate: sampleRate,
                                             period: period, serverArguments: serverArguments,
-                                            backendArguments: backendArguments)
+                                            backendArguments: backendArguments, environment: environment)
             servers.append(server)
             return server
         } catch {

@@ -43,7 +43,7 @@ final class RecordBroadcastExtensionTests: JackTestCase {
         for format in ["wav", "rf64"] {
             let result = try run([jas, "record", "--server", server.name, "--ports", "loopback:capture_*",
                                   "--output", "\(folder)/take-\(format).\(format)", "--format", format,
-                                  "--for", "2.5", "--rotate", "1s", "--json"])
+                                  "--for", "2.5", "--rotate", "1s", "--rotate-from", "start", "--json"])
             XCTAssertEqual(result.status, 0, result.output)
             let files = try FileManager.default.contentsOfDirectory(atPath: folder)
                 .filter { $0.hasPrefix("take-\(format)") && $0.hasSuffix(".\(format)") }
