@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // C shims only: jack_client_open is variadic; real-time markers.
@@ -70,7 +71,7 @@ let package = Package(
         // that survive crashes and server restarts, pre-roll and trigger.
         .target(
             name: "Recording",
-            dependencies: ["Capture", "AudioSession", "JackKit", "CSndFile"]
+            dependencies: ["Capture", "AudioSession", "JackKit", "CSndFile", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // libebur128 (Debian libebur128-dev), header only.
         .systemLibrary(

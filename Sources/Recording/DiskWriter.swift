@@ -33,6 +33,13 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         /// Dead air: the level, dBFS, and how long below it makes a `silence` event.
         var silenceThresholdDBFS = -60.0
         var silenceHoldSeconds = 10.0
+        /// The take's manifest (nil: none, a take to a device) and its retention.
+        var catalogue: TakeCatalogue?
+        var retention: RetentionKeeper?
+        /// End the take when the disk is full, instead of waiting for room.
+        var stopsOnDiskFull = false
+        /// The first set's index (a restarted logger goes on from its manifest).
+        var firstIndex = 1
         /// Hears what is written (nil: silence); see `Recorder.Configuration.onWritten`.
         var onWritten: (@Sendable (UnsafeBufferPointer<Float>?, Int) -> Void)?
     }
@@ -66,6 +73,10 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         var lastClockGap: Range<Int64>?
         /// The sample clock's rate error against the wall clock (nil: not measured yet).
         var rateErrorPPM: Double?
+        /// Frames of the timeline that could not be written (the disk was full): in no file.
+        var unwrittenFrames: Int64 = 0
+        /// The timeline so far: written frames and unwritten ones.
+        var timelineFrames: Int64 { framesWritten + unwrittenFrames }
     }
 
     let capture: RealtimeCapture
@@ -94,9 +105,10 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// The open set's sample rate.
     private var sampleRate: Int
     /// Which set of files is open (1-based: rotations and rate changes).
-    private var fileSet = 1
-    /// The claims on the later sets' files, held until the take ends.
-    private var laterClaims: [OutputClaim] = []
+    private var fileSet: Int
+    /// The claims on the take's files (the first set's is the recorder's,
+    /// with the log): each set's files are let go when the set closes.
+    private var claims: [OutputClaim] = []
     /// Frames to UTC, measured from the cycles (see `FrameClock`).
     private var frameClock: FrameClock
     /// The clock's frame count: every cycle's frames and every gap's,
@@ -109,6 +121,15 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     private var nextCut: Double?
     /// When the clock's rate was last logged (monotonic nanoseconds).
     private var lastClockReport: UInt64 = 0
+    /// The open set's first frame: UTC, the zone's offset, TimeReference; and the gaps in it so far.
+    private var setUTC = 0.0
+    private var setOffset = 0
+    private var setReference: UInt64?
+    private var setGaps: [ManifestLine.Gap] = []
+    /// Gaps noted from other threads (sources away), timeline positions.
+    private let notedGaps = Mutex<[ManifestLine.Gap]>([])
+    /// The disk is full: since which position, frames not written since, when room was last looked for.
+    private var diskFull: (at: Int64, frames: Int64, folder: String, lastLook: UInt64)?
     private var timeline: CaptureTimeline
     private var history: PrerollHistory
     private let reader: CaptureReader
@@ -117,14 +138,16 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
 
     /// `files`: the first set, opened already (a plain name); nil: it is
     /// opened at the take's first frame, named by that frame's time.
-    init(capture: RealtimeCapture, files: RecordingFiles?, sampleRate: Int, settings: Settings,
+    init(capture: RealtimeCapture, files: RecordingFiles?, claim: OutputClaim?, sampleRate: Int, settings: Settings,
          record: @escaping @Sendable (RecordingEvent) -> Void, currentSampleRate: @escaping @Sendable () -> Int) {
+        claims = claim.map { [$0] } ?? []
         self.capture = capture
         self.files = files
         self.sampleRate = sampleRate
         self.settings = settings
         self.record = record
         self.currentSampleRate = currentSampleRate
+        fileSet = settings.firstIndex
         channels = capture.channels
         timeline = CaptureTimeline(sampleRate: sampleRate)
         frameClock = FrameClock(sampleRate: sampleRate)
@@ -216,8 +239,12 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
                 usleep(5_000)
             }
         }
-        files?.close()
-        laterClaims.forEach { $0.release() }
+        closeSet()
+        if let full = diskFull {
+            diskFull = nil
+            noteUnwritten(full, resumed: false)
+        }
+        claims.forEach { $0.release() }
         let frames = stats.withLock { $0.framesWritten }
         record(.stopped(framesWritten: frames, reason: stopReason.withLock { $0 } ?? "stopped"))
         done.signal()
@@ -372,6 +399,10 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// at each rotation boundary, so no frame is lost or repeated across
     /// files. False when writing failed (the take has stopped).
     private func store(_ samples: UnsafeBufferPointer<Float>?, frames: Int) -> Bool {
+        if diskFull != nil && !resumeWritingIfRoom() {
+            countUnwritten(frames)
+            return false
+        }
         let start = stats.withLock { $0.framesWritten }
         var done = 0
         while done < frames {
@@ -398,7 +429,12 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
                 // says what the files hold.
                 let partial = max(0, files.framesWritten - inFilesBefore)
                 stats.withLock { $0.framesWritten += Int64(done) + partial }
-                fail(error)
+                if case .diskFull = error, !settings.stopsOnDiskFull {
+                    stopWritingForRoom(path: files.paths[0])
+                    countUnwritten(frames - done - Int(partial))
+                } else {
+                    fail(error)
+                }
                 return false
             }
             done += room
@@ -472,13 +508,39 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         }
     }
 
+    /// Closes the open set and catalogues it: frames, end, gaps, SHA-256.
+    private func closeSet() {
+        guard let closing = files else { return }
+        closing.close()
+        files = nil
+        for claim in claims { claim.release(paths: closing.paths) }
+        let frames = closing.framesWritten
+        let gaps = setGaps + notedGaps.withLock { noted in
+            defer { noted.removeAll { $0.atFrame < setStart + frames } }
+            return noted.filter { $0.atFrame >= setStart && $0.atFrame < setStart + frames }
+                .map { ManifestLine.Gap(atFrame: $0.atFrame - setStart, frames: $0.frames, reason: $0.reason, written: true) }
+        }
+        setGaps = []
+        guard let catalogue = settings.catalogue else { return }
+        let end = utc(ofPosition: setStart + frames)
+        for writer in closing.writers {
+            catalogue.closed(writer.path, index: fileSet, startUTC: setUTC, endUTC: end, utcOffset: setOffset,
+                             sampleRate: closing.sampleRate, channels: writer.channels, frames: frames,
+                             timeReference: setReference, gaps: gaps)
+        }
+    }
+
     /// Logs `event`, writes `frames` of silence and counts them as a gap
     /// (and as `count` says); the timeline resumes at `frameTime` (nil: the take ends).
     private func writeGap(frames: Int, event: RecordingEvent, resumedAt frameTime: UInt32?,
                           count: (inout Stats) -> Void) {
         record(event)
         let allowed = allowedFrames(frames)
+        let at = stats.withLock { $0.framesWritten }
         guard store(nil, frames: allowed) else { return }
+        if let reason = event.jsonObject["reason"] as? String {
+            setGaps.append(ManifestLine.Gap(atFrame: at - setStart, frames: Int64(allowed), reason: reason, written: true))
+        }
         watchLevel([Float](repeating: 0, count: channels), frames: allowed)
         advance(by: allowed) { stats in
             stats.gaps += 1
@@ -503,12 +565,13 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     }
 
     /// Why a set of files opens.
-    private enum SetReason { case first, rotation, rateChange }
+    private enum SetReason { case first, rotation, rateChange, resume }
 
     /// Closes the open set and opens the next at timeline position `position`:
     /// the take's first, a rotation's, or one at the rate the server came back at.
     private func openSet(at position: Int64, sampleRate rate: Int, reason: SetReason) {
-        files?.close()
+        closeSet()
+        settings.retention?.poke()
         if reason == .rateChange {
             timeline.restart(sampleRate: rate)
             frameClock = FrameClock(sampleRate: rate)
@@ -525,7 +588,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
                 paths = settings.naming.paths(index: fileSet, utc: utc, attempt: refusals.count)
                 do {
                     try Self.makeFolders(for: paths)
-                    laterClaims.append(try OutputClaim.claim(paths: paths, logPath: nil, overwrite: settings.overwrite))
+                    claims.append(try OutputClaim.claim(paths: paths, logPath: nil, overwrite: settings.overwrite))
                     break
                 } catch {
                     // A name that is taken: the next; anything else (a folder that cannot be made) ends here.
@@ -550,6 +613,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         case .first: break
         case .rotation: record(.rotated(path: path, atFrame: position))
         case .rateChange: record(.newFile(path: path, sampleRate: rate, atFrame: position))
+        case .resume: record(.rotated(path: path, atFrame: position))
         }
     }
 
@@ -580,6 +644,13 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         let named = (utc * 1000).rounded() / 1000
         let midnight = named - zone.secondsOfDay(at: named)
         let reference = UInt64(max(0, ((utc - midnight) * Double(sampleRate)).rounded()))
+        setUTC = utc
+        setOffset = zone.offset(at: named)
+        setReference = settings.format.container.carriesBroadcastExtension ? reference : nil
+        for writer in files.writers {
+            settings.catalogue?.opened(writer.path, index: fileSet, startUTC: utc, utcOffset: setOffset,
+                                       sampleRate: sampleRate, channels: writer.channels)
+        }
         if case let .onClock(period)? = settings.rotation {
             // Past this set's own first frame (a cut lies within half a frame of its boundary).
             nextCut = zone.nextBoundary(after: utc + 1 / Double(sampleRate), period: period)
@@ -597,14 +668,77 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
 
     private func allowedFrames(_ frames: Int) -> Int {
         guard let limit = settings.limitFrames else { return frames }
-        return Int(max(0, min(Int64(frames), limit - stats.withLock { $0.framesWritten })))
+        return Int(max(0, min(Int64(frames), limit - stats.withLock { $0.timelineFrames })))
+    }
+
+    // MARK: A full disk
+
+    /// The disk is full: the open set is closed as it is (valid, in the
+    /// manifest), and frames are counted, not written, until there is room.
+    private func stopWritingForRoom(path: String) {
+        let at = stats.withLock { $0.framesWritten }
+        let folder = (path as NSString).deletingLastPathComponent
+        record(.diskFull(atFrame: at, path: path))
+        closeSet()
+        diskFull = (at, 0, folder.isEmpty ? "." : folder, MonotonicClock.nanoseconds)
+        settings.retention?.poke()
+    }
+
+    /// Frames that could not be written: on the timeline, in no file.
+    private func countUnwritten(_ frames: Int) {
+        guard frames > 0 else { return }
+        diskFull?.frames += Int64(frames)
+        let reachedLimit = stats.withLock { stats -> Bool in
+            stats.unwrittenFrames += Int64(frames)
+            if let limit = settings.limitFrames, stats.timelineFrames >= limit, !stats.finished {
+                stats.finished = true
+                return true
+            }
+            return false
+        }
+        if reachedLimit { finished.signal() }
+    }
+
+    /// Once a second while the disk is full: with room for a few seconds
+    /// again, a new set opens (named by its first frame) and the frames that
+    /// could not be written are logged as a gap.
+    private func resumeWritingIfRoom() -> Bool {
+        guard let full = diskFull else { return true }
+        let now = MonotonicClock.nanoseconds
+        guard now &- full.lastLook >= 1_000_000_000 else { return false }
+        diskFull?.lastLook = now
+        var fs = statvfs()
+        guard statvfs(full.folder, &fs) == 0 else { return false }
+        let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
+        let needed = 65_536 + Int64(2 * sampleRate * channels * settings.format.sampleFormat.bytes)
+        guard free >= needed else { return false }
+        diskFull = nil
+        openSet(at: stats.withLock { $0.framesWritten }, sampleRate: sampleRate, reason: .resume)
+        noteUnwritten(full, resumed: files != nil)
+        return files != nil
+    }
+
+    /// Logs the frames a full disk cost, as a gap before the next set.
+    private func noteUnwritten(_ full: (at: Int64, frames: Int64, folder: String, lastLook: UInt64), resumed: Bool) {
+        guard full.frames > 0 else { return }
+        record(.unwrittenGap(atFrame: full.at, frames: full.frames, reason: "disk-full", resumed: resumed))
+        if resumed { setGaps.append(ManifestLine.Gap(atFrame: 0, frames: full.frames, reason: "disk-full", written: false)) }
+        stats.withLock {
+            $0.gaps += 1
+            $0.gapFrames += full.frames
+        }
+    }
+
+    /// A gap noted elsewhere (recorded ports away), at timeline position `at`: for the manifest.
+    func noteGap(at: Int64, frames: Int, reason: String) {
+        notedGaps.withLock { $0.append(ManifestLine.Gap(atFrame: at, frames: Int64(frames), reason: reason, written: true)) }
     }
 
     private func advance(by frames: Int, _ update: (inout Stats) -> Void) {
         let reachedLimit = stats.withLock { stats -> Bool in
             update(&stats)
             stats.framesWritten += Int64(frames)
-            if let limit = settings.limitFrames, stats.framesWritten >= limit, !stats.finished {
+            if let limit = settings.limitFrames, stats.timelineFrames >= limit, !stats.finished {
                 stats.finished = true
                 return true
             }

@@ -6,11 +6,12 @@ import Foundation
 /// recorders never write the same file (each holds an exclusive `flock` on
 /// every file it writes; the second is refused, naming the file).
 final class OutputClaim: @unchecked Sendable { // its descriptors are closed once, by the one owner that releases the claim
-    private var descriptors: [Int32]
+    private var descriptors: [(path: String, descriptor: Int32)]
     /// The files the claim created (they did not exist before).
     private let created: [String]
+    private let lock = NSLock()
 
-    private init(descriptors: [Int32], created: [String]) {
+    private init(descriptors: [(path: String, descriptor: Int32)], created: [String]) {
         self.descriptors = descriptors
         self.created = created
     }
@@ -23,10 +24,10 @@ final class OutputClaim: @unchecked Sendable { // its descriptors are closed onc
         if let logPath, let same = paths.first(where: { $0 == logPath }) {
             throw .logNameClash(path: same)
         }
-        var claimed: [Int32] = []
+        var claimed: [(path: String, descriptor: Int32)] = []
         var created: [String] = []
         func giveUp(_ error: RecordingError) -> RecordingError {
-            claimed.forEach { close($0) }
+            claimed.forEach { close($0.descriptor) }
             created.forEach { unlink($0) }
             return error
         }
@@ -53,7 +54,7 @@ final class OutputClaim: @unchecked Sendable { // its descriptors are closed onc
                 let reason = errno == EEXIST ? "it was created by another program a moment ago" : String(cString: strerror(errno))
                 throw giveUp(.unwritablePath(path: path, reason: reason))
             }
-            claimed.append(descriptor)
+            claimed.append((path, descriptor))
             if !existed { created.append(path) }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
                 throw giveUp(.outputBusy(path: path))
@@ -69,8 +70,16 @@ final class OutputClaim: @unchecked Sendable { // its descriptors are closed onc
     }
 
     /// Lets go of the files (the take is finished).
-    func release() {
-        descriptors.forEach { close($0) }
-        descriptors = []
+    func release() { release { _ in true } }
+
+    /// Lets go of `paths` (their set is closed: retention may delete them,
+    /// and a deleted file's room comes back only once nothing holds it open).
+    func release(paths: [String]) { release { paths.contains($0) } }
+
+    private func release(where chosen: (String) -> Bool) {
+        lock.withLock {
+            for (path, descriptor) in descriptors where chosen(path) { close(descriptor) }
+            descriptors.removeAll { chosen($0.path) }
+        }
     }
 }

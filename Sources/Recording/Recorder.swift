@@ -44,6 +44,15 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         public var clock: any WallClock = SystemWallClock()
         /// The one time zone of names, `bext` and the clock's boundaries.
         public var timeZone = RecordingTimeZone.local
+        /// The take's manifest (JSON Lines, see `TakeManifest`); nil: the
+        /// default for the output pattern (`TakeManifest.defaultPath`). A
+        /// take to a device or a FIFO has none.
+        public var manifestPath: String?
+        /// Which of its own files the logger deletes, and when.
+        public var retention = Retention()
+        /// End the take when the disk is full (else: close the file, wait for
+        /// room, go on in a new file, and log the frames that could not be written).
+        public var stopsOnDiskFull = false
         /// Size of the ring between the real-time thread and the disk thread, seconds.
         public var bufferSeconds = 4.0
         /// Seconds of audio from before the start (command or trigger) that the file begins with.
@@ -102,6 +111,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     private let stopped = Mutex(false)
     /// The `--on-silence`/`--on-signal` commands, by event name.
     private var hookCommands: [(event: String, hook: HookCommand)] = []
+    private var catalogue: TakeCatalogue?
+    private var retentionKeeper: RetentionKeeper?
     /// Signalled once the first `stop()` has finished (and passed on by each waiter).
     private let stopDone = DispatchSemaphore(value: 0)
 
@@ -137,11 +148,21 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                                 perChannel: config.perChannelFiles, zone: config.timeZone)
         // The log is named when the take is set up; a file named by time, by its first frame.
         let now = config.clock.read().utc
-        takePath = naming.basePath(index: 1, utc: now)
+        let firstPath = naming.basePath(index: 1, utc: now)
+        // A logger restarted on its manifest goes on from it (its files are
+        // listed there, never refused as someone else's).
+        var manifest: TakeManifest?
+        if RecordingLog.path(for: firstPath) != nil && !Self.isFIFO(firstPath) {
+            let manifestPath = config.manifestPath ?? TakeManifest.defaultPath(forPattern: config.outputPath)
+            try DiskWriter.makeFolders(for: [manifestPath])
+            manifest = try TakeManifest(path: manifestPath)
+        }
+        let firstIndex = (manifest?.entries.map(\.index).max() ?? 0) + 1
+        takePath = naming.basePath(index: firstIndex, utc: now)
         logPath = RecordingLog.path(for: takePath)
         let fifo = try Self.checkDestination(config, path: takePath, channels: channels, sampleRate: sampleRate)
         let namedByFirstFrame = naming.hasTimeFields && fifo == nil
-        let paths = namedByFirstFrame ? [] : naming.paths(index: 1, utc: now)
+        let paths = namedByFirstFrame ? [] : naming.paths(index: firstIndex, utc: now)
         let claim: OutputClaim
         do {
             if let logPath { try DiskWriter.makeFolders(for: [logPath]) }
@@ -163,6 +184,25 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         }
         self.claim = claim
         self.log = log
+        let events = events
+        if let manifest {
+            let catalogue = TakeCatalogue(manifest: manifest) { problem in
+                let event = RecordingEvent.writeFailed(atFrame: -1, reason: problem)
+                log.append(event)
+                events.yield(event)
+            }
+            for path in catalogue.recoverOrphans() { emit(.recovered(path: path)) }
+            self.catalogue = catalogue
+            if config.retention.isActive {
+                let folder = (takePath as NSString).deletingLastPathComponent
+                retentionKeeper = RetentionKeeper(retention: config.retention, catalogue: catalogue,
+                                                  folder: Self.existingFolder(folder.isEmpty ? "." : folder),
+                                                  clock: config.clock) { event in
+                    log.append(event)
+                    events.yield(event)
+                }
+            }
+        }
 
         let capture = RealtimeCapture(channels: channels, ringSeconds: config.bufferSeconds, sampleRate: sampleRate)
         self.capture = capture
@@ -186,11 +226,11 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             clock: config.clock, zone: config.timeZone,
             captureLatencyFrames: captureLatencyFrames, overwrite: config.overwrite,
             silenceThresholdDBFS: config.silenceThresholdDBFS, silenceHoldSeconds: config.silenceHoldSeconds,
-            onWritten: config.onWritten)
+            catalogue: catalogue, retention: retentionKeeper, stopsOnDiskFull: config.stopsOnDiskFull,
+            firstIndex: firstIndex, onWritten: config.onWritten)
         let session = session
-        let events = events
         let hooks = levelHooks(log: log)
-        let writer = DiskWriter(capture: capture, files: files, sampleRate: sampleRate, settings: settings, record: { event in
+        let writer = DiskWriter(capture: capture, files: files, claim: claim, sampleRate: sampleRate, settings: settings, record: { event in
             log.append(event)
             events.yield(event)
             hooks(event)
@@ -199,6 +239,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         self.writer = writer
         watchSession()
         writer.start()
+        retentionKeeper?.start()
         let sourceWatch = SourceWatch(
             ports: ports, session: session,
             isWatching: { [weak self] in
@@ -223,6 +264,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                     at = stood.upperBound
                 }
                 let frames = Int(max(0, end - at))
+                writer.noteGap(at: at, frames: frames, reason: "source-lost")
                 writer.stats.withLock { stats in
                     stats.gaps += 1
                     stats.gapFrames += Int64(frames)
@@ -287,6 +329,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         try? session.setActive(false)
         endHooks()
         writer?.stopAndWait(reason: why)
+        retentionKeeper?.stop()
+        catalogue?.waitUntilWritten()
         claim?.release()
         session.close()
         eventTask?.cancel()
@@ -329,7 +373,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             firstFrameTime: stats?.firstFrameTime,
             prerollFrames: stats?.prerollFrames ?? 0, timeReference: stats?.timeReference,
             captureLatencyFrames: captureLatencyFrames, bufferSeconds: configuration.bufferSeconds,
-            problem: stats?.problem, stopReason: writer?.endReason)
+            problem: stats?.problem, stopReason: writer?.endReason, unwrittenFrames: stats?.unwrittenFrames ?? 0,
+            manifestPath: catalogue?.manifest.path)
     }
 
     /// Frames the ring holds when full.
@@ -466,6 +511,21 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         }
     }
 
+    static func isFIFO(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
+    }
+
+    /// `folder`, or its nearest ancestor that exists.
+    static func existingFolder(_ folder: String) -> String {
+        var existing = folder
+        while !FileManager.default.fileExists(atPath: existing) && existing != "/" && existing != "." {
+            let parent = (existing as NSString).deletingLastPathComponent
+            existing = parent.isEmpty ? "." : parent
+        }
+        return existing
+    }
+
     /// Checks the output path (folder exists and is writable, not a folder
     /// itself; a FIFO only for FLAC) and the free space; returns an open
     /// descriptor when the destination is a FIFO.
@@ -477,11 +537,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             throw .unwritablePath(path: path, reason: "it is a folder")
         }
         // A folder that does not exist yet is made (a pattern with a folder per day) if its nearest existing one may be written.
-        var existing = folder
-        while !FileManager.default.fileExists(atPath: existing) && existing != "/" && existing != "." {
-            let parent = (existing as NSString).deletingLastPathComponent
-            existing = parent.isEmpty ? "." : parent
-        }
+        let existing = existingFolder(folder)
         guard FileManager.default.fileExists(atPath: existing, isDirectory: &isFolder), isFolder.boolValue else {
             throw .unwritablePath(path: path, reason: "'\(existing)' is not a folder")
         }
@@ -500,10 +556,14 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         var fs = statvfs()
         guard statvfs(existing, &fs) == 0 else { return nil }
         let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
-        // With --for, the whole recording; without, at least one minute.
-        let seconds = (config.duration ?? 60) + config.prerollSeconds
-        let needed = Int64(seconds * Double(sampleRate)) * Int64(channels * config.format.sampleFormat.bytes)
-            + 65_536
+        // With --for, the whole recording; without, at least one minute. A
+        // logger that deletes its own files needs its next file and the room it keeps free.
+        let bytesPerSecond = Double(sampleRate * channels * config.format.sampleFormat.bytes)
+        var needed = Int64(((config.duration ?? 60) + config.prerollSeconds) * bytesPerSecond) + 65_536
+        if config.retention.isActive {
+            let keptFree = config.retention.minimumFree?.bytes(ofFileSystemSize: Int64(fs.f_blocks) * Int64(fs.f_frsize)) ?? 0
+            needed = min(needed, Int64((config.rotateSeconds ?? 60) * bytesPerSecond) + 65_536 + keptFree)
+        }
         if needed > free { throw .insufficientSpace(path: path, neededBytes: needed, freeBytes: free) }
         return nil
     }

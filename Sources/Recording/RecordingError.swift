@@ -36,6 +36,8 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
     case session(AudioSessionError)
     /// libsndfile refused a file operation.
     case file(path: String, reason: String)
+    /// The file system is full (or the user's quota reached).
+    case diskFull(path: String)
 
     public var description: String {
         switch self {
@@ -73,6 +75,8 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
             error.message
         case let .file(path, reason):
             "'\(path)': \(reason)"
+        case let .diskFull(path):
+            "'\(path)': the disk is full (no space left on it)"
         }
     }
 

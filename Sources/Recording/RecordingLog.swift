@@ -49,6 +49,18 @@ public enum RecordingEvent: Sendable, Equatable {
     /// The wall clock was stepped by `seconds` (an NTP step, a person setting
     /// the date): names and times from here use the new clock; no audio moves.
     case clockStep(seconds: Double, atFrame: Int64)
+    /// The disk is full: the file so far is closed (valid), and the take goes
+    /// on without writing until there is room again.
+    case diskFull(atFrame: Int64, path: String)
+    /// Frames that could not be written (`reason`: disk-full), not in any
+    /// file: logged once writing resumes (`resumed`) or the take ends.
+    case unwrittenGap(atFrame: Int64, frames: Int64, reason: String, resumed: Bool)
+    /// Retention deleted one of this logger's files: how old it was, and why.
+    case deleted(path: String, ageSeconds: Double, reason: String)
+    /// Retention could not delete a file.
+    case deleteFailed(path: String, reason: String)
+    /// A file a killed run left open was put in the manifest by this run.
+    case recovered(path: String)
     /// Writing failed (disk full, I/O error): the recording stopped there.
     case writeFailed(atFrame: Int64, reason: String)
     /// The recording ended, and why ("duration reached", "SIGTERM", …).
@@ -101,6 +113,16 @@ public enum RecordingEvent: Sendable, Equatable {
             ["event": "clock", "rate_error_ppm": (ppm * 100).rounded() / 100]
         case let .clockStep(seconds, at):
             ["event": "clock_step", "seconds": (seconds * 1e6).rounded() / 1e6, "at_frame": at]
+        case let .diskFull(at, path):
+            ["event": "disk_full", "at_frame": at, "path": path]
+        case let .unwrittenGap(at, frames, reason, resumed):
+            ["event": "gap", "at_frame": at, "frames": frames, "reason": reason, "written": false, "resumed": resumed]
+        case let .deleted(path, age, reason):
+            ["event": "deleted", "path": path, "age_seconds": (age * 1000).rounded() / 1000, "reason": reason]
+        case let .deleteFailed(path, reason):
+            ["event": "delete_failed", "path": path, "reason": reason]
+        case let .recovered(path):
+            ["event": "recovered", "path": path]
         case let .writeFailed(at, reason):
             ["event": "write_failed", "at_frame": at, "reason": reason]
         case let .stopped(frames, reason):
@@ -156,6 +178,16 @@ public enum RecordingEvent: Sendable, Equatable {
         case let .clockStep(seconds, at):
             String(format: "the wall clock was set %+.3f s at frame %lld: times from here follow it (no audio moved)",
                    seconds, at)
+        case let .diskFull(at, path):
+            "the disk is full at frame \(at): '\(path)' is closed; recording resumes in a new file when there is room"
+        case let .unwrittenGap(at, frames, reason, resumed):
+            "\(frames) frames from frame \(at) could not be written (\(reason))" + (resumed ? "; writing again" : "")
+        case let .deleted(path, age, reason):
+            String(format: "deleted '%@' (%.0f s old): %@", path, age, reason)
+        case let .deleteFailed(path, reason):
+            "could not delete '\(path)': \(reason)"
+        case let .recovered(path):
+            "'\(path)', left open by a run that was killed, is now in the manifest"
         case let .writeFailed(at, reason):
             "writing stopped at frame \(at): \(reason)"
         case let .stopped(frames, reason):

@@ -42,6 +42,12 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     /// Why the take ended ("duration reached", "SIGTERM", "source lost: ...";
     /// nil while it runs).
     public var stopReason: String?
+    /// Frames of the timeline in no file: the disk was full (each stretch a
+    /// logged `gap`, counted in `gaps` and `gapFrames` too). `framesWritten`
+    /// plus these is the take's timeline.
+    public var unwrittenFrames: Int64 = 0
+    /// The take's manifest (nil: none, a take to a device or a FIFO).
+    public var manifestPath: String?
 }
 
 /// A live view of a recording, for a meter line or a progress object.

@@ -90,9 +90,12 @@ public final class SoundFileWriter {
         guard let handle else { throw .file(path: path, reason: "the file is closed") }
         guard frames > 0 else { return }
         wroteAudio = true
+        errno = 0
         let written = sf_writef_float(handle, samples, sf_count_t(frames))
+        let cause = errno
         framesWritten += Int64(max(0, written))
         if written != frames {
+            if cause == ENOSPC || cause == EDQUOT { throw .diskFull(path: path) }
             throw .file(path: path, reason: "write failed after \(framesWritten) frames: "
                         + String(cString: sf_strerror(handle)))
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Recording
 import AudioSession
 import JackKit
 
@@ -35,11 +36,12 @@ enum OptionCheck {
         }
     }
 
-    /// A duration written as `100ms`, `10s`, `5min`, `1h` or a plain number
+    /// A duration written as `100ms`, `10s`, `5min`, `1h`, `30d` or a plain number
     /// of seconds, within `range` seconds; `example` shows the form in the message.
     static func duration(_ text: String, _ option: String, in range: ClosedRange<Double>, example: String) throws -> Double {
         let lowered = text.lowercased().trimmingCharacters(in: .whitespaces)
-        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("min", 60), ("m", 60), ("h", 3600), ("s", 1)]
+        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("min", 60), ("m", 60), ("h", 3600), ("d", 86_400),
+                                                          ("s", 1)]
         let unit = units.first { lowered.hasSuffix($0.suffix) }
         let number = Double(lowered.dropLast(unit?.suffix.count ?? 0))
         guard let number, number.isFinite, range.contains(number * (unit?.seconds ?? 1)) else {
@@ -47,6 +49,33 @@ enum OptionCheck {
                                   + "e.g. \(example), not '\(text)'")
         }
         return number * (unit?.seconds ?? 1)
+    }
+
+    /// Room on a disk written as `10G`, `500MiB`, `2TB`, plain bytes, or
+    /// `5%` of the file system (units are powers of 1024, as df -h counts).
+    static func space(_ text: String, _ option: String) throws -> Retention.MinimumFree {
+        let lowered = text.lowercased().trimmingCharacters(in: .whitespaces)
+        if lowered.hasSuffix("%") {
+            guard let percent = Double(lowered.dropLast()), percent > 0, percent < 100 else {
+                throw ValidationError("\(option) must be a share of the disk above 0% and below 100%, e.g. 10%, not '\(text)'")
+            }
+            return .percent(percent)
+        }
+        var number = lowered
+        for suffix in ["ib", "b"] where number.hasSuffix(suffix) && number.count > suffix.count {
+            number.removeLast(suffix.count)
+            break
+        }
+        let units: [Character: Double] = ["k": 1024, "m": 1_048_576, "g": 1_073_741_824, "t": 1_099_511_627_776]
+        var scale = 1.0
+        if let last = number.last, let unit = units[last] {
+            scale = unit
+            number.removeLast()
+        }
+        guard let value = Double(number), value.isFinite, value > 0, value * scale < 9e18 else {
+            throw ValidationError("\(option) must be an amount of space, e.g. 10G, 500M or 5%, not '\(text)'")
+        }
+        return .bytes(Int64(value * scale))
     }
 
     /// Seconds as a person writes them: 10ms, 60s, 24h.

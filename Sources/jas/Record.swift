@@ -49,6 +49,18 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Names, bext times and the clock's boundaries in UTC (default: local time, $TZ).")
     var utc = false
 
+    @Option(help: "Delete this logger's own files once older than this, e.g. 90d or 12h (only files its manifest lists; each deletion is logged).")
+    var keep: String?
+
+    @Option(help: "Delete this logger's oldest files to keep this much free on their disk, e.g. 10G or 5%.")
+    var minFree: String?
+
+    @Flag(help: "End the take when the disk is full (default: close the file, wait for room, go on in a new file, and log what could not be written).")
+    var stopOnDiskFull = false
+
+    @Option(help: "The take's manifest, JSON Lines: each file, its time, frames, gaps and SHA-256 (default: beside the files, named after --output, e.g. log.manifest.jsonl).")
+    var manifest: String?
+
     @Flag(help: "End the take when a recorded port goes away (its client ends, its device is unplugged), instead of recording silence until it comes back.")
     var stopOnSourceLost = false
 
@@ -91,6 +103,7 @@ struct Record: AsyncParsableCommand {
         _ = try Self.level(silenceThreshold, "--silence-threshold", example: "-60")
         _ = try OptionCheck.duration(silenceHold, "--silence-hold", in: 0.1...86_400, example: "10s or 2min")
         _ = try rotateSeconds()
+        _ = try retention()
         try OptionCheck.seconds(seconds, "--for")
         try OptionCheck.number(buffer, "--buffer", in: 0.1...600, unit: "seconds")
         try OptionCheck.seconds(preroll, "--preroll", allowZero: true, maximum: 600)
@@ -108,6 +121,12 @@ struct Record: AsyncParsableCommand {
 
     func rotateSeconds() throws -> Double? {
         try rotate.map { try OptionCheck.duration($0, "--rotate", in: 1...OptionCheck.longestRun, example: "1h or 10min") }
+    }
+
+    func retention() throws -> Retention {
+        Retention(keepSeconds: try keep.map { try OptionCheck.duration($0, "--keep", in: 60...(100 * OptionCheck.longestRun),
+                                                                       example: "90d or 12h") },
+                  minimumFree: try minFree.map { try OptionCheck.space($0, "--min-free") })
     }
 
     func triggerLevel() throws -> Double? {
@@ -135,6 +154,9 @@ struct Record: AsyncParsableCommand {
         configuration.rotateSeconds = try rotateSeconds()
         configuration.rotationAlignment = rotateFrom
         configuration.timeZone = utc ? .utc : .local
+        configuration.retention = try retention()
+        configuration.stopsOnDiskFull = stopOnDiskFull
+        configuration.manifestPath = manifest
         configuration.bufferSeconds = buffer
         configuration.prerollSeconds = preroll
         configuration.triggerDBFS = try triggerLevel()
@@ -334,6 +356,8 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
                   "time_reference": summary.timeReference.map { $0 as Any } ?? NSNull(),
                   "capture_latency_frames": summary.captureLatencyFrames, "buffer_seconds": summary.bufferSeconds,
                   "problem": summary.problem.map { $0 as Any } ?? NSNull(),
+                  "unwritten_frames": summary.unwrittenFrames,
+                  "manifest_path": summary.manifestPath.map { $0 as Any } ?? NSNull(),
                   "stop_reason": summary.stopReason.map { $0 as Any } ?? NSNull()])
         }
         if !json {

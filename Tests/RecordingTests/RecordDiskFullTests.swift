@@ -5,20 +5,79 @@ import SoundFile
 import XCTest
 
 /// The disk fills up while recording (another program took the space after
-/// the check): `jas record` stops there, says why, exits 1, and the file
-/// holds everything that fitted.
+/// the check). By default the take goes on: the file so far is closed and
+/// valid, the frames that found no room are a logged gap, and writing
+/// resumes in a new file once there is room. With --stop-on-disk-full it
+/// stops there, says why, exits 1, and the file holds everything that fitted.
 final class RecordDiskFullTests: JackTestCase {
-    func testDiskFullStopsCleanlyWithWhatFitted() throws {
+    private func mountSmallDisk(megabytes: Int) throws -> String {
         let mountPoint = temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: mountPoint) }
-        guard try run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", mountPoint]).status == 0 else {
+        guard try run(["mount", "-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", mountPoint]).status == 0 else {
             throw XCTSkip("cannot mount a small tmpfs here (needs root)")
         }
-        defer { _ = try? run(["umount", mountPoint]) }
+        return mountPoint
+    }
+
+    private func unmount(_ mountPoint: String) {
+        _ = try? run(["umount", mountPoint])
+        try? FileManager.default.removeItem(atPath: mountPoint)
+    }
+
+    func testTheTakeGoesOnAfterTheDiskFillsAndTheTimeWithoutRoomIsAGap() throws {
+        let mountPoint = try mountSmallDisk(megabytes: 4)
+        defer { unmount(mountPoint) }
+        let server = try startServer(period: 256, serverArguments: ["-S"])
+        let recorder = try RecordProcess(jas: jas, arguments: [
+            "--server", server.name, "--ports", "system:capture_*", "--output", "\(mountPoint)/take.wav", "--for", "8"])
+        XCTAssertTrue(waitUntil(timeout: 10) { (recorder.objects.last { $0["event"] as? String == "progress" }?["frames_written"] as? Int ?? 0) > 48000 },
+                      recorder.stderr)
+        // Another program takes all the room there is.
+        var fs = statvfs()
+        statvfs(mountPoint, &fs)
+        let filler = "\(mountPoint)/filler"
+        XCTAssertTrue(FileManager.default.createFile(atPath: filler, contents: Data(count: Int(fs.f_bavail) * Int(fs.f_frsize))))
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("disk_full") != nil }, recorder.stderr)
+        let fullAt = Date()
+        XCTAssertTrue(waitUntil(timeout: 10) { Date().timeIntervalSince(fullAt) >= 1.5 })
+        try FileManager.default.removeItem(atPath: filler)
+        let summary = try XCTUnwrap(recorder.finish(timeout: 40), recorder.stderr)
+        XCTAssertEqual(recorder.process.terminationStatus, 0, recorder.stderr)
+        XCTAssertNil(summary["problem"] as? String)
+        let written = try XCTUnwrap(summary["frames_written"] as? Int)
+        let unwritten = try XCTUnwrap(summary["unwritten_frames"] as? Int)
+        XCTAssertEqual(written + unwritten, 8 * 48000, "the timeline is whole")
+        let gap = try XCTUnwrap(recorder.objects.first { $0["event"] as? String == "gap" && $0["reason"] as? String == "disk-full" })
+        XCTAssertEqual(gap["frames"] as? Int, unwritten)
+        XCTAssertEqual(gap["resumed"] as? Bool, true)
+        // The gap's length is the time without room: from the first file's end to the second's start.
+        let manifest = try XCTUnwrap(summary["manifest_path"] as? String)
+        let closed = TakeManifest.read(manifest).lines.filter { $0.event == .closed }
+        XCTAssertEqual(closed.count, 2, "\(closed)")
+        guard closed.count == 2 else { return }
+        let away = try XCTUnwrap(closed[1].startUTC) - XCTUnwrap(closed[0].endUTC)
+        XCTAssertEqual(away, Double(unwritten) / 48000, accuracy: 0.05)
+        XCTAssertGreaterThan(away, 1.4)
+        XCTAssertEqual(closed[1].gaps, [ManifestLine.Gap(atFrame: 0, frames: Int64(unwritten), reason: "disk-full", written: false)])
+        // Both files are valid, hold what the summary says, and are what the manifest hashed.
+        let paths = try XCTUnwrap(summary["paths"] as? [String])
+        XCTAssertEqual(paths.map { ($0 as NSString).lastPathComponent }, ["take.wav", "take-part2.wav"])
+        var frames: Int64 = 0
+        for (path, entry) in zip(paths, closed) {
+            XCTAssertEqual(try run(["sox", "--i", "-s", path]).status, 0, path)
+            frames += try SoundFileReader(path: path).frames
+            let digest = try run(["sha256sum", path]).output.split(separator: " ").first.map(String.init)
+            XCTAssertEqual(entry.sha256, digest, path)
+        }
+        XCTAssertEqual(frames, Int64(written))
+    }
+
+    func testWithStopOnDiskFullTheTakeStopsCleanlyWithWhatFitted() throws {
+        let mountPoint = try mountSmallDisk(megabytes: 3)
+        defer { unmount(mountPoint) }
         let server = try startServer(period: 256, serverArguments: ["-S"])
         let recorder = try RecordProcess(jas: jas, arguments: [
             "--server", server.name, "--ports", "system:capture_*", "--output", "\(mountPoint)/take.wav",
-            "--for", "6"])
+            "--for", "6", "--stop-on-disk-full"])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
         // 6 s of 2 × 32-bit float need 2.2 MiB of the 3 MiB; another program now takes 1.5 MiB.
         XCTAssertTrue(FileManager.default.createFile(atPath: "\(mountPoint)/filler",

@@ -1,0 +1,202 @@
+import Crypto
+import Foundation
+
+/// One line of a take's manifest (JSON Lines): a file opened, a file
+/// closed (its frames, gaps and SHA-256), or a file deleted by retention.
+/// What retention, extraction and verification read; a person can read it too.
+public struct ManifestLine: Codable, Sendable, Equatable {
+    public enum Event: String, Codable, Sendable {
+        case opened, closed, deleted
+    }
+
+    /// A gap inside a file (`written`: silence in the file) or before it
+    /// (not written: the disk was full), positions in the file's frames.
+    public struct Gap: Codable, Sendable, Equatable {
+        public var atFrame: Int64
+        public var frames: Int64
+        public var reason: String
+        public var written: Bool
+
+        public init(atFrame: Int64, frames: Int64, reason: String, written: Bool) {
+            self.atFrame = atFrame
+            self.frames = frames
+            self.reason = reason
+            self.written = written
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case atFrame = "at_frame", frames, reason, written
+        }
+    }
+
+    public var event: Event
+    /// The file, relative to the manifest's folder when inside it.
+    public var path: String
+    /// The set's index in its take (rotations and rate changes count up).
+    public var index: Int
+    /// UTC of its first frame, seconds since 1970, and the same as ISO 8601 (milliseconds, Z).
+    public var startUTC: Double
+    public var start: String
+    /// The zone's offset east of UTC at the first frame, seconds (names and `bext` are in that zone).
+    public var utcOffset: Int
+    public var sampleRate: Int
+    public var channels: Int
+    /// The file's identity on disk when it was opened: a file of the same
+    /// name that is another file is never this logger's.
+    public var device: UInt64
+    public var inode: UInt64
+    // Closed: what the file holds.
+    public var frames: Int64?
+    /// UTC of the frame after its last (the next file's first, when no gap lies between).
+    public var endUTC: Double?
+    public var timeReference: UInt64?
+    public var gaps: [Gap]?
+    public var sha256: String?
+    public var bytes: Int64?
+    /// Closed by a later run: the run that wrote it ended without closing it (killed).
+    public var recovered: Bool?
+    // Deleted: why and when.
+    public var reason: String?
+    public var deletedUTC: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case event, path, index, startUTC = "start_utc", start, utcOffset = "utc_offset", sampleRate = "sample_rate",
+             channels, device, inode, frames, endUTC = "end_utc", timeReference = "time_reference", gaps, sha256,
+             bytes, recovered, reason, deletedUTC = "deleted_utc"
+    }
+
+    /// UTC as ISO 8601 with milliseconds.
+    static func iso(_ utc: Double) -> String {
+        RecordingTimeZone.utc.format("%Y-%m-%dT%H:%M:%S", at: (utc * 1000).rounded() / 1000)
+            + String(format: ".%03dZ", Int(((utc * 1000).rounded()).truncatingRemainder(dividingBy: 1000)))
+    }
+}
+
+/// A take's manifest beside its files: one `ManifestLine` per line, each
+/// appended with one write and synced, so a crash leaves whole lines (a
+/// torn last line, from a full disk or a power cut, is cut off when the
+/// manifest is opened again). A restarted logger appends to the same manifest.
+public final class TakeManifest: @unchecked Sendable { // lines and the descriptor are behind `lock`
+    public let path: String
+    private let lock = NSLock()
+    private var descriptor: Int32 = -1
+    private var lines: [ManifestLine] = []
+
+    /// Opens (or creates) the manifest at `path` and reads what it lists.
+    public init(path: String) throws(RecordingError) {
+        self.path = path
+        let (lines, tornBytes) = Self.read(path)
+        self.lines = lines
+        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw .unwritablePath(path: path, reason: "cannot open the take's manifest: " + String(cString: strerror(errno)))
+        }
+        if tornBytes > 0 {
+            var info = stat()
+            fstat(descriptor, &info)
+            ftruncate(descriptor, info.st_size - off_t(tornBytes))
+        }
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// Every whole line of the manifest at `path`, and how many bytes of a torn last line follow them.
+    public static func read(_ path: String) -> (lines: [ManifestLine], tornBytes: Int) {
+        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return ([], 0) }
+        var whole = data
+        var torn = 0
+        if data.last != UInt8(ascii: "\n") {
+            let cut = data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? data.startIndex
+            torn = data.endIndex - cut
+            whole = data[data.startIndex..<cut]
+        }
+        let decoder = JSONDecoder()
+        let lines = whole.split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(ManifestLine.self, from: Data($0)) }
+        return (lines, torn)
+    }
+
+    /// What it lists so far.
+    public var entries: [ManifestLine] { lock.withLock { lines } }
+
+    /// Appends `line` (one write, then fsync).
+    public func append(_ line: ManifestLine) throws(RecordingError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(line) else { return }
+        let bytes = [UInt8](data) + [UInt8(ascii: "\n")]
+        let failure: String? = lock.withLock {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            guard written == bytes.count else {
+                let reason = written < 0 ? String(cString: strerror(errno)) : "only \(written) of \(bytes.count) bytes written"
+                // A torn line is cut off again at once.
+                if written > 0 {
+                    var info = stat()
+                    fstat(descriptor, &info)
+                    ftruncate(descriptor, info.st_size - off_t(written))
+                }
+                return reason
+            }
+            fsync(descriptor)
+            lines.append(line)
+            return nil
+        }
+        if let failure { throw .file(path: path, reason: "cannot add to the take's manifest: \(failure)") }
+    }
+
+    /// The path as the manifest writes it: relative to its folder when inside it.
+    func relative(_ file: String) -> String {
+        let folder = Self.absolute((path as NSString).deletingLastPathComponent) + "/"
+        let full = Self.absolute(file)
+        return full.hasPrefix(folder) ? String(full.dropFirst(folder.count)) : full
+    }
+
+    /// A path the manifest lists, as a path to open.
+    public func resolve(_ listed: String) -> String {
+        listed.hasPrefix("/") ? listed : Self.absolute((path as NSString).deletingLastPathComponent) + "/" + listed
+    }
+
+    static func absolute(_ path: String) -> String {
+        let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return (full as NSString).standardizingPath
+    }
+
+    /// The files it lists that are closed and not deleted, oldest first.
+    public var closedFiles: [ManifestLine] {
+        let all = entries
+        let deleted = Set(all.filter { $0.event == .deleted }.map(\.path))
+        return all.filter { $0.event == .closed && !deleted.contains($0.path) }.sorted { $0.startUTC < $1.startUTC }
+    }
+
+    /// The default manifest for an output pattern: in the pattern's folder
+    /// before its first time field, named after its stem without the time
+    /// fields (`/srv/log/%Y-%m-%d/%H%M%S.wav` → `/srv/log/take.manifest.jsonl`;
+    /// `show-%Y%m%d.wav` → `show.manifest.jsonl`).
+    public static func defaultPath(forPattern pattern: String) -> String {
+        var components = (pattern as NSString).pathComponents
+        let name = components.removeLast()
+        var folder: [String] = []
+        for component in components {
+            if component.contains("%") { break }
+            folder.append(component)
+        }
+        var stem = (name as NSString).deletingPathExtension
+        if components.contains(where: { $0.contains("%") }) || stem.contains("%") {
+            stem = String(stem.prefix { $0 != "%" })
+            while let last = stem.last, "-_. ".contains(last) { stem.removeLast() }
+        }
+        if stem.isEmpty { stem = "take" }
+        let base = folder.isEmpty ? "" : NSString.path(withComponents: folder)
+        return (base.isEmpty ? "" : (base == "/" ? "/" : base + "/")) + stem + ".manifest.jsonl"
+    }
+}
+
+/// A file's SHA-256 (swift-crypto), read in blocks.
+public enum FileDigest {
+    public static func sha256(ofFile path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let block = try? handle.read(upToCount: 1 << 20), !block.isEmpty { hasher.update(data: block) }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
