@@ -71,7 +71,8 @@ let package = Package(
         // that survive crashes and server restarts, pre-roll and trigger.
         .target(
             name: "Recording",
-            dependencies: ["Capture", "AudioSession", "JackKit", "CSndFile", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["Capture", "AudioSession", "JackKit", "CSndFile", "SoundFile",
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         // libebur128 (Debian libebur128-dev), header only.
         .systemLibrary(

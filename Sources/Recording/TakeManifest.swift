@@ -66,7 +66,7 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     }
 
     /// UTC as ISO 8601 with milliseconds.
-    static func iso(_ utc: Double) -> String {
+    public static func iso(_ utc: Double) -> String {
         RecordingTimeZone.utc.format("%Y-%m-%dT%H:%M:%S", at: (utc * 1000).rounded() / 1000)
             + String(format: ".%03dZ", Int(((utc * 1000).rounded()).truncatingRemainder(dividingBy: 1000)))
     }

@@ -35,6 +35,12 @@ public final class SoundFileReader {
         return Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
     }
 
+    /// Moves to frame `frame` from the start; false if the file cannot seek there.
+    public func seek(toFrame frame: Int64) -> Bool {
+        guard let handle else { return false }
+        return sf_seek(handle, sf_count_t(frame), SEEK_SET) == frame
+    }
+
     /// Reads the rest of the file, interleaved, in chunks until its end (a
     /// streamed FLAC's header gives no length).
     public func readAll() -> [Float] {

@@ -1,0 +1,76 @@
+import Foundation
+import JackTestSupport
+import Recording
+import SoundFile
+import XCTest
+
+/// `jas extract`: a clip of a logged take by wall-clock time, across file
+/// boundaries, equal sample for sample to the same stretch of a single-file
+/// take of the same ports made in the same cycles (another process); a time
+/// the take has no audio for is refused, naming what it has.
+final class RecordExtractTests: JackTestCase {
+    func testAClipAcrossThreeFilesEqualsTheSameStretchOfASingleFileTake() throws {
+        // Sync mode: both recorders get every cycle (see RecordRotationTests).
+        let server = try startServer(period: 256, serverArguments: ["-S"])
+        let sender = try SignalSender(serverName: server.name, channels: 2, seed: 7)
+        defer { sender.session.close() }
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let single = try RecordProcess(jas: jas, arguments: ["--server", server.name, "--ports", "signal-sender:out_*",
+                                                             "--output", "\(folder)/one.wav", "--for", "10"])
+        XCTAssertTrue(waitUntil(timeout: 10) { single.event("started") != nil }, single.stderr)
+        let logger = try RecordProcess(jas: jas, arguments: ["--server", server.name, "--ports", "signal-sender:out_*",
+                                                             "--output", "\(folder)/log/rot-%H%M%S.wav", "--utc",
+                                                             "--rotate", "2s", "--for", "7"])
+        let logged = try XCTUnwrap(logger.finish(timeout: 40), logger.stderr)
+        XCTAssertNotNil(single.finish(timeout: 40), single.stderr)
+        let manifestPath = try XCTUnwrap(logged["manifest_path"] as? String)
+        XCTAssertEqual(manifestPath, "\(folder)/log/rot.manifest.jsonl")
+        let files = TakeManifest.read(manifestPath).lines.filter { $0.event == .closed }
+        XCTAssertGreaterThanOrEqual(files.count, 4, "\(files)")
+        guard files.count >= 4 else { return }
+
+        // The last half second of the second file, all of the third, the first half second of the fourth.
+        let from = try XCTUnwrap(files[1].endUTC) - 0.5, to = min(files[3].startUTC + 0.5, try XCTUnwrap(files[3].endUTC))
+        let clip = "\(folder)/clip.wav"
+        let result = try run([jas, "extract", manifestPath, "--from", ManifestLine.iso(from),
+                              "--to", ManifestLine.iso(to), "--output", clip, "--json"])
+        XCTAssertEqual(result.status, 0, result.output)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], result.output)
+        XCTAssertEqual((report["sources"] as? [[String: Any]])?.count, 3, "\(report)")
+        let reader = try SoundFileReader(path: clip)
+        // Its length is the time asked for, to the millisecond the take's times are measured to.
+        XCTAssertEqual(Double(reader.frames), (to - from) * 48000, accuracy: 48)
+        // Its TimeReference is its first frame's time of day.
+        let reference = Double(try XCTUnwrap(reader.broadcastTimeReference)) / 48000
+        XCTAssertEqual(reference, from.truncatingRemainder(dividingBy: 86_400), accuracy: 0.001)
+
+        // Found in the single take by its first samples, it equals it there, every sample.
+        let samples = reader.readAll()
+        let one = try SoundFileReader(path: "\(folder)/one.wav").readAll()
+        let key = 32
+        let at = try XCTUnwrap((0..<(one.count / 2 - key)).first { candidate in
+            (0..<key).allSatisfy { samples[$0 * 2].bitPattern == one[(candidate + $0) * 2].bitPattern }
+        }, "the clip's first frames are nowhere in the single take")
+        // Silence either take wrote for a gap (an xrun in one of them) is not compared.
+        let gaps = gapRanges(logEvents(try XCTUnwrap(logged["log_path"] as? String))) + gapRanges(logEvents("\(folder)/one.log"))
+        var differing = 0
+        for index in 0..<min(samples.count, one.count - at * 2) where samples[index].bitPattern != one[at * 2 + index].bitPattern {
+            differing += 1
+        }
+        XCTAssertLessThanOrEqual(samples.count, one.count - at * 2, "the single take ends before the clip")
+        XCTAssertEqual(differing, 0, "\(differing) samples differ (gaps: \(gaps))")
+
+        // A time the take has no audio for: refused, naming what it has.
+        let before = Date(timeIntervalSince1970: files[0].startUTC - 3600)
+        var seconds = time_t(before.timeIntervalSince1970)
+        var fields = tm()
+        localtime_r(&seconds, &fields)
+        let typed = String(format: "%02d:%02d:%02d", fields.tm_hour, fields.tm_min, fields.tm_sec)
+        let refused = try run([jas, "extract", manifestPath, "--from", typed, "--for", "5s", "--output", "\(folder)/no.wav"])
+        XCTAssertEqual(refused.status, 2, refused.output)
+        XCTAssertTrue(refused.output.contains("has no audio"), refused.output)
+        XCTAssertTrue(refused.output.contains(String(files[0].start.prefix(19))), refused.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(folder)/no.wav"))
+    }
+}
