@@ -13,7 +13,7 @@ SWIFT ?= swift
 # sox: the tests open recordings with it too; tmux: the live meter is tested in a real terminal of a given size; gdb: a test stops a program inside jackd's metadata store to kill it there;
 # chromium, chromium-driver: the --http page is tested in a real browser. From PyPI: pyloudnorm, the second loudness
 # implementation the tests compare with; prometheus_client, websockets and selenium read the --http server as users do.
-APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox gdb tmux chromium chromium-driver pipewire pipewire-bin pipewire-jack
+APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox gdb tmux systemd chromium chromium-driver pipewire pipewire-bin pipewire-jack
 PIP_PACKAGES := pyloudnorm prometheus_client websockets selenium
 # The toolchain's clang ships RealtimeSanitizer's runtime.
 CLANG := $(dir $(realpath $(shell command -v $(SWIFT))))clang
@@ -85,13 +85,15 @@ rtsan: deps
 release: deps
 	$(SWIFT) build -c release
 
-# The release jas, its man page (swift-argument-parser's generate-manual plugin)
-# and bash, zsh and fish completions, where distributions put them.
+# The release jas, its man page (swift-argument-parser's generate-manual plugin),
+# bash, zsh and fish completions, and the logger's systemd unit template, where
+# distributions put them.
 PREFIX ?= /usr/local
 DESTDIR ?=
 INSTALLED := $(DESTDIR)$(PREFIX)/bin/jas $(DESTDIR)$(PREFIX)/share/man/man1/jas.1 \
   $(DESTDIR)$(PREFIX)/share/bash-completion/completions/jas $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_jas \
   $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/jas.fish
+UNIT := $(DESTDIR)$(PREFIX)/lib/systemd/system/jas-record@.service
 install: release
 	$(SWIFT) package --disable-sandbox generate-manual --configuration release
 	install -Dm755 .build/release/jas $(DESTDIR)$(PREFIX)/bin/jas
@@ -100,9 +102,11 @@ install: release
 	install -Dm644 .build/jas-completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/jas
 	install -Dm644 .build/jas-completion.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_jas
 	install -Dm644 .build/jas-completion.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/jas.fish
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/jas-record@.service > .build/jas-record@.service
+	install -Dm644 .build/jas-record@.service $(UNIT)
 
 uninstall:
-	rm -f $(INSTALLED)
+	rm -f $(INSTALLED) $(UNIT)
 
 # The README's Package.swift: a package that depends on this one by path builds (part of make test).
 example-check: deps
@@ -118,7 +122,12 @@ install-check:
 	    grep -q -- "$$command" "$$file" || { echo "install-check: $$file does not mention '$$command'"; exit 1; }; \
 	  done; \
 	done; \
-	echo "install-check: jas, its man page and bash/zsh/fish completions install and name every subcommand"
+	unit=$$scratch/usr/lib/systemd/system/jas-record@.service; \
+	printf 'JAS_RECORD_OPTIONS=--output /tmp/x.wav\n' > $$scratch/record-check.conf; \
+	sed -e "s|/usr/bin/jas|$$scratch/usr/bin/jas|g" -e "s|/etc/jas/record-%i.conf|$$scratch/record-check.conf|" "$$unit" \
+	  > $$scratch/jas-record@check.service; \
+	systemd-analyze verify --man=no $$scratch/jas-record@check.service || { echo "install-check: systemd-analyze verify refuses $$unit"; exit 1; }; \
+	echo "install-check: jas, its man page, bash/zsh/fish completions and the systemd unit install; every subcommand is named; systemd-analyze accepts the unit"
 
 # What the benchmarks compare with: jack_delay, jack_capture, ffmpeg, and the C reference client.
 bench-tools: deps

@@ -95,6 +95,8 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// JACK frame time of the start command, +1 (0: none yet).
     private let startRequest = Atomic<Int64>(0)
     private let stopRequested = Atomic<Bool>(false)
+    /// Turns of the disk thread's loop (see `Recorder.diskBeats`).
+    let beats = Atomic<UInt64>(0)
     private let done = DispatchSemaphore(value: 0)
     /// Signalled once the recording reached its limit or failed.
     let finished = DispatchSemaphore(value: 0)
@@ -227,6 +229,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     private func run() {
         var lastHeaderUpdate = Date()
         while true {
+            beats.add(1, ordering: .relaxed)
             let stopping = stopRequested.load(ordering: .acquiring)
             let drained = drain()
             if Date().timeIntervalSince(lastHeaderUpdate) >= 0.5 {

@@ -380,6 +380,10 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     /// Frames the ring holds when full.
     public var ringCapacityFrames: Int { capture?.capacityFrames ?? 0 }
 
+    /// Turns of the disk thread's loop so far: moves while it drains, waits
+    /// or writes, stands still while a write blocks (a watchdog's measure).
+    public var diskBeats: UInt64 { writer?.beats.load(ordering: .relaxed) ?? 0 }
+
     // MARK: Session events
 
     /// Turns the session's events into the recording's: xruns placed in the

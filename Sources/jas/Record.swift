@@ -233,12 +233,17 @@ struct Record: AsyncParsableCommand {
         Task.detached {
             for await event in events { display.show(event) }
         }
+        let service = RecordServiceReport(notifier: ServiceNotifier())
+        let armed = configuration.triggerDBFS != nil || configuration.waitsForStartCommand
         var tick = 0
         while !recorder.isFinished {
             try? await Task.sleep(nanoseconds: 250_000_000)
             tick += 1
-            display.progress(recorder.progress(), tick: tick)
+            let progress = recorder.progress()
+            display.progress(progress, tick: tick)
+            service?.update(progress, armed: armed, diskBeats: recorder.diskBeats)
         }
+        service?.stopping()
         WedgeWatch.claimEnding()
         recorder.stop()
         let summary = recorder.summary
