@@ -16,3 +16,19 @@ public func gapRanges(_ events: [[String: Any]]) -> [Range<Int>] {
         return at..<(at + frames)
     }
 }
+
+/// Another program takes all the room left on the disk of `path`: a file
+/// written there until the disk is full. Returns the bytes it holds.
+@discardableResult
+public func fillDisk(with path: String) -> Int {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard descriptor >= 0 else { return 0 }
+    defer { close(descriptor) }
+    let block = [UInt8](repeating: 0x55, count: 65536)
+    var total = 0
+    while true {
+        let written = block.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written > 0 else { return total }
+        total += written
+    }
+}

@@ -32,10 +32,8 @@ final class RecordDiskFullTests: JackTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { (recorder.objects.last { $0["event"] as? String == "progress" }?["frames_written"] as? Int ?? 0) > 48000 },
                       recorder.stderr)
         // Another program takes all the room there is.
-        var fs = statvfs()
-        statvfs(mountPoint, &fs)
         let filler = "\(mountPoint)/filler"
-        XCTAssertTrue(FileManager.default.createFile(atPath: filler, contents: Data(count: Int(fs.f_bavail) * Int(fs.f_frsize))))
+        XCTAssertGreaterThan(fillDisk(with: filler), 0)
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("disk_full") != nil }, recorder.stderr)
         let fullAt = Date()
         XCTAssertTrue(waitUntil(timeout: 10) { Date().timeIntervalSince(fullAt) >= 1.5 })

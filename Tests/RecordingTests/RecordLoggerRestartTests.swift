@@ -1,0 +1,64 @@
+import Foundation
+import JackTestSupport
+import Recording
+import SoundFile
+import XCTest
+
+/// The same logger command run again, as a supervisor does: after a SIGKILL
+/// and after a take that ended on a full disk (--stop-on-disk-full), it is
+/// not refused by its own files, goes on numbering them, and its manifest
+/// stays whole: every file it wrote listed once as closed (the one the kill
+/// left open by the next run), with the SHA-256 the file has.
+final class RecordLoggerRestartTests: JackTestCase {
+    func testARestartedLoggerGoesOnAndItsManifestIsWhole() throws {
+        let mountPoint = temporaryFolder()
+        guard try run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mountPoint]).status == 0 else {
+            throw XCTSkip("cannot mount a small tmpfs here (needs root)")
+        }
+        defer {
+            _ = try? run(["umount", mountPoint])
+            try? FileManager.default.removeItem(atPath: mountPoint)
+        }
+        let server = try startServer(period: 256)
+        let command = ["--server", server.name, "--ports", "system:capture_*", "--output", "\(mountPoint)/log.wav",
+                       "--rotate", "1s", "--stop-on-disk-full"]
+
+        // Killed mid-take.
+        let killed = try RecordProcess(jas: jas, arguments: command + ["--for", "12"])
+        XCTAssertTrue(waitUntil(timeout: 10) { killed.objects.contains { $0["event"] as? String == "rotated" } }, killed.stderr)
+        kill(killed.process.processIdentifier, SIGKILL)
+        killed.process.waitUntilExit()
+
+        // Again: the disk fills (another program) and it stops, exit 1.
+        let filled = try RecordProcess(jas: jas, arguments: command + ["--for", "12"])
+        XCTAssertTrue(waitUntil(timeout: 10) { filled.event("recovered") != nil }, filled.stderr)
+        XCTAssertTrue(waitUntil(timeout: 10) { filled.objects.contains { $0["event"] as? String == "rotated" } }, filled.stderr)
+        let filler = "\(mountPoint)/filler"
+        XCTAssertGreaterThan(fillDisk(with: filler), 0)
+        XCTAssertNotNil(filled.finish(timeout: 30), filled.stderr)
+        XCTAssertEqual(filled.process.terminationStatus, 1, filled.stderr)
+        try FileManager.default.removeItem(atPath: filler)
+
+        // And again: it goes on.
+        let again = try RecordProcess(jas: jas, arguments: command + ["--for", "2"])
+        let summary = try XCTUnwrap(again.finish(timeout: 30), again.stderr)
+        XCTAssertEqual(again.process.terminationStatus, 0, again.stderr)
+
+        let manifest = try XCTUnwrap(summary["manifest_path"] as? String)
+        XCTAssertEqual(manifest, "\(mountPoint)/log.manifest.jsonl")
+        let lines = TakeManifest.read(manifest).lines
+        let closed = lines.filter { $0.event == .closed }
+        let written = try FileManager.default.contentsOfDirectory(atPath: mountPoint).filter { $0.hasSuffix(".wav") }.sorted()
+        XCTAssertEqual(closed.map(\.path).sorted(), written, "every file once, closed")
+        XCTAssertEqual(Set(closed.map(\.path)).count, closed.count)
+        // The file the kill left open, and the full disk's last, if its line found no room.
+        XCTAssertTrue((1...2).contains(closed.filter { $0.recovered == true }.count), "\(closed)")
+        XCTAssertEqual(closed.map(\.index), closed.map(\.index).sorted(), "numbering goes on")
+        for entry in closed {
+            let path = "\(mountPoint)/\(entry.path)"
+            let digest = try run(["sha256sum", path]).output.split(separator: " ").first.map(String.init)
+            XCTAssertEqual(entry.sha256, digest, entry.path)
+            XCTAssertEqual(try SoundFileReader(path: path).frames, entry.frames, entry.path)
+        }
+    }
+}
