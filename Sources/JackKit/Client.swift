@@ -56,7 +56,8 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
                 return .wedged(reason: reason)
             }
             ClientLifecycle.shared.noteClose()
-            jack_client_close(handle)
+            // Closing unlinks the client's notification socket, which names the client, not the server.
+            ClientNameLock.holding(String(cString: jack_get_client_name(handle))) { _ = jack_client_close(handle) }
             bridgeRetain.release()
             processorRetain.withLock { retained in
                 retained?.release()
@@ -94,7 +95,7 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
             var status = jack_status_t(rawValue: 0)
             var tid: Int32 = 0
             let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
-            let handle = cjack_client_open_watched(name, options, &status, server, &tid)
+            let handle = ClientNameLock.holding(name) { cjack_client_open_watched(name, options, &status, server, &tid) }
             if handle != nil { lifecycle.noteOpened() }
             return Opened(handle: handle, status: status.rawValue, notificationTid: tid)
         }

@@ -153,11 +153,11 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         // listed there, never refused as someone else's).
         var manifest: TakeManifest?
         if RecordingLog.path(for: firstPath) != nil && !Self.isFIFO(firstPath) {
-            let manifestPath = config.manifestPath ?? TakeManifest.defaultPath(forPattern: config.outputPath)
-            try DiskWriter.makeFolders(for: [manifestPath])
-            manifest = try TakeManifest(path: manifestPath)
+            manifest = TakeManifest(path: config.manifestPath ?? TakeManifest.defaultPath(forPattern: config.outputPath))
         }
-        let firstIndex = (manifest?.entries.map(\.index).max() ?? 0) + 1
+        // A take whose manifest another recorder is writing now is not continued (its files are refused as usual).
+        let continuing = manifest.map { !TakeManifest.isInUse($0.path) } ?? false
+        let firstIndex = continuing ? (manifest?.entries.map(\.index).max() ?? 0) + 1 : 1
         takePath = naming.basePath(index: firstIndex, utc: now)
         logPath = RecordingLog.path(for: takePath)
         let fifo = try Self.checkDestination(config, path: takePath, channels: channels, sampleRate: sampleRate)
@@ -169,6 +169,15 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             claim = try OutputClaim.claim(paths: paths, logPath: logPath, overwrite: config.overwrite)
         } catch {
             if let fifo { close(fifo) }
+            throw error
+        }
+        do {
+            if let manifest {
+                try DiskWriter.makeFolders(for: [manifest.path])
+                try manifest.open()
+            }
+        } catch {
+            claim.abandon()
             throw error
         }
         let files: RecordingFiles?
@@ -540,7 +549,17 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue {
             throw .unwritablePath(path: path, reason: "it is a folder")
         }
-        // A folder that does not exist yet is made (a pattern with a folder per day) if its nearest existing one may be written.
+        // The folders the pattern names by time (one per day) are made as
+        // needed; those before them must exist (a mistyped folder is not made).
+        let patternFolder = (config.outputPath as NSString).deletingLastPathComponent
+        var fixed = folder
+        if patternFolder.contains("%") {
+            let components = (patternFolder as NSString).pathComponents.prefix { !$0.contains("%") }
+            fixed = components.isEmpty ? "." : NSString.path(withComponents: Array(components))
+        }
+        guard FileManager.default.fileExists(atPath: fixed, isDirectory: &isFolder), isFolder.boolValue else {
+            throw .unwritablePath(path: path, reason: "the folder '\(fixed)' does not exist")
+        }
         let existing = existingFolder(folder)
         guard FileManager.default.fileExists(atPath: existing, isDirectory: &isFolder), isFolder.boolValue else {
             throw .unwritablePath(path: path, reason: "'\(existing)' is not a folder")

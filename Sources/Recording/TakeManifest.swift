@@ -75,27 +75,47 @@ public struct ManifestLine: Codable, Sendable, Equatable {
 /// A take's manifest beside its files: one `ManifestLine` per line, each
 /// appended with one write and synced, so a crash leaves whole lines (a
 /// torn last line, from a full disk or a power cut, is cut off when the
-/// manifest is opened again). A restarted logger appends to the same manifest.
+/// manifest is opened again). A restarted logger appends to the same
+/// manifest; while one recorder writes it (an exclusive `flock`), no other does.
 public final class TakeManifest: @unchecked Sendable { // lines and the descriptor are behind `lock`
     public let path: String
     private let lock = NSLock()
     private var descriptor: Int32 = -1
     private var lines: [ManifestLine] = []
 
-    /// Opens (or creates) the manifest at `path` and reads what it lists.
-    public init(path: String) throws(RecordingError) {
+    /// Reads what the manifest at `path` lists (nothing if there is none
+    /// yet); `open()` makes it writable.
+    public init(path: String) {
         self.path = path
-        let (lines, tornBytes) = Self.read(path)
-        self.lines = lines
-        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
+        lines = Self.read(path).lines
+    }
+
+    /// Whether a recorder is writing the manifest at `path` now.
+    public static func isInUse(_ path: String) -> Bool {
+        let probe = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        return flock(probe, LOCK_EX | LOCK_NB) != 0
+    }
+
+    /// Creates the manifest if need be and holds it for this recorder
+    /// (refused while another writes it); a torn last line is cut off.
+    public func open() throws(RecordingError) {
+        let opened = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard opened >= 0 else {
             throw .unwritablePath(path: path, reason: "cannot open the take's manifest: " + String(cString: strerror(errno)))
         }
+        guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
+            close(opened)
+            throw .outputBusy(path: path)
+        }
+        let tornBytes = Self.read(path).tornBytes
         if tornBytes > 0 {
             var info = stat()
-            fstat(descriptor, &info)
-            ftruncate(descriptor, info.st_size - off_t(tornBytes))
+            fstat(opened, &info)
+            ftruncate(opened, info.st_size - off_t(tornBytes))
         }
+        lock.withLock { descriptor = opened }
     }
 
     deinit { if descriptor >= 0 { close(descriptor) } }
@@ -125,6 +145,7 @@ public final class TakeManifest: @unchecked Sendable { // lines and the descript
         guard let data = try? encoder.encode(line) else { return }
         let bytes = [UInt8](data) + [UInt8(ascii: "\n")]
         let failure: String? = lock.withLock {
+            guard descriptor >= 0 else { return "it is not open" }
             let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             guard written == bytes.count else {
                 let reason = written < 0 ? String(cString: strerror(errno)) : "only \(written) of \(bytes.count) bytes written"

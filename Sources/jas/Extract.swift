@@ -58,13 +58,11 @@ struct Extract: ParsableCommand {
             throw ExitCode(2)
         }
         let (start, end) = try range(now: Date().timeIntervalSince1970)
-        let take: TakeManifest
         let clip: TakeExtraction
         do {
-            take = try TakeManifest(path: manifest)
-            clip = try TakeExtraction(manifest: take, fromUTC: start, toUTC: end)
-        } catch let refusal as TakeExtraction.Refusal {
-            Output.diagnostic("jas extract: \(refusal.description)")
+            clip = try TakeExtraction(manifest: TakeManifest(path: manifest), fromUTC: start, toUTC: end)
+        } catch {
+            Output.diagnostic("jas extract: \(error.description)")
             throw ExitCode(2)
         }
         let ext = (output as NSString).pathExtension.lowercased()

@@ -10,15 +10,19 @@ import Synchronization
 ///   read blocks for ever (a wedged metadata store);
 /// * `DriftingClockHook/drift.c`: with `DRIFT_PPM` set, the process's
 ///   monotonic clocks run that many parts per million fast or slow (a jackd
-///   whose sample clock drifts against the wall clock).
+///   whose sample clock drifts against the wall clock);
+/// * `ClientSocketHook/hold.c`: with `HOLD_JACK_BIND_MS` and
+///   `HOLD_JACK_BIND_NAME` set, binding that client's notification socket
+///   takes that long (the moment another process can take its path).
 public enum HookLibrary {
-    case closeRace, stuckMetadata, driftingClock
+    case closeRace, stuckMetadata, driftingClock, clientSocket
 
     private var source: (folder: String, file: String) {
         switch self {
         case .closeRace: ("CloseRaceHook", "hook.c")
         case .stuckMetadata: ("StuckMetadataHook", "stuck.c")
         case .driftingClock: ("DriftingClockHook", "drift.c")
+        case .clientSocket: ("ClientSocketHook", "hold.c")
         }
     }
 

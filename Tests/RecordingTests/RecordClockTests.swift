@@ -71,6 +71,9 @@ final class RecordClockTests: JackTestCase {
             XCTAssertEqual(steps.count, take.label == "step" ? 1 : 0, "\(take.label): \(steps)")
             if take.label == "step" { XCTAssertEqual(steps.first?["seconds"] as? Double ?? 0, 3.7, accuracy: 0.01) }
             let stepFrame = Int64(steps.first?["at_frame"] as? Int ?? -1)
+            // A dummy jackd that xruns restarts its timing from the late cycle
+            // (JACK-NOTES): the time it lost has no frames; such a file is not counted.
+            let xruns = log.filter { ["xrun", "gap"].contains($0["event"] as? String) }.compactMap { ($0["at_frame"] as? Int).map(Int64.init) }
             var firstFrame: Int64 = 0
             var names: [String] = []
             for (index, file) in files.enumerated() {
@@ -88,7 +91,8 @@ final class RecordClockTests: JackTestCase {
                 let offBoundary = reference - (reference / 10).rounded() * 10
                 XCTAssertLessThan(abs(offBoundary) * rate, tolerance,
                                   "\(take.label): \(name) starts \(offBoundary * 1000) ms off the boundary")
-                guard index < files.count - 1 else { continue }
+                guard index < files.count - 1,
+                      !xruns.contains(where: { (firstFrame..<(firstFrame + file.frames)).contains($0) }) else { continue }
                 // 10 s of that clock: fewer frames on a fast clock, more on a slow one.
                 var expected = 10 * rate / (1 + take.wallPPM / 1e6)
                 // The file the clock was set forward in ends 3.7 s of that clock sooner.

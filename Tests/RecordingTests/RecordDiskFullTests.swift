@@ -10,22 +10,9 @@ import XCTest
 /// resumes in a new file once there is room. With --stop-on-disk-full it
 /// stops there, says why, exits 1, and the file holds everything that fitted.
 final class RecordDiskFullTests: JackTestCase {
-    private func mountSmallDisk(megabytes: Int) throws -> String {
-        let mountPoint = temporaryFolder()
-        guard try run(["mount", "-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", mountPoint]).status == 0 else {
-            throw XCTSkip("cannot mount a small tmpfs here (needs root)")
-        }
-        return mountPoint
-    }
-
-    private func unmount(_ mountPoint: String) {
-        _ = try? run(["umount", mountPoint])
-        try? FileManager.default.removeItem(atPath: mountPoint)
-    }
-
     func testTheTakeGoesOnAfterTheDiskFillsAndTheTimeWithoutRoomIsAGap() throws {
         let mountPoint = try mountSmallDisk(megabytes: 4)
-        defer { unmount(mountPoint) }
+        defer { unmountSmallDisk(mountPoint) }
         let server = try startServer(period: 256, serverArguments: ["-S"])
         let recorder = try RecordProcess(jas: jas, arguments: [
             "--server", server.name, "--ports", "system:capture_*", "--output", "\(mountPoint)/take.wav", "--for", "8"])
@@ -71,7 +58,7 @@ final class RecordDiskFullTests: JackTestCase {
 
     func testWithStopOnDiskFullTheTakeStopsCleanlyWithWhatFitted() throws {
         let mountPoint = try mountSmallDisk(megabytes: 3)
-        defer { unmount(mountPoint) }
+        defer { unmountSmallDisk(mountPoint) }
         let server = try startServer(period: 256, serverArguments: ["-S"])
         let recorder = try RecordProcess(jas: jas, arguments: [
             "--server", server.name, "--ports", "system:capture_*", "--output", "\(mountPoint)/take.wav",

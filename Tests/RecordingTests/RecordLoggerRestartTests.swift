@@ -11,14 +11,8 @@ import XCTest
 /// left open by the next run), with the SHA-256 the file has.
 final class RecordLoggerRestartTests: JackTestCase {
     func testARestartedLoggerGoesOnAndItsManifestIsWhole() throws {
-        let mountPoint = temporaryFolder()
-        guard try run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mountPoint]).status == 0 else {
-            throw XCTSkip("cannot mount a small tmpfs here (needs root)")
-        }
-        defer {
-            _ = try? run(["umount", mountPoint])
-            try? FileManager.default.removeItem(atPath: mountPoint)
-        }
+        let mountPoint = try mountSmallDisk(megabytes: 6)
+        defer { unmountSmallDisk(mountPoint) }
         let server = try startServer(period: 256)
         let command = ["--server", server.name, "--ports", "system:capture_*", "--output", "\(mountPoint)/log.wav",
                        "--rotate", "1s", "--stop-on-disk-full"]

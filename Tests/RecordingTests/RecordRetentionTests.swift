@@ -10,14 +10,8 @@ import XCTest
 /// the manifest.
 final class RecordRetentionTests: JackTestCase {
     func testMinFreeNeverLetsTheDiskFillAndDeletesOnlyItsOwnOldestFiles() throws {
-        let mountPoint = temporaryFolder()
-        guard try run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint]).status == 0 else {
-            throw XCTSkip("cannot mount a small tmpfs here (needs root)")
-        }
-        defer {
-            _ = try? run(["umount", mountPoint])
-            try? FileManager.default.removeItem(atPath: mountPoint)
-        }
+        let mountPoint = try mountSmallDisk(megabytes: 4)
+        defer { unmountSmallDisk(mountPoint) }
         // Another program's file, named as the logger names its own.
         let stranger = "\(mountPoint)/take-000000.wav"
         XCTAssertTrue(FileManager.default.createFile(atPath: stranger, contents: Data(count: 100_000)))
