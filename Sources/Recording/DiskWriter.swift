@@ -123,13 +123,15 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     private var nextCut: Double?
     /// When the clock's rate was last logged (monotonic nanoseconds).
     private var lastClockReport: UInt64 = 0
-    /// The open set's first frame: UTC, the zone's offset, TimeReference; and the gaps in it so far.
+    /// The open set's first frame: UTC, the zone's offset, TimeReference.
     private var setUTC = 0.0
     private var setOffset = 0
     private var setReference: UInt64?
-    private var setGaps: [ManifestLine.Gap] = []
-    /// Gaps noted from other threads (sources away), timeline positions.
-    private let notedGaps = Mutex<[ManifestLine.Gap]>([])
+    /// Silence written for gaps (also noted from other threads: sources
+    /// away), timeline positions, until the sets they fall in are catalogued.
+    private let writtenGaps = Mutex<[ManifestLine.Gap]>([])
+    /// The time a full disk cost before the open set (in no file).
+    private var unwrittenBeforeSet: ManifestLine.Gap?
     /// The disk is full: since which position, frames not written since, when room was last looked for.
     private var diskFull: (at: Int64, frames: Int64, folder: String, lastLook: UInt64)?
     private var timeline: CaptureTimeline
@@ -518,16 +520,20 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         files = nil
         for claim in claims { claim.release(paths: closing.paths) }
         let frames = closing.framesWritten
-        let gaps = setGaps + notedGaps.withLock { noted in
-            defer { noted.removeAll { $0.atFrame < setStart + frames } }
-            return noted.filter { $0.atFrame >= setStart && $0.atFrame < setStart + frames }
-                .map { ManifestLine.Gap(atFrame: $0.atFrame - setStart, frames: $0.frames, reason: $0.reason, written: true) }
+        let (start, end) = (setStart, setStart + frames)
+        // Each gap's part in this set (one that goes on is kept for the next).
+        let gaps = [unwrittenBeforeSet].compactMap { $0 } + writtenGaps.withLock { written in
+            defer { written.removeAll { $0.atFrame + $0.frames <= end } }
+            return written.compactMap { gap in
+                let (from, to) = (max(gap.atFrame, start), min(gap.atFrame + gap.frames, end))
+                return to > from ? ManifestLine.Gap(atFrame: from - start, frames: to - from, reason: gap.reason, written: true) : nil
+            }
         }
-        setGaps = []
+        unwrittenBeforeSet = nil
         guard let catalogue = settings.catalogue else { return }
-        let end = utc(ofPosition: setStart + frames)
+        let endUTC = utc(ofPosition: end)
         for writer in closing.writers {
-            catalogue.closed(writer.path, index: fileSet, startUTC: setUTC, endUTC: end, utcOffset: setOffset,
+            catalogue.closed(writer.path, index: fileSet, startUTC: setUTC, endUTC: endUTC, utcOffset: setOffset,
                              sampleRate: closing.sampleRate, channels: writer.channels, frames: frames,
                              timeReference: setReference, gaps: gaps)
         }
@@ -540,10 +546,10 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         record(event)
         let allowed = allowedFrames(frames)
         let at = stats.withLock { $0.framesWritten }
-        guard store(nil, frames: allowed) else { return }
-        if let reason = event.jsonObject["reason"] as? String {
-            setGaps.append(ManifestLine.Gap(atFrame: at - setStart, frames: Int64(allowed), reason: reason, written: true))
+        if diskFull == nil, let reason = event.jsonObject["reason"] as? String {
+            noteGap(at: at, frames: allowed, reason: reason)
         }
+        guard store(nil, frames: allowed) else { return }
         watchLevel([Float](repeating: 0, count: channels), frames: allowed)
         advance(by: allowed) { stats in
             stats.gaps += 1
@@ -725,7 +731,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     private func noteUnwritten(_ full: (at: Int64, frames: Int64, folder: String, lastLook: UInt64), resumed: Bool) {
         guard full.frames > 0 else { return }
         record(.unwrittenGap(atFrame: full.at, frames: full.frames, reason: "disk-full", resumed: resumed))
-        if resumed { setGaps.append(ManifestLine.Gap(atFrame: 0, frames: full.frames, reason: "disk-full", written: false)) }
+        if resumed { unwrittenBeforeSet = ManifestLine.Gap(atFrame: 0, frames: full.frames, reason: "disk-full", written: false) }
         stats.withLock {
             $0.gaps += 1
             $0.gapFrames += full.frames
@@ -734,7 +740,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
 
     /// A gap noted elsewhere (recorded ports away), at timeline position `at`: for the manifest.
     func noteGap(at: Int64, frames: Int, reason: String) {
-        notedGaps.withLock { $0.append(ManifestLine.Gap(atFrame: at, frames: Int64(frames), reason: reason, written: true)) }
+        writtenGaps.withLock { $0.append(ManifestLine.Gap(atFrame: at, frames: Int64(frames), reason: reason, written: true)) }
     }
 
     private func advance(by frames: Int, _ update: (inout Stats) -> Void) {

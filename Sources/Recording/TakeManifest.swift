@@ -189,24 +189,20 @@ public final class TakeManifest: @unchecked Sendable { // lines and the descript
     }
 
     /// The default manifest for an output pattern: in the pattern's folder
-    /// before its first time field, named after its stem without the time
-    /// fields (`/srv/log/%Y-%m-%d/%H%M%S.wav` → `/srv/log/take.manifest.jsonl`;
-    /// `show-%Y%m%d.wav` → `show.manifest.jsonl`).
+    /// before its first time field, named after the text before the first
+    /// time field of the first name that has one, else the file's stem
+    /// (`/srv/log/%Y-%m-%d/%H%M%S.wav` → `/srv/log/take.manifest.jsonl`;
+    /// `/srv/studio-%Y%m%d/%H%M.wav` → `/srv/studio.manifest.jsonl`;
+    /// `show-%Y%m%d.wav` → `show.manifest.jsonl`; `show.wav` → `show.manifest.jsonl`).
     public static func defaultPath(forPattern pattern: String) -> String {
         var components = (pattern as NSString).pathComponents
-        let name = components.removeLast()
-        var folder: [String] = []
-        for component in components {
-            if component.contains("%") { break }
-            folder.append(component)
-        }
-        var stem = (name as NSString).deletingPathExtension
-        if components.contains(where: { $0.contains("%") }) || stem.contains("%") {
-            stem = String(stem.prefix { $0 != "%" })
-            while let last = stem.last, "-_. ".contains(last) { stem.removeLast() }
-        }
+        let file = (components.removeLast() as NSString).deletingPathExtension
+        let folder = components.prefix { !$0.contains("%") }
+        let timed = (components + [file]).first { $0.contains("%") }
+        var stem = timed.map { String($0.prefix { $0 != "%" }) } ?? file
+        while let last = stem.last, "-_. ".contains(last) { stem.removeLast() }
         if stem.isEmpty { stem = "take" }
-        let base = folder.isEmpty ? "" : NSString.path(withComponents: folder)
+        let base = folder.isEmpty ? "" : NSString.path(withComponents: Array(folder))
         return (base.isEmpty ? "" : (base == "/" ? "/" : base + "/")) + stem + ".manifest.jsonl"
     }
 }

@@ -16,6 +16,7 @@ final class RecordExtractTests: JackTestCase {
         defer { sender.session.close() }
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: "\(folder)/log", withIntermediateDirectories: true)
         let single = try RecordProcess(jas: jas, arguments: ["--server", server.name, "--ports", "signal-sender:out_*",
                                                              "--output", "\(folder)/one.wav", "--for", "10"])
         XCTAssertTrue(waitUntil(timeout: 10) { single.event("started") != nil }, single.stderr)

@@ -37,6 +37,9 @@ final class RecordWallClockTests: JackTestCase {
         let steady = try startServer(period: 256)
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        for logger in ["fast", "local"] {
+            try FileManager.default.createDirectory(atPath: "\(folder)/\(logger)", withIntermediateDirectories: true)
+        }
         let fast = try RecordProcess(jas: jas, arguments: [
             "--server", drifting.name, "--ports", "loopback:capture_1", "--utc",
             "--output", "\(folder)/fast/%H%M%S.wav", "--rotate", "10s", "--for", "45"])

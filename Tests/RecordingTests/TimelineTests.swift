@@ -123,5 +123,10 @@ final class TimelineTests: XCTestCase {
         let utcNamed = TakeNaming(pattern: "%H%M%S.wav", rotates: true, channels: 1, perChannel: false, zone: .utc)
         XCTAssertEqual(utcNamed.paths(index: 2, utc: 1_800_000_009.99999), ["080010.wav"])
         XCTAssertEqual(RecordingLog.path(for: "/r/take.wav"), "/r/take.log")
+        // A take's manifest: in the pattern's fixed folder, named after the text before its first time field.
+        XCTAssertEqual(TakeManifest.defaultPath(forPattern: "/srv/log/%Y-%m-%d/%H%M%S.wav"), "/srv/log/take.manifest.jsonl")
+        XCTAssertEqual(TakeManifest.defaultPath(forPattern: "/srv/studio-%Y%m%d/%H%M.wav"), "/srv/studio.manifest.jsonl")
+        XCTAssertEqual(TakeManifest.defaultPath(forPattern: "show-%Y%m%d-%H%M%S.wav"), "show.manifest.jsonl")
+        XCTAssertEqual(TakeManifest.defaultPath(forPattern: "/r/show.wav"), "/r/show.manifest.jsonl")
     }
 }
