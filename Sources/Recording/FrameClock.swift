@@ -30,6 +30,14 @@ public struct FrameClock: Sendable {
     private var lockedSeconds = 0.0
     /// Mean absolute timing error, seconds (scales the clamp on one reading).
     private var meanError = 0.0
+    /// Readings clamped in a row, all late (positive) or all early: a
+    /// server whose clock jumped (jackd's dummy driver restarts its timing
+    /// after an xrun), not a late callback.
+    private var clampedInARow = 0
+    /// Seconds of cycles the rate is measured over before it is told.
+    static let rateSpan = 20.0
+    /// How many clamped readings in a row are a jump of the server's clock.
+    static let jumpReadings = 8
     /// The rate is a least-squares line through the cycles' (frame, time)
     /// since the last discontinuity, over up to ten minutes: sums per minute
     /// (the last 10 and the current one), relative to `fitOrigin`. A reading
@@ -93,6 +101,22 @@ public struct FrameClock: Sendable {
         // (a callback woken late by a busy machine is not the clock).
         let limit = max(4 * meanError, 50e-6)
         let clamped = min(max(error, -limit), limit)
+        if clamped != error {
+            let side = error > 0 ? 1 : -1
+            clampedInARow = clampedInARow * side > 0 ? clampedInARow + side : side
+        } else {
+            clampedInARow = 0
+        }
+        if abs(clampedInARow) >= Self.jumpReadings {
+            // The server's clock jumped: its frames are that much later (or
+            // earlier) from here; the phase starts afresh and the rate is measured anew.
+            clampedInARow = 0
+            anchorFrame = frame
+            anchorTime = time
+            minutes.removeAll()
+            fitOrigin = (frame, time)
+            return
+        }
         meanError += (min(abs(error), 10 * max(meanError, 50e-6)) - meanError) * 0.01
         // Wide at first to lock quickly, then narrow (0.2 Hz) so jitter averages out.
         let bandwidth = max(0.2, 4 / (1 + lockedSeconds / 2))
@@ -154,11 +178,11 @@ public struct FrameClock: Sendable {
 
     /// How far the frame rate is from the nominal rate, measured against
     /// the wall clock over the last ten minutes, parts per million
-    /// (positive: fast); nil until 10 s of continuous cycles were seen.
+    /// (positive: fast); nil until 20 s of continuous cycles were seen.
     public var rateErrorPPM: Double? {
         guard isReady, let first = minutes.first else { return nil }
         let sums = minutes.dropFirst().reduce(first, +)
-        guard sums.lastTime - sums.firstTime >= 10 else { return nil }
+        guard sums.lastTime - sums.firstTime >= Self.rateSpan else { return nil }
         let spread = sums.count * sums.framesSquared - sums.frames * sums.frames
         guard spread > 0 else { return nil }
         let secondsPerFrame = (sums.count * sums.framesTimes - sums.frames * sums.times) / spread

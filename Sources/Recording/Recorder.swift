@@ -157,7 +157,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         }
         // A take whose manifest another recorder is writing now is not continued (its files are refused as usual).
         let continuing = manifest.map { !TakeManifest.isInUse($0.path) } ?? false
-        let firstIndex = continuing ? (manifest?.entries.map(\.index).max() ?? 0) + 1 : 1
+        let firstIndex = continuing ? (manifest?.highestIndex ?? 0) + 1 : 1
         takePath = naming.basePath(index: firstIndex, utc: now)
         logPath = RecordingLog.path(for: takePath)
         let fifo = try Self.checkDestination(config, path: takePath, channels: channels, sampleRate: sampleRate)

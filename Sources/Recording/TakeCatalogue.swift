@@ -84,10 +84,8 @@ final class TakeCatalogue: @unchecked Sendable { // `pending` is the queue's own
     /// opened (same device and inode) is closed in the manifest now, its
     /// frames read from its header.
     func recoverOrphans() -> [String] {
-        let entries = manifest.entries
-        let finished = Set(entries.filter { $0.event != .opened }.map(\.path))
         var recovered: [String] = []
-        for entry in entries where entry.event == .opened && !finished.contains(entry.path) {
+        for entry in manifest.openedNeverClosed {
             let path = manifest.resolve(entry.path)
             var info = stat()
             guard stat(path, &info) == 0, UInt64(info.st_dev) == entry.device, UInt64(info.st_ino) == entry.inode else { continue }

@@ -77,17 +77,37 @@ public struct ManifestLine: Codable, Sendable, Equatable {
 /// torn last line, from a full disk or a power cut, is cut off when the
 /// manifest is opened again). A restarted logger appends to the same
 /// manifest; while one recorder writes it (an exclusive `flock`), no other does.
-public final class TakeManifest: @unchecked Sendable { // lines and the descriptor are behind `lock`
+public final class TakeManifest: @unchecked Sendable { // its state and the descriptor are behind `lock`
     public let path: String
     private let lock = NSLock()
     private var descriptor: Int32 = -1
-    private var lines: [ManifestLine] = []
+    /// What it lists now, kept small for a year of files: the closed files
+    /// not deleted, the files opened and never closed, the highest index.
+    private struct State {
+        var closed: [String: ManifestLine] = [:]
+        var openOnly: [String: ManifestLine] = [:]
+        var highestIndex = 0
+
+        mutating func apply(_ line: ManifestLine) {
+            highestIndex = max(highestIndex, line.index)
+            switch line.event {
+            case .opened: openOnly[line.path] = line
+            case .closed:
+                openOnly[line.path] = nil
+                closed[line.path] = line
+            case .deleted:
+                openOnly[line.path] = nil
+                closed[line.path] = nil
+            }
+        }
+    }
+    private var state = State()
 
     /// Reads what the manifest at `path` lists (nothing if there is none
     /// yet); `open()` makes it writable.
     public init(path: String) {
         self.path = path
-        lines = Self.read(path).lines
+        for line in Self.read(path).lines { state.apply(line) }
     }
 
     /// Whether a recorder is writing the manifest at `path` now.
@@ -135,8 +155,13 @@ public final class TakeManifest: @unchecked Sendable { // lines and the descript
         return (lines, torn)
     }
 
-    /// What it lists so far.
-    public var entries: [ManifestLine] { lock.withLock { lines } }
+    /// The highest set index it lists (0: none): a restarted logger goes on from the next.
+    public var highestIndex: Int { lock.withLock { state.highestIndex } }
+
+    /// Files it lists as opened and never closed (a run that was killed).
+    public var openedNeverClosed: [ManifestLine] {
+        lock.withLock { Array(state.openOnly.values) }.sorted { $0.startUTC < $1.startUTC }
+    }
 
     /// Appends `line` (one write, then fsync).
     public func append(_ line: ManifestLine) throws(RecordingError) {
@@ -158,7 +183,7 @@ public final class TakeManifest: @unchecked Sendable { // lines and the descript
                 return reason
             }
             fsync(descriptor)
-            lines.append(line)
+            state.apply(line)
             return nil
         }
         if let failure { throw .file(path: path, reason: "cannot add to the take's manifest: \(failure)") }
@@ -183,9 +208,7 @@ public final class TakeManifest: @unchecked Sendable { // lines and the descript
 
     /// The files it lists that are closed and not deleted, oldest first.
     public var closedFiles: [ManifestLine] {
-        let all = entries
-        let deleted = Set(all.filter { $0.event == .deleted }.map(\.path))
-        return all.filter { $0.event == .closed && !deleted.contains($0.path) }.sorted { $0.startUTC < $1.startUTC }
+        lock.withLock { Array(state.closed.values) }.sorted { $0.startUTC < $1.startUTC }
     }
 
     /// The default manifest for an output pattern: in the pattern's folder

@@ -70,6 +70,17 @@ final class FrameClockTests: XCTestCase {
         XCTAssertLessThan(abs(try XCTUnwrap(steady.utc(ofFrame: frame)) - truth(frame)), 60e-6)
     }
 
+    func testAServerClockThatJumpsIsFollowedAndItsRateMeasuredAnew() throws {
+        // jackd's dummy driver after an xrun: from cycle 4000 on, every callback comes 3 ms later.
+        var notices: [FrameClock.Notice] = []
+        let jump = 4000
+        let (clock, truth) = run(seconds: 60, sampleClockPPM: 300, lateness: { $0 >= jump ? 0.003 + 20e-6 : 20e-6 },
+                                 wall: { $0 }, notices: &notices)
+        let frame = Double(Int(59 * Double(rate) * 1.0003) / period * period)
+        XCTAssertEqual(try XCTUnwrap(clock.utc(ofFrame: frame)), truth(frame) + 0.003, accuracy: 100e-6)
+        XCTAssertEqual(try XCTUnwrap(clock.rateErrorPPM), 300, accuracy: 2)
+    }
+
     func testAStepIsNoticedOnceAndFollowed() throws {
         var notices: [FrameClock.Notice] = []
         let (clock, _) = run(seconds: 20, sampleClockPPM: 0, lateness: { _ in 10e-6 },

@@ -37,7 +37,7 @@ final class RecordClockTests: JackTestCase {
             Take(label: "midnight", clock: ScriptedWallClock(start: nextMidnight - 27.5), zone: .utc),
             Take(label: "spring", clock: ScriptedWallClock(start: springChange - 27.5), zone: berlin),
         ]
-        let seconds = 45.0
+        let seconds = 36.0
         for index in takes.indices {
             // A folder per day (it does not exist yet) and the offset in the name.
             var configuration = Recorder.Configuration(outputPath: "\(folder)/\(takes[index].label)-%Y%m%d/%H%M%S%z.wav")
@@ -63,14 +63,17 @@ final class RecordClockTests: JackTestCase {
             let summary = take.recorder!.summary
             XCTAssertNil(summary.problem, take.label)
             XCTAssertEqual(summary.framesWritten, Int64(seconds * rate), "\(take.label): the timeline is the frames")
-            XCTAssertEqual(summary.gaps, 0, "\(take.label): nothing about the clock is a gap")
-            let files = try summary.paths.map { try SoundFileReader(path: $0) }
-            XCTAssertGreaterThanOrEqual(files.count, 5, "\(take.label): \(summary.paths)")
             let log = logEvents(try XCTUnwrap(summary.logPath))
+            let files = try summary.paths.map { try SoundFileReader(path: $0) }
+            XCTAssertGreaterThanOrEqual(files.count, 4, "\(take.label): \(summary.paths)")
             let steps = log.filter { $0["event"] as? String == "clock_step" }
             XCTAssertEqual(steps.count, take.label == "step" ? 1 : 0, "\(take.label): \(steps)")
             if take.label == "step" { XCTAssertEqual(steps.first?["seconds"] as? Double ?? 0, 3.7, accuracy: 0.01) }
             let stepFrame = Int64(steps.first?["at_frame"] as? Int ?? -1)
+            // Setting the wall clock makes no gap (gaps are measured on the monotonic clock).
+            if take.label == "step" {
+                XCTAssertFalse(gapRanges(log).contains { abs(Int64($0.lowerBound) - stepFrame) < 48000 }, "\(log)")
+            }
             // A dummy jackd that xruns restarts its timing from the late cycle
             // (JACK-NOTES): the time it lost has no frames; such a file is not counted.
             let xruns = log.filter { ["xrun", "gap"].contains($0["event"] as? String) }.compactMap { ($0["at_frame"] as? Int).map(Int64.init) }

@@ -265,6 +265,8 @@ final class RecordWatchTests: WatchTestCase {
         XCTAssertGreaterThan(frames, 48_000)
         XCTAssertEqual(metric(values, "jas_record_overruns_total"), 0)
         XCTAssertNotNil(metric(values, "jas_record_gap_frames_total"))
+        // The sample clock's rate against the wall clock: not a number until 10 s of the take measured it.
+        XCTAssertEqual(metric(values, "jas_record_clock_rate_error_ppm")?.isNaN, true, "\(values.keys.sorted())")
 
         XCTAssertEqual(try probe(["post", url + "api/stop"])["status"] as? Int, 401)
         XCTAssertTrue(recorder.isRunning)
