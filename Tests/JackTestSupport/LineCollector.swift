@@ -60,19 +60,36 @@ public final class LineCollector: @unchecked Sendable {
     public final class Text: @unchecked Sendable {
         private let lock = NSLock()
         private var collected = ""
+        private var ended = false
 
         public init() {}
 
         /// Starts reading `pipe`.
         public func read(_ pipe: Pipe) {
             pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                self?.lock.withLock { self?.collected += text }
+                let data = handle.availableData
+                if data.isEmpty { handle.readabilityHandler = nil }
+                let text = String(decoding: data, as: UTF8.self)
+                self?.lock.withLock {
+                    self?.collected += text
+                    if data.isEmpty { self?.ended = true }
+                }
             }
         }
 
         /// Everything read so far.
         public var text: String { lock.withLock { collected } }
+
+        /// Waits until the writer closed its end (every byte is in `text`); false after `timeout` seconds.
+        @discardableResult
+        public func waitForEnd(timeout: Double = 15) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while !lock.withLock({ ended }) {
+                if Date() > deadline { return false }
+                usleep(10_000)
+            }
+            return true
+        }
     }
 }
 

@@ -94,6 +94,8 @@ final class InterruptionTests: JackTestCase {
         let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1", "loopback:capture_2"])
         let ambient = try player(server, "ambient", port: 1, ["--category", "ambient"])
         let music = try player(server, "music", port: 2)
+        XCTAssertTrue(waitUntil { probe.levels().allSatisfy { abs($0 - self.playing) < 0.5 } }, "\(probe.levels())")
+        // An interruption would come within one arbitration (the registry wakes the others at once).
         usleep(300_000)
         for level in probe.levels() { XCTAssertEqual(level, playing, accuracy: 0.5) }
         XCTAssertTrue(ambient.interruptions("began").isEmpty)
@@ -105,13 +107,16 @@ final class InterruptionTests: JackTestCase {
         let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
         let music = try player(server, "music", port: 1)
         XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5)
-        let prompt = try player(server, "navigation", port: 2, ["--duck", "--duck-level=-12", "--for", "1.5"])
-        usleep(200_000)
-        XCTAssertEqual(probe.levels()[0], playing - 12, accuracy: 0.5)
+        let prompt = try player(server, "navigation", port: 2, ["--duck", "--duck-level=-12", "--for", "4"])
+        // The player learns of the ducker from the registry and ramps its gain: wait for the level, not a time.
+        XCTAssertTrue(waitUntil(timeout: 3.5) { abs(probe.levels(over: 0.1)[0] - (self.playing - 12)) < 0.5 },
+                      "not ducked by 12 dB: \(probe.levels()[0])")
+        XCTAssertEqual(probe.levelsWithoutXruns()[0], playing - 12, accuracy: 0.5)
         XCTAssertTrue(music.interruptions("began").isEmpty, "ducking must not interrupt")
         prompt.process.waitUntilExit()
-        usleep(200_000)
-        XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5)
+        XCTAssertTrue(waitUntil(timeout: 3) { abs(probe.levels(over: 0.1)[0] - self.playing) < 0.5 },
+                      "still ducked after the ducker ended: \(probe.levels()[0])")
+        XCTAssertEqual(probe.levelsWithoutXruns()[0], playing, accuracy: 0.5)
     }
 
     /// A ducker in this test process, on `loopback:playback_2`, whose render
@@ -164,13 +169,13 @@ final class InterruptionTests: JackTestCase {
                      "the seeds' behaviour is the default")
         let (ducker, talking) = try silenceableDucker(server, hold: nil)
         defer { ducker.close() }
-        XCTAssertTrue(waitUntil(timeout: 2) { abs(probe.levels()[0] - (self.playing - 20)) < 0.5 })
+        XCTAssertTrue(waitUntil { abs(probe.levels()[0] - (self.playing - 20)) < 0.5 })
         talking.on.store(false, ordering: .relaxed)
         // Silent for 3 s (longer than any hold would have been): still ducking.
         usleep(3_000_000)
         XCTAssertEqual(probe.levelsWithoutXruns()[0], playing - 20, accuracy: 0.5, "ducking ended before deactivation")
         try ducker.setActive(false)
-        XCTAssertTrue(waitUntil(timeout: 2) { abs(probe.levels()[0] - self.playing) < 0.5 }, "deactivation ends ducking")
+        XCTAssertTrue(waitUntil { abs(probe.levels()[0] - self.playing) < 0.5 }, "deactivation ends ducking")
     }
 
     func testMeasurementSessionIsNeverDucked() throws {
@@ -180,6 +185,13 @@ final class InterruptionTests: JackTestCase {
                                                               "--mix"])
         let navigation = try player(server, "navigation", port: 2, ["--duck"])
         defer { withExtendedLifetime(navigation) {} }
+        // Once the ducker is published as ducking, the meter's next look at the registry would duck it.
+        let observer = AudioSession(clientName: "observer", serverName: server.name)
+        defer { observer.close() }
+        try observer.open()
+        XCTAssertTrue(waitUntil {
+            observer.publishedSessions().contains { $0.state.client == "navigation" && $0.state.ducking }
+        })
         usleep(300_000)
         XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.01)
         XCTAssertTrue(meter.interruptions("began").isEmpty)
@@ -344,10 +356,9 @@ final class InterruptionTests: JackTestCase {
         let podcastEvents = EventRecorder(podcast)
         try prompt.setActive(true)
         XCTAssertTrue(waitUntil { podcastEvents.interruptions.first?.type == .began })
-        usleep(200_000)
+        XCTAssertTrue(waitUntil { music.isOtherAudioPlaying })
         XCTAssertTrue(music.isActive, "a non-spoken session was interrupted")
         XCTAssertTrue(prompt.isActive)
-        XCTAssertTrue(music.isOtherAudioPlaying)
         XCTAssertFalse(podcast.isActive)
         XCTAssertTrue(podcast.isInterrupted)
         XCTAssertFalse(music.isInterrupted)

@@ -197,8 +197,7 @@ final class MediaServicesTests: JackTestCase {
                 memoryBefore = ProcessStats.residentBytes
             }
         }
-        usleep(200_000)
-        XCTAssertTrue(session.isActive)
+        XCTAssertTrue(waitUntil { session.isActive })
         XCTAssertNil(session.libraryWedgedReason)
         XCTAssertEqual(resets(recorder).count, restarts)
         XCTAssertGreaterThan(churn.runs, restarts, "the churn ran during the restarts")

@@ -128,7 +128,7 @@ final class OptionFuzzTests: JackTestCase {
         let timedOut = process.isRunning
         if timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        usleep(20_000)
+        output.waitForEnd()
         return (process.terminationStatus, output.text, process.terminationReason == .uncaughtSignal && !timedOut,
                 timedOut)
     }
