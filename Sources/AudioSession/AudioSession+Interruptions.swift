@@ -66,10 +66,10 @@ extension AudioSession {
     }
 
     /// Whether the session was interrupted and the interruption has not ended.
-    public var isInterrupted: Bool { board.read { $0.arbitration.interrupter != nil } }
+    public var isInterrupted: Bool { board.read { $0.machine.interrupter != nil } }
 
     /// The JACK client name of the session interrupting this one (nil: none).
-    public var interruptingClient: String? { board.read { $0.arbitration.interrupter?.state.client } }
+    public var interruptingClient: String? { board.read { $0.machine.interrupter?.state.client } }
 
     /// Whether another session lowers this one now.
     public var isDucked: Bool { board.read { $0.arbitration.ducked } }

@@ -31,9 +31,7 @@ extension AudioSession {
     /// Says once that libjack is wedged: a second `mediaServicesWereLost`
     /// whose reason starts with "libjack is wedged", and no more reconnecting.
     func reportLibraryWedged(_ why: String) {
-        guard !board.wedgeReported.exchange(true, ordering: .relaxed) else { return }
-        board.reconnectGeneration.add(1, ordering: .relaxed)
-        hub.post(.mediaServicesWereLost(reason: "libjack is wedged: " + why))
+        core.sync { $0.libraryWedged(why) }
     }
 
     /// On a thread of its own: lets go of the dead client, then retries
@@ -42,7 +40,7 @@ extension AudioSession {
     /// server, until one is adopted, the session closes or goes away, or the
     /// limit passes. It holds the session only during an attempt, so a
     /// session released without `close()` stops reconnecting.
-    func reconnect(after dead: Client, _ loss: SessionCore.Loss) {
+    func reconnect(after dead: Client, _ loss: SessionMachine.Loss) {
         let serverName = serverName
         Thread.detachNewThread { [weak self] in
             // JackKit closes the dead client once libjack's notification
@@ -80,7 +78,7 @@ extension AudioSession {
     /// Opens a client off the queue (an open can block in libjack, and the
     /// timers and the app's calls need the queue meanwhile), then hands it to
     /// the core. Whether the session was reset.
-    private func tryReset(_ loss: SessionCore.Loss, storeDamaged: (MetadataStore.Damage) -> Void) -> Bool {
+    private func tryReset(_ loss: SessionMachine.Loss, storeDamaged: (MetadataStore.Damage) -> Void) -> Bool {
         guard board.read({ $0.activation.client }) == nil else { return false }
         let fresh: Client
         do {

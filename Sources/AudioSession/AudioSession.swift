@@ -64,15 +64,14 @@ public final class AudioSession: Sendable {
     /// A session released without `close()` closes: at once, or, when the
     /// last reference went on the session's own queue, as the queue's next job.
     deinit {
-        board.reconnectGeneration.add(1, ordering: .relaxed)
         let core = core
         if core.isOnQueue {
-            core.queue.async {
+            core.queue.asyncAfter(deadline: .now() + core.value.lingerRemaining) {
                 guard let client = core.value.close() else { return }
                 Thread.detachNewThread { client.close() }
             }
         } else {
-            core.sync { $0.close() }?.close()
+            Self.close(core)
         }
     }
 
@@ -140,7 +139,7 @@ public final class AudioSession: Sendable {
     // MARK: State
 
     /// Whether the session is active.
-    public var isActive: Bool { board.read { $0.activation.isActive } }
+    public var isActive: Bool { board.read { $0.machine.isActive } }
 
     /// Xruns the server reported since the session opened its client.
     public var xrunCount: Int { board.xruns.load(ordering: .relaxed) }
@@ -155,7 +154,7 @@ public final class AudioSession: Sendable {
 
     var openClient: Client? { board.read { $0.activation.client } }
 
-    var activeClient: Client? { board.read { $0.activation.isActive ? $0.activation.client : nil } }
+    var activeClient: Client? { board.read { $0.machine.isActive ? $0.activation.client : nil } }
 
     /// What the session does when the server comes back: reactivate at once
     /// (automatic, the default) or leave it to the app (manual).
@@ -173,8 +172,14 @@ public final class AudioSession: Sendable {
     /// Deactivates and closes the JACK client, and stops any reconnecting.
     /// The session can be activated again.
     public func close() {
-        board.reconnectGeneration.add(1, ordering: .relaxed)
-        // Off the queue: a close waits for libjack's notification thread.
+        Self.close(core)
+    }
+
+    /// Closes off the queue: the linger after a deactivation is waited out
+    /// here, and the client's close waits for libjack's notification thread.
+    private static func close(_ core: QueueBound<SessionCore>) {
+        let linger = core.sync { $0.lingerRemaining }
+        if linger > 0 { usleep(UInt32(linger * 1_000_000)) }
         core.sync { $0.close() }?.close()
     }
 }

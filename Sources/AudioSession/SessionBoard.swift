@@ -8,6 +8,7 @@ import Synchronization
 final class SessionBoard: Sendable {
     /// The core's state as of its last change.
     struct Snapshot {
+        var machine = SessionMachine()
         var preferences = SessionCore.Preferences()
         var activation = SessionCore.Activation()
         var arbitration = SessionCore.ArbitrationState()
@@ -23,10 +24,8 @@ final class SessionBoard: Sendable {
     let lastPeriod = Atomic<Int>(0)
     /// The server's sample rate when last seen, Hz.
     let lastSampleRate = Atomic<Int>(0)
-    /// Bumped by each loss and by close: a reconnect loop of an older generation stops.
+    /// The machine's reconnect generation, as of its last change: a reconnect loop of an older one stops.
     let reconnectGeneration = Atomic<Int>(0)
-    /// Set once the session has said that libjack is wedged.
-    let wedgeReported = Atomic<Bool>(false)
     /// Bumped by every port or client registration; a refresh runs once it settles.
     let registrationGeneration = Atomic<Int>(0)
     /// When the oldest registration not yet refreshed for came (monotonic ns; 0: none).

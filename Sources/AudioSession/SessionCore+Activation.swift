@@ -4,11 +4,11 @@ import JackKit
 /// Activation: opening the client, registering the category's ports,
 /// starting the processor, connecting the route, and the reverse.
 extension SessionCore {
-    /// Activates (`postFirstCategoryChange`: the first activation posts a
-    /// route change with reason categoryChange) or deactivates the session.
+    /// Activates or deactivates the session at the app's request.
     func setActive(_ active: Bool, options: SetActiveOptions) throws(AudioSessionError) {
         if active {
-            try activate(postFirstCategoryChange: true)
+            guard let attempt = machine.activationRequested() else { return }
+            try run(attempt)
         } else {
             try deactivate(checkBusy: true)
             didDeactivate(notifyingOthers: options.contains(.notifyOthersOnDeactivation))
@@ -30,26 +30,43 @@ extension SessionCore {
         }
         let previous = activation.plan.route
         try deactivate(checkBusy: false)
-        try activate(postFirstCategoryChange: false)
+        if let attempt = machine.activationRequested() { try run(attempt) }
         hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: activation.plan.route,
                               streams: []))
     }
 
-    /// With `tolerateMissingPorts` (a reset), named ports that are not back
-    /// yet are connected when they appear instead of failing the activation,
-    /// and the session keeps its place in the activation order.
-    func activate(postFirstCategoryChange: Bool, tolerateMissingPorts: Bool = false) throws(AudioSessionError) {
-        guard !isActive else { return }
+    /// Carries out an activation the machine started, and tells it how it ended.
+    func run(_ attempt: SessionMachine.Attempt) throws(AudioSessionError) {
+        do {
+            try activate(attempt)
+        } catch {
+            let client = openClient
+            perform(machine.activationFailed(attempt.number, clientOpen: client != nil, server: client.map(Self.format),
+                                             at: Date()))
+            throw error
+        }
+    }
+
+    /// A client's rate and period.
+    static func format(of client: Client) -> ServerFormat {
+        ServerFormat(sampleRate: Double(client.sampleRate), period: client.bufferSize)
+    }
+
+    /// The JACK work of an activation: open or reuse the client, register
+    /// the category's ports, start the processor, connect the route. A
+    /// reset's reactivation connects named ports that are not back yet when
+    /// they appear, instead of failing, and keeps its place in the activation
+    /// order; an app's activation is announced to the other sessions first.
+    private func activate(_ attempt: SessionMachine.Attempt) throws(AudioSessionError) {
+        let isReset = attempt.reset != nil
         // The place in the activation order is taken when the request is made.
         let requestedAt = Client.microsecondTime
         let prefs = preferences
         let client = try openOrReuseClient()
-        if !tolerateMissingPorts {
+        if !isReset {
             try checkActivationAllowed(on: client)
-            announceActivation(order: requestedAt, on: client)
+            announceActivation(attempt, order: requestedAt, on: client)
         }
-        var activated = false
-        defer { if !activated { withdrawAnnouncement(on: client) } }
         lookAtDevices(on: client)
         let catalog = activation.catalog
         let history = activation.history
@@ -101,7 +118,7 @@ extension SessionCore {
                                      history: history)
         do {
             let passesBefore = board.latencyPasses.load(ordering: .acquiring)
-            try connect(ports, to: plan, on: client, tolerateMissingPorts: tolerateMissingPorts)
+            try connect(ports, to: plan, on: client, tolerateMissingPorts: isReset)
             waitForLatencyPass(after: passesBefore, on: client)
             if let requestedPeriod { awaitPeriod(requestedPeriod, on: client) }
         } catch {
@@ -109,31 +126,33 @@ extension SessionCore {
             unregister(ports, on: client)
             throw error
         }
-        let first = !activation.hasBeenActive
         activation.plan = plan
-        activation.isActive = true
-        activation.hasBeenActive = true
-        if first && postFirstCategoryChange {
-            hub.post(.routeChange(reason: .categoryChange, previousRoute: .empty, currentRoute: plan.route, streams: []))
-        }
-        activated = true
-        didActivate(processor: processor, order: tolerateMissingPorts ? nil : requestedAt)
-        if let loss = pendingLoss, !tolerateMissingPorts { resetByApp(after: loss, on: client, reactivated: true) }
+        perform(machine.activationSucceeded(attempt.number, server: Self.format(of: client), at: Date()) ?? [])
+        didActivate(processor: processor, order: isReset ? nil : requestedAt)
     }
 
+    /// Deactivates at the app's request (`isBusy` while an attached audio object runs).
     func deactivate(checkBusy: Bool) throws(AudioSessionError) {
-        let (client, ports, active) = (activation.client, activation.ports, activation.isActive)
-        guard let client, active else { return }
+        guard machine.deactivationNeeded else { return }
         if checkBusy && board.hasRunningAudioObject {
             throw AudioSessionError(.isBusy, "an audio object attached to the session is still running; stop it "
                                         + "before deactivating the session")
         }
+        try stopClient()
+        machine.deactivated()
+    }
+
+    /// Stops the client's processing and lets go of its ports (kept
+    /// registered where the server needs that); the route becomes the one
+    /// an activation would take.
+    func stopClient() throws(AudioSessionError) {
+        guard let client = activation.client else { return }
         do {
             try client.deactivate()
         } catch {
             throw AudioSessionError(.mediaServicesFailed, error.description, cause: error)
         }
-        if let ports {
+        if let ports = activation.ports {
             if AudioSession.keepsPortsWhileInactive {
                 activation.idlePorts = ports.inputs + ports.outputs
                 activation.ports = nil
@@ -142,7 +161,6 @@ extension SessionCore {
                 unregister(ports, on: client)
             }
         }
-        activation.isActive = false
         // Inactive, the route is the one an activation would take (kept up to date by the timer).
         activation.plan = idlePlan()
     }
@@ -165,6 +183,8 @@ extension SessionCore {
         return (0..<count).map { "out_\($0 + 1)" }
     }
 
+    /// The session's client; a new one is opened when there is none (which
+    /// ends a loss: the machine says the reset).
     func openOrReuseClient() throws(AudioSessionError) -> Client {
         if let client = openClient, !client.isClosed { return client }
         guard let session else {
@@ -172,6 +192,7 @@ extension SessionCore {
         }
         let client = try session.makeClient()
         install(client)
+        perform(machine.clientOpened(server: Self.format(of: client), at: Date()))
         startArbitrationTimer()
         return client
     }
@@ -203,7 +224,7 @@ extension SessionCore {
     /// the base of "last in wins".
     func lookAtDevices(on client: Client) {
         let catalog = DeviceCatalog(client: client)
-        if !activation.hasBeenActive && activation.history.inputs.isEmpty && activation.history.outputs.isEmpty {
+        if !machine.hasBeenActive && activation.history.inputs.isEmpty && activation.history.outputs.isEmpty {
             activation.history = DeviceHistory(catalog: catalog)
         } else {
             _ = activation.history.update(from: activation.catalog, to: catalog)
@@ -219,7 +240,6 @@ extension SessionCore {
         lookAtDevices(on: client)
         activation.plan = idlePlan()
         arbitrate()
-        if let loss = pendingLoss { resetByApp(after: loss, on: client, reactivated: false) }
     }
 
     /// Connects the session's ports to the plan's ports, channel by channel,

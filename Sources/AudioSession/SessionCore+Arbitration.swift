@@ -14,12 +14,7 @@ extension SessionCore {
         var duckReleaseHold: Double?
         /// JACK microseconds at the last activation.
         var order: UInt64 = 0
-        /// The session that interrupted this one, while the interruption lasts.
-        var interrupter: PublishedSession?
         var resumeOthers = false
-        /// Published as active while the activation is under way, before its
-        /// audio flows, so those it interrupts fall silent as it starts.
-        var announcing = false
         /// When the session last deactivated (others read how it ended).
         var deactivatedAt: Date?
         var producingSound = false
@@ -76,21 +71,12 @@ extension SessionCore {
     /// active with its place in the activation order (JACK microseconds at
     /// the request), so the sessions it interrupts are silenced while its own
     /// audio starts rather than one notification later.
-    func announceActivation(order: UInt64, on client: Client) {
-        arbitration.announcing = true
+    func announceActivation(_ attempt: SessionMachine.Attempt, order: UInt64, on client: Client) {
+        machine.announced(attempt.number)
         arbitration.order = order
-        arbitration.interrupter = nil
         arbitration.resumeOthers = false
         arbitration.producingSound = true
         arbitration.lastAudibleAt = Date()
-        publishState(on: client)
-    }
-
-    /// An activation that failed after it was announced: published as inactive again.
-    func withdrawAnnouncement(on client: Client) {
-        guard arbitration.announcing else { return }
-        arbitration.announcing = false
-        arbitration.producingSound = false
         publishState(on: client)
     }
 
@@ -101,8 +87,6 @@ extension SessionCore {
         let measurement = preferences.mode == .measurement
         processor.outputStage.setWatchesLevel(!measurement)
         if let order { arbitration.order = order } else if arbitration.order == 0 { arbitration.order = Client.microsecondTime }
-        arbitration.announcing = false
-        arbitration.interrupter = nil
         arbitration.resumeOthers = false
         arbitration.lastAudibleCycle = 0
         arbitration.lastAudibleAt = Date()
@@ -122,14 +106,14 @@ extension SessionCore {
 
     /// A closed session's file is withdrawn, and a session that vanishes
     /// looks like one that crashed (whose interruptions end with
-    /// shouldResume). So a close right after a deactivation waits until 0.3 s
-    /// have passed since it, long enough for the other sessions to read
-    /// whether it deactivated with notifyOthersOnDeactivation (they are woken
-    /// by the registry at once, or poll every 100 ms without inotify).
-    func lingerAfterDeactivation() {
-        guard let deactivatedAt = arbitration.deactivatedAt else { return }
-        let remaining = 0.3 - Date().timeIntervalSince(deactivatedAt)
-        if remaining > 0 { usleep(UInt32(remaining * 1_000_000)) }
+    /// shouldResume). So a close right after a deactivation waits (off the
+    /// queue) until 0.3 s have passed since it, long enough for the other
+    /// sessions to read whether it deactivated with notifyOthersOnDeactivation
+    /// (they are woken by the registry at once, or poll every 100 ms without
+    /// inotify). Seconds left to wait.
+    var lingerRemaining: Double {
+        guard let deactivatedAt = arbitration.deactivatedAt else { return 0 }
+        return max(0, 0.3 - Date().timeIntervalSince(deactivatedAt))
     }
 
     // MARK: The arbitration itself
@@ -146,18 +130,10 @@ extension SessionCore {
         let others = all.filter { $0.uuid != myUUID }
         updateProducingSound()
         let me = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
-        if isActive, let interrupter = Arbitration.interrupter(of: me, among: others) {
-            interrupt(by: interrupter)
-        } else if let waitingOn = arbitration.interrupter {
-            let now = all.first { $0.uuid == waitingOn.uuid }
-            if now == nil || now?.state.active == false || now?.state.order != waitingOn.state.order {
-                // Gone (closed or crashed: resume), deactivated (resume if it
-                // said so), or active again since (a new activation: its
-                // interruption of this session has ended; resume only if told).
-                let resume = now == nil || now?.state.resumeOthers == true
-                arbitration.interrupter = nil
-                hub.post(.interruption(type: .ended, options: resume ? .shouldResume : [], reason: .default))
-            }
+        let interrupter = isActive ? Arbitration.interrupter(of: me, among: others) : nil
+        if let event = machine.othersPublished(interrupter: interrupter, all: all) {
+            if case .interruption(type: .began, _, _) = event { silenceForInterruption() }
+            hub.post(event)
         }
         let processor = activation.processor
         let meNow = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
@@ -174,18 +150,15 @@ extension SessionCore {
         publishState(on: client)
     }
 
-    /// Silences the session at once and deactivates it because `interrupter` took the audio.
-    private func interrupt(by interrupter: PublishedSession) {
+    /// Silences the session at once and stops its client: another session took the audio.
+    private func silenceForInterruption() {
         if let processor = activation.processor {
             processor.outputStage.setMuted(true)
             processor.setSilencesInputs(true)
         }
-        try? deactivate(checkBusy: false)
-        arbitration.interrupter = interrupter
+        try? stopClient()
         arbitration.producingSound = false
         arbitration.ducked = false
-        let reason: InterruptionReason = interrupter.state.priority == .call ? .callStarted : .default
-        hub.post(.interruption(type: .began, options: [], reason: reason))
     }
 
     /// Seconds of silence after which a session no longer counts as producing
@@ -230,12 +203,13 @@ extension SessionCore {
             : nil
         let state = arbitration
         do {
-            let active = reallyActive || state.announcing
+            let announcing = machine.publishesActive && !reallyActive
+            let active = machine.publishesActive
             return SessionState(server: serverName, client: clientName, pid: getpid(), category: prefs.category,
                          mode: prefs.mode, options: prefs.options.names, active: active, priority: state.priority,
-                         order: state.order, interrupted: state.interrupter != nil,
-                         interruptedBy: state.interrupter?.state.client, producingSound: state.producingSound,
-                         ducking: active && prefs.options.contains(.duckOthers) && (state.announcing || state.ducking),
+                         order: state.order, interrupted: machine.interrupter != nil,
+                         interruptedBy: machine.interrupter?.state.client, producingSound: state.producingSound,
+                         ducking: active && prefs.options.contains(.duckOthers) && (announcing || state.ducking),
                          ducked: state.ducked, duckLevelDB: state.duckLevelDB, resumeOthers: state.resumeOthers,
                          streams: streams)
         }

@@ -1,83 +1,70 @@
 import Foundation
 import JackKit
 
-/// The server's loss and return: a media-services reset.
+/// The server's loss and return (a media-services reset): the JACK work
+/// around the machine's `serverLost` and `reconnected`.
 extension SessionCore {
-    /// What a loss left behind for the reset to compare with.
-    struct Loss: Sendable {
-        /// The reconnect generation the loss started; a close or a later loss ends it.
-        let generation: Int
-        let wasActive: Bool
-        let lostAt: Date
-        /// Sample rate (Hz) and period (frames) when last seen.
-        let sampleRate: Double
-        let period: Int
-    }
-
-    /// The server went away or dropped the client `sender`: posts
-    /// `mediaServicesWereLost`, marks the session inactive, lets go of the
-    /// dead client without waiting for it, and starts reconnecting.
+    /// The server went away or dropped the client `sender`: the session is
+    /// inactive, `mediaServicesWereLost` is posted, the dead client is let
+    /// go without waiting for it, and reconnecting starts.
     func mediaServicesLost(reason: String, from sender: ObjectIdentifier) {
         guard isCurrent(sender), let client = activation.client else { return }
-        let wasActive = activation.isActive
+        // The dead client's shared memory may be gone: use what was last seen.
+        let lastSeen = ServerFormat(sampleRate: Double(board.lastSampleRate.load(ordering: .relaxed)),
+                                    period: board.lastPeriod.load(ordering: .relaxed))
+        guard let effects = machine.serverLost(reason: reason, lastSeen: lastSeen, at: Date()) else { return }
         activation.client = nil
         activation.ports = nil
         activation.processor = nil
-        activation.isActive = false
         activation.plan = .none
-        hub.post(.mediaServicesWereLost(reason: reason))
-        // The dead client's shared memory may be gone: use what was last seen.
-        let loss = Loss(generation: board.reconnectGeneration.add(1, ordering: .relaxed).newValue, wasActive: wasActive,
-                        lostAt: Date(), sampleRate: Double(board.lastSampleRate.load(ordering: .relaxed)),
-                        period: board.lastPeriod.load(ordering: .relaxed))
-        pendingLoss = loss
-        if let session {
-            session.reconnect(after: client, loss)
-        } else {
-            Thread.detachNewThread { client.close() }
+        perform(effects)
+        for case let .reconnect(loss) in effects {
+            if let session {
+                session.reconnect(after: client, loss)
+            } else {
+                Thread.detachNewThread { client.close() }
+            }
         }
     }
 
     /// Makes `fresh`, just opened on the returned server, the session's
-    /// client, reactivates under the automatic policy when the session was
-    /// active, and posts `mediaServicesWereReset`. False (the caller closes
-    /// `fresh`) when the reconnect is stale (the session closed or was lost
-    /// again since), a client is already there, or the server went again.
-    func adopt(_ fresh: Client, after loss: Loss) -> Bool {
-        guard openClient == nil, board.reconnectGeneration.load(ordering: .relaxed) == loss.generation else { return false }
-        pendingLoss = nil
-        install(fresh)
-        // A new client has a new UUID: publish afresh (activation does it too).
-        forgetPublishedState()
-        let reactivate = loss.wasActive && board.resetSettings.withLock { $0.policy } == .automatic
-        if reactivate {
+    /// client: reactivated under the automatic policy when the session was
+    /// active, and `mediaServicesWereReset` posted. False (the caller closes
+    /// `fresh`) when the machine refuses it (the session closed or was lost
+    /// again since, or the app reached the server first) or the server went
+    /// again during the reactivation.
+    func adopt(_ fresh: Client, after loss: SessionMachine.Loss) -> Bool {
+        guard openClient == nil else { return false }
+        let automatic = board.resetSettings.withLock { $0.policy } == .automatic
+        switch machine.reconnected(for: loss, server: Self.format(of: fresh), automatic: automatic, at: Date()) {
+        case .refuse:
+            return false
+        case let .reactivate(attempt):
+            install(fresh)
+            // A new client has a new UUID: publish afresh (activation does it too).
+            forgetPublishedState()
             do {
-                try activate(postFirstCategoryChange: false, tolerateMissingPorts: true)
+                try run(attempt)
             } catch {
-                // The server went again mid-rebuild: start over on the next attempt.
-                activation = Activation(history: activation.history, hasBeenActive: activation.hasBeenActive)
+                // The server went again mid-rebuild: the machine waits for it again; start over on the next attempt.
+                activation = Activation(history: activation.history)
                 return false
             }
-        } else {
+            return true
+        case let .install(effects):
+            install(fresh)
+            forgetPublishedState()
             lookAtDevices(on: fresh)
             activation.plan = idlePlan()
             publishState(on: fresh)
             startArbitrationTimer()
+            perform(effects)
+            return true
         }
-        hub.post(.mediaServicesWereReset(MediaServicesReset(
-            previousSampleRate: loss.sampleRate, sampleRate: Double(fresh.sampleRate), previousIOBufferFrames: loss.period,
-            ioBufferFrames: fresh.bufferSize, reactivated: reactivate, downtime: Date().timeIntervalSince(loss.lostAt))))
-        return true
     }
 
-    /// The app activated (or opened) the session on its own while the
-    /// reconnect thread was still trying, and reached the returned server
-    /// first: the reset is said here (it was one), and the reconnect thread stops.
-    func resetByApp(after loss: Loss, on client: Client, reactivated: Bool) {
-        pendingLoss = nil
-        board.reconnectGeneration.add(1, ordering: .relaxed)
-        hub.post(.mediaServicesWereReset(MediaServicesReset(
-            previousSampleRate: loss.sampleRate, sampleRate: Double(client.sampleRate), previousIOBufferFrames: loss.period,
-            ioBufferFrames: client.bufferSize, reactivated: reactivated, downtime: Date().timeIntervalSince(loss.lostAt))))
+    /// libjack is stuck in this process: said once, and reconnecting stops.
+    func libraryWedged(_ why: String) {
+        perform(machine.libraryWedged(why))
     }
 }

@@ -26,13 +26,13 @@ extension SessionCore {
         let plan: RoutePlan
         let wanted: (inputs: Int, outputs: Int)
         var restored = 0
-        if activation.isActive, let ports = activation.ports {
+        if isActive, let ports = activation.ports {
             wanted = (ports.inputs.count, ports.outputs.count)
             plan = RoutePlanner.plan(request(prefs, inputs: wanted.inputs, outputs: wanted.outputs), catalog: catalog,
                                      history: activation.history)
             // Reconnect every time (idempotent): named ports may have come back.
             restored = (try? connect(ports, to: plan, on: client, tolerateMissingPorts: true)) ?? 0
-        } else if !activation.isActive {
+        } else if !isActive {
             wanted = idleChannels()
             plan = idlePlan()
         } else {
@@ -87,7 +87,7 @@ extension SessionCore {
     /// on, and refreshes when they differ (after the debounce, in which a new
     /// device's metadata follows its ports).
     func watchDevicesWhileInactive() {
-        guard !activation.isActive, let client = openClient, !client.isClosed, !client.serverWentAway else { return }
+        guard !isActive, let client = openClient, !client.isClosed, !client.serverWentAway else { return }
         guard Set(client.portNames(flags: .physical)) != activation.catalog.portNames else { return }
         session?.scheduleRouteRefresh()
     }
@@ -149,7 +149,7 @@ extension SessionCore {
     func routeMaxima() -> (inputs: Int, outputs: Int) {
         guard let client = openClient else { return (0, 0) }
         let catalog = DeviceCatalog(client: client)
-        let history = activation.hasBeenActive ? activation.history : DeviceHistory(catalog: catalog)
+        let history = machine.hasBeenActive ? activation.history : DeviceHistory(catalog: catalog)
         var prefs = preferences
         prefs.category = .playAndRecord
         let plan = RoutePlanner.plan(request(prefs, inputs: Int.max, outputs: Int.max), catalog: catalog, history: history)

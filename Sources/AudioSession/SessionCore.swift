@@ -41,11 +41,9 @@ final class SessionCore {
         /// (PipeWire's libjack only: see `keepsPortsWhileInactive`).
         var idlePorts: [JackKit.Port] = []
         var processor: RealtimeProcessor?
-        var isActive = false
         var catalog = DeviceCatalog.empty
         var history = DeviceHistory(catalog: .empty)
         var plan = RoutePlan.none
-        var hasBeenActive = false
     }
 
     let clientName: String
@@ -61,6 +59,16 @@ final class SessionCore {
     /// released without `close()` stops its timers and reconnecting).
     weak var session: AudioSession?
 
+    /// The session's phase and what moves it (`SessionMachine`): every
+    /// decision about activation, loss, reset and interruption is the
+    /// machine's; the core carries out what it returns. The reconnect thread
+    /// reads its generation from the board.
+    var machine = SessionMachine() {
+        didSet {
+            board.snapshot.withLock { [machine] in $0.machine = machine }
+            board.reconnectGeneration.store(machine.generation, ordering: .relaxed)
+        }
+    }
     var preferences = Preferences() {
         didSet { board.snapshot.withLock { [preferences] in $0.preferences = preferences } }
     }
@@ -79,9 +87,6 @@ final class SessionCore {
     var sampleRateMismatch: SampleRateMismatch? {
         didSet { board.snapshot.withLock { [sampleRateMismatch] in $0.sampleRateMismatch = sampleRateMismatch } }
     }
-    /// The loss the reconnect thread is answering, while it lasts: an
-    /// activation by the app that reaches the returned server first ends it.
-    var pendingLoss: Loss?
     var arbitrationTimer: DispatchSourceTimer?
     /// The arbitration timer's ticks since it started (every 20th runs a full arbitration).
     var timerTicks = 0
@@ -109,11 +114,11 @@ final class SessionCore {
         registryEntry = RegistryEntry(registry: SessionRegistry(serverName: serverName))
     }
 
-    var isActive: Bool { activation.isActive }
+    var isActive: Bool { machine.isActive }
 
     var openClient: Client? { activation.client }
 
-    var activeClient: Client? { activation.isActive ? activation.client : nil }
+    var activeClient: Client? { isActive ? activation.client : nil }
 
     /// The decision for this application: the stored one, or granted when the caller gave consent.
     var recordPermission: RecordPermission {
@@ -126,17 +131,34 @@ final class SessionCore {
     /// Whether the input must be silence: a category with input, and record permission not granted.
     var silencesInputForPermission: Bool { preferences.category.hasInput && recordPermission != .granted }
 
-    /// Deactivates, forgets the client and withdraws the session's file;
-    /// returns the client for the caller to close off the queue (a close
-    /// waits for libjack's notification thread).
+    /// Deactivates, forgets the client and withdraws the session's file,
+    /// and stops any reconnecting; returns the client for the caller to
+    /// close off the queue (a close waits for libjack's notification thread).
     func close() -> Client? {
-        pendingLoss = nil
         stopArbitrationTimer()
-        lingerAfterDeactivation()
         let client = activation.client
         activation = Activation()
+        machine.close()
         forgetPublishedState()
         registryEntry.withdraw()
         return client
+    }
+
+    /// Carries out what the machine decided (a reconnect is the loss's own: `mediaServicesLost`).
+    func perform(_ effects: [SessionMachine.Effect]) {
+        for effect in effects {
+            switch effect {
+            case let .post(event):
+                hub.post(event)
+            case .postFirstRoute:
+                hub.post(.routeChange(reason: .categoryChange, previousRoute: .empty, currentRoute: activation.plan.route,
+                                      streams: []))
+            case .withdrawAnnouncement:
+                arbitration.producingSound = false
+                if let client = openClient { publishState(on: client) }
+            case .reconnect:
+                break
+            }
+        }
     }
 }
