@@ -19,7 +19,15 @@ extension AudioSession {
     /// posts a route change with reason `categoryChange`. Deactivation fails
     /// with `isBusy` while an attached audio object runs.
     public func setActive(_ active: Bool, options: SetActiveOptions = []) throws(AudioSessionError) {
-        try core.sync { core throws(AudioSessionError) in try core.setActive(active, options: options) }
+        try complete(core.sync { core throws(AudioSessionError) in try core.setActive(active, options: options) })
+    }
+
+    /// Takes an activation begun on the queue to its end: its wait for JACK
+    /// off the queue, then its finish on the queue.
+    func complete(_ wait: SessionCore.ActivationWait?) throws(AudioSessionError) {
+        guard let wait else { return }
+        wait.wait(on: board)
+        try core.sync { core throws(AudioSessionError) in try core.finish(wait) }
     }
 
     /// Reaches the JACK server without taking any audio: opens the session's

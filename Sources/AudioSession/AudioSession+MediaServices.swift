@@ -88,10 +88,15 @@ extension AudioSession {
             if case let .metadataStoreDamaged(damage)? = error.cause { storeDamaged(damage) }
             return false
         }
-        guard core.sync({ $0.adopt(fresh, after: loss) }) else {
+        switch core.sync({ $0.adopt(fresh, after: loss) }) {
+        case .refused:
             Thread.detachNewThread { fresh.close() }
             return false
+        case .adopted:
+            return true
+        case let .reactivating(wait):
+            // Overtaken (lost again, closed): the loss or the close has the client now.
+            return (try? complete(wait)) != nil
         }
-        return true
     }
 }

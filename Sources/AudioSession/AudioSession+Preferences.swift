@@ -17,12 +17,15 @@ extension AudioSession {
         guard seconds.isFinite, seconds > 0 else {
             throw AudioSessionError(.badParam, "preferred I/O buffer duration must be a positive number of seconds, got \(seconds)")
         }
-        try core.sync { core throws(AudioSessionError) in
+        let request = try core.sync { core throws(AudioSessionError) -> (Client, Int)? in
             core.preferences.ioBufferDuration = seconds
-            if let client = core.activeClient, let frames = try core.requestPeriod(for: seconds, on: client) {
-                core.awaitPeriod(frames, on: client)
+            guard let client = core.activeClient, let frames = try core.requestPeriod(for: seconds, on: client) else {
+                return nil
             }
+            return (client, frames)
         }
+        // Off the queue: returns once the server runs it (at most a second).
+        if let (client, frames) = request { SessionCore.awaitPeriod(frames, on: client) }
     }
 
     /// The sample rate the app asked for, Hz (0: none). A running JACK server

@@ -102,7 +102,9 @@ public final class AudioSession: Sendable {
     public func setCategory(_ category: Category, mode: Mode = .default, options: CategoryOptions = [])
         throws(AudioSessionError) {
         let resolved = try CategoryRules.resolve(category, mode: mode, options: options)
-        try core.sync { core throws(AudioSessionError) in try core.setCategory(category, mode: mode, options: resolved) }
+        try complete(core.sync { core throws(AudioSessionError) in
+            try core.setCategory(category, mode: mode, options: resolved)
+        })
     }
 
     // MARK: Render

@@ -4,20 +4,54 @@ import JackKit
 /// Activation: opening the client, registering the category's ports,
 /// starting the processor, connecting the route, and the reverse.
 extension SessionCore {
-    /// Activates or deactivates the session at the app's request.
-    func setActive(_ active: Bool, options: SetActiveOptions) throws(AudioSessionError) {
-        if active {
-            guard let attempt = machine.activationRequested() else { return }
-            try run(attempt)
-        } else {
-            try deactivate(checkBusy: true)
-            didDeactivate(notifyingOthers: options.contains(.notifyOthersOnDeactivation))
+    /// What an activation waits for once its ports are connected: JACK's
+    /// latency pass over them, and the period it asked for (each at most a
+    /// second). The caller waits off the queue, so the timers, JACK's
+    /// messages and the app's other calls are served meanwhile; `finish`
+    /// then checks with the machine that the attempt is still the session's
+    /// (a loss or a close may have overtaken it).
+    struct ActivationWait: @unchecked Sendable { // a client, a processor and a plan handed from the queue to the waiting caller and back
+        let attempt: SessionMachine.Attempt
+        let client: Client
+        let latencyPassesBefore: Int
+        let period: Int?
+        let plan: RoutePlan
+        let processor: RealtimeProcessor
+        /// The place in the activation order (nil: a reset keeps its place).
+        let order: UInt64?
+        /// A category change while active: the route it changed from, posted once active again.
+        var categoryChangeFrom: RouteDescription?
+
+        /// Waits, off the queue, until JACK ran the session's latency callback
+        /// after its connections were made (so the ranges are current), and
+        /// until the server runs the period asked for. jackd has changed it
+        /// before `jack_set_buffer_size` returns; PipeWire sets the node's
+        /// `node.force-quantum` and the graph takes it some cycles later, once
+        /// the node runs (1.4 lets go of it while the node is inactive). A
+        /// server that gives another period is reported as it is.
+        func wait(on board: SessionBoard) {
+            let deadline = Date().addingTimeInterval(1)
+            while board.latencyPasses.load(ordering: .acquiring) <= latencyPassesBefore, Date() < deadline { usleep(1_000) }
+            if let period { SessionCore.awaitPeriod(period, on: client) }
         }
+    }
+
+    /// Activates or deactivates the session at the app's request; an
+    /// activation returns what it waits for (`AudioSession.complete`).
+    func setActive(_ active: Bool, options: SetActiveOptions) throws(AudioSessionError) -> ActivationWait? {
+        if active {
+            guard let attempt = machine.activationRequested() else { return nil }
+            return try begin(attempt)
+        }
+        try deactivate(checkBusy: true)
+        didDeactivate(notifyingOthers: options.contains(.notifyOthersOnDeactivation))
+        return nil
     }
 
     /// Sets category, mode and options, already resolved by the rules; while
     /// active the ports are rebuilt for the new category at once.
-    func setCategory(_ category: Category, mode: Mode, options: CategoryOptions) throws(AudioSessionError) {
+    func setCategory(_ category: Category, mode: Mode, options: CategoryOptions)
+        throws(AudioSessionError) -> ActivationWait? {
         preferences.category = category
         preferences.mode = mode
         preferences.options = options
@@ -26,24 +60,47 @@ extension SessionCore {
             // "If your session is inactive, the category request is sent when you activate your session":
             // nothing is said now; the route shown is the one that activation would take.
             if openClient != nil { activation.plan = idlePlan() }
-            return
+            return nil
         }
         let previous = activation.plan.route
         try deactivate(checkBusy: false)
-        if let attempt = machine.activationRequested() { try run(attempt) }
-        hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: activation.plan.route,
-                              streams: []))
+        guard let attempt = machine.activationRequested() else { return nil }
+        var wait = try begin(attempt)
+        wait.categoryChangeFrom = previous
+        return wait
     }
 
-    /// Carries out an activation the machine started, and tells it how it ended.
-    func run(_ attempt: SessionMachine.Attempt) throws(AudioSessionError) {
+    /// Starts an activation the machine allowed: everything up to the
+    /// connections. A failure is told to the machine.
+    func begin(_ attempt: SessionMachine.Attempt) throws(AudioSessionError) -> ActivationWait {
         do {
-            try activate(attempt)
+            return try activate(attempt)
         } catch {
             let client = openClient
             perform(machine.activationFailed(attempt.number, clientOpen: client != nil, server: client.map(Self.format),
                                              at: Date()))
             throw error
+        }
+    }
+
+    /// Ends an activation once its wait is over: active, unless a loss or a
+    /// close overtook it meanwhile.
+    func finish(_ wait: ActivationWait) throws(AudioSessionError) {
+        guard machine.attempt?.number == wait.attempt.number else {
+            throw AudioSessionError(.mediaServicesFailed, machine.phase == .closed
+                ? "the session was closed while it activated"
+                : "the media server '\(serverName)' went away while the session activated")
+        }
+        activation.plan = wait.plan
+        perform(machine.activationSucceeded(wait.attempt.number, server: Self.format(of: wait.client), at: Date()) ?? [])
+        didActivate(processor: wait.processor, order: wait.order)
+        if let previous = wait.categoryChangeFrom {
+            hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: activation.plan.route,
+                                  streams: []))
+        }
+        if routeRefreshDeferred {
+            routeRefreshDeferred = false
+            session?.scheduleRouteRefresh()
         }
     }
 
@@ -57,7 +114,7 @@ extension SessionCore {
     /// reset's reactivation connects named ports that are not back yet when
     /// they appear, instead of failing, and keeps its place in the activation
     /// order; an app's activation is announced to the other sessions first.
-    private func activate(_ attempt: SessionMachine.Attempt) throws(AudioSessionError) {
+    private func activate(_ attempt: SessionMachine.Attempt) throws(AudioSessionError) -> ActivationWait {
         let isReset = attempt.reset != nil
         // The place in the activation order is taken when the request is made.
         let requestedAt = Client.microsecondTime
@@ -116,19 +173,17 @@ extension SessionCore {
         }
         let plan = RoutePlanner.plan(request(prefs, inputs: inputCount, outputs: outputNames.count), catalog: catalog,
                                      history: history)
+        let passesBefore = board.latencyPasses.load(ordering: .acquiring)
         do {
-            let passesBefore = board.latencyPasses.load(ordering: .acquiring)
             try connect(ports, to: plan, on: client, tolerateMissingPorts: isReset)
-            waitForLatencyPass(after: passesBefore, on: client)
-            if let requestedPeriod { awaitPeriod(requestedPeriod, on: client) }
         } catch {
             try? client.deactivate()
             unregister(ports, on: client)
             throw error
         }
-        activation.plan = plan
-        perform(machine.activationSucceeded(attempt.number, server: Self.format(of: client), at: Date()) ?? [])
-        didActivate(processor: processor, order: isReset ? nil : requestedAt)
+        client.recomputeLatencies()
+        return ActivationWait(attempt: attempt, client: client, latencyPassesBefore: passesBefore, period: requestedPeriod,
+                              plan: plan, processor: processor, order: isReset ? nil : requestedAt)
     }
 
     /// Deactivates at the app's request (`isBusy` while an attached audio object runs).
@@ -301,13 +356,6 @@ extension SessionCore {
         activation.processor = nil
     }
 
-    /// Waits (at most one second) until JACK has run the session's latency
-    /// callback after its connections were made, so the ranges are current.
-    func waitForLatencyPass(after before: Int, on client: Client) {
-        client.recomputeLatencies()
-        let deadline = Date().addingTimeInterval(1)
-        while board.latencyPasses.load(ordering: .acquiring) <= before, Date() < deadline { usleep(1_000) }
-    }
 
     /// Asks the server for the period nearest `seconds`; returns the frames
     /// asked for, or nil when no request was made (the server runs it already,
@@ -332,12 +380,9 @@ extension SessionCore {
         return frames
     }
 
-    /// Waits, at most a second, until the server runs the period asked for.
-    /// jackd has changed it before `jack_set_buffer_size` returns; PipeWire
-    /// sets the node's `node.force-quantum` and the graph takes it some
-    /// cycles later, once the node runs (1.4 lets go of it while the node is
-    /// inactive). A server that gives another period is reported as it is.
-    func awaitPeriod(_ frames: Int, on client: Client) {
+    /// Waits, at most a second, until the server runs the period asked for
+    /// (off the queue: see `ActivationWait.wait`).
+    static func awaitPeriod(_ frames: Int, on client: Client) {
         let deadline = Date().addingTimeInterval(1)
         while client.bufferSize != frames, Date() < deadline { usleep(2_000) }
     }

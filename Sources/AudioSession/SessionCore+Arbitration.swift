@@ -169,6 +169,8 @@ extension SessionCore {
     /// session ducks the others now (active with duckOthers, and not silent
     /// beyond its duck-release hold when it has one).
     func updateProducingSound() {
+        // An activation under way was announced as sounding: it stays so until it ends.
+        guard machine.attempt == nil else { return }
         guard isActive, preferences.category.hasOutput, let processor = activation.processor else {
             arbitration.producingSound = false
             arbitration.ducking = false

@@ -29,28 +29,27 @@ extension SessionCore {
 
     /// Makes `fresh`, just opened on the returned server, the session's
     /// client: reactivated under the automatic policy when the session was
-    /// active, and `mediaServicesWereReset` posted. False (the caller closes
-    /// `fresh`) when the machine refuses it (the session closed or was lost
-    /// again since, or the app reached the server first) or the server went
-    /// again during the reactivation.
-    func adopt(_ fresh: Client, after loss: SessionMachine.Loss) -> Bool {
-        guard openClient == nil else { return false }
+    /// active, and `mediaServicesWereReset` posted. Refused (the caller
+    /// closes `fresh`) when the machine refuses it (the session closed or was
+    /// lost again since, or the app reached the server first) or the server
+    /// went again during the reactivation.
+    func adopt(_ fresh: Client, after loss: SessionMachine.Loss) -> Adoption {
+        guard openClient == nil else { return .refused }
         let automatic = board.resetSettings.withLock { $0.policy } == .automatic
         switch machine.reconnected(for: loss, server: Self.format(of: fresh), automatic: automatic, at: Date()) {
         case .refuse:
-            return false
+            return .refused
         case let .reactivate(attempt):
             install(fresh)
             // A new client has a new UUID: publish afresh (activation does it too).
             forgetPublishedState()
             do {
-                try run(attempt)
+                return .reactivating(try begin(attempt))
             } catch {
                 // The server went again mid-rebuild: the machine waits for it again; start over on the next attempt.
                 activation = Activation(history: activation.history)
-                return false
+                return .refused
             }
-            return true
         case let .install(effects):
             install(fresh)
             forgetPublishedState()
@@ -59,8 +58,18 @@ extension SessionCore {
             publishState(on: fresh)
             startArbitrationTimer()
             perform(effects)
-            return true
+            return .adopted
         }
+    }
+
+    /// What became of a client the reconnect opened.
+    enum Adoption {
+        /// Not taken (the caller closes it).
+        case refused
+        /// The session's, inactive (manual policy, or it was not active).
+        case adopted
+        /// The session's, reactivating: the caller waits, then finishes it.
+        case reactivating(ActivationWait)
     }
 
     /// libjack is stuck in this process: said once, and reconnecting stops.

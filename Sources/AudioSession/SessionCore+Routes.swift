@@ -13,6 +13,11 @@ extension SessionCore {
         // lifecycle lane, and libjack calls racing it crashed the 100-restart
         // test (rehearsal 28: WaitGraphChange's assertion). The reset refreshes.
         guard let client = openClient, !client.isClosed, !client.serverWentAway else { return }
+        // An activation waiting for JACK has its route planned: refreshed once it is over.
+        guard machine.attempt == nil else {
+            routeRefreshDeferred = true
+            return
+        }
         let catalog = DeviceCatalog(client: client)
         let change = activation.history.update(from: activation.catalog, to: catalog)
         activation.catalog = catalog
@@ -87,7 +92,8 @@ extension SessionCore {
     /// on, and refreshes when they differ (after the debounce, in which a new
     /// device's metadata follows its ports).
     func watchDevicesWhileInactive() {
-        guard !isActive, let client = openClient, !client.isClosed, !client.serverWentAway else { return }
+        guard !isActive, machine.attempt == nil, let client = openClient, !client.isClosed, !client.serverWentAway
+        else { return }
         guard Set(client.portNames(flags: .physical)) != activation.catalog.portNames else { return }
         session?.scheduleRouteRefresh()
     }

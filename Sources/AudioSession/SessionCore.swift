@@ -95,6 +95,8 @@ final class SessionCore {
     /// real-time call would go through thunks.
     var renderBlock: RenderBlock = renderSilence
     var cycleCostRecorder: CycleCostRecorder?
+    /// A route refresh came while an activation waited for JACK: run once it is over.
+    var routeRefreshDeferred = false
     /// Xruns already posted (the board counts them as they come).
     var xrunsReported = 0
     /// Set once a registry that could not be written was reported.

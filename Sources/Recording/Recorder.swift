@@ -157,7 +157,19 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         }
         // A take whose manifest another recorder is writing now is not continued (its files are refused as usual).
         let continuing = manifest.map { !TakeManifest.isInUse($0.path) } ?? false
-        let firstIndex = continuing ? (manifest?.highestIndex ?? 0) + 1 : 1
+        var firstIndex = continuing ? (manifest?.highestIndex ?? 0) + 1 : 1
+        // A run killed between creating a file and listing it left a file the
+        // manifest does not know at the next index: it is this logger's (the
+        // index is the one its manifest gives next), so it is listed as
+        // recovered, and numbering goes on after it.
+        var unlisted: [(path: String, index: Int)] = []
+        if continuing && !naming.hasTimeFields {
+            while case let existing = naming.paths(index: firstIndex, utc: now)
+                .filter({ FileManager.default.fileExists(atPath: $0) }), !existing.isEmpty {
+                unlisted += existing.map { ($0, firstIndex) }
+                firstIndex += 1
+            }
+        }
         takePath = naming.basePath(index: firstIndex, utc: now)
         logPath = RecordingLog.path(for: takePath)
         let fifo = try Self.checkDestination(config, path: takePath, channels: channels, sampleRate: sampleRate)
@@ -201,6 +213,9 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                 events.yield(event)
             }
             for path in catalogue.recoverOrphans() { emit(.recovered(path: path)) }
+            for file in unlisted where catalogue.recoverUnlisted(file.path, index: file.index, zone: config.timeZone) {
+                emit(.recovered(path: file.path))
+            }
             self.catalogue = catalogue
             if config.retention.isActive {
                 let folder = (takePath as NSString).deletingLastPathComponent

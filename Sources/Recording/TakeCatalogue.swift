@@ -30,7 +30,8 @@ final class TakeCatalogue: @unchecked Sendable { // `pending` is the queue's own
 
     /// A file was closed after `frames` frames ending at `endUTC`.
     func closed(_ path: String, index: Int, startUTC: Double, endUTC: Double, utcOffset: Int, sampleRate: Int,
-                channels: Int, frames: Int64, timeReference: UInt64?, gaps: [ManifestLine.Gap], recovered: Bool = false) {
+                channels: Int, frames: Int64, timeReference: UInt64?, gaps: [ManifestLine.Gap], recovered: Bool = false,
+                startEstimated: Bool = false) {
         let relative = manifest.relative(path)
         queue.async {
             var info = stat()
@@ -45,6 +46,7 @@ final class TakeCatalogue: @unchecked Sendable { // `pending` is the queue's own
             line.sha256 = FileDigest.sha256(ofFile: path)
             line.bytes = Int64(info.st_size)
             line.recovered = recovered ? true : nil
+            line.startEstimated = startEstimated ? true : nil
             self.write(line)
         }
     }
@@ -100,5 +102,26 @@ final class TakeCatalogue: @unchecked Sendable { // `pending` is the queue's own
             recovered.append(path)
         }
         return recovered
+    }
+
+    /// A file of this take that a killed run created but never listed: closed
+    /// in the manifest now, recovered, its frames from its header. Its start
+    /// is not known to the frame: its last write (the file's time of
+    /// modification) less its length, marked `start_estimated`. False when
+    /// it is not a sound file.
+    func recoverUnlisted(_ path: String, index: Int, zone: RecordingTimeZone) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        var format = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &format) else { return false }
+        sf_close(file)
+        let frames = Int64(format.frames)
+        let rate = Int(max(1, format.samplerate))
+        let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        let start = modified - Double(frames) / Double(rate)
+        closed(path, index: index, startUTC: start, endUTC: modified, utcOffset: zone.offset(at: start),
+               sampleRate: rate, channels: Int(format.channels), frames: frames, timeReference: nil, gaps: [],
+               recovered: true, startEstimated: true)
+        return true
     }
 }

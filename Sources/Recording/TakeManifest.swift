@@ -55,6 +55,9 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     public var bytes: Int64?
     /// Closed by a later run: the run that wrote it ended without closing it (killed).
     public var recovered: Bool?
+    /// The start is estimated (a recovered file its run never listed:
+    /// its time of modification less its length), not measured.
+    public var startEstimated: Bool?
     // Deleted: why and when.
     public var reason: String?
     public var deletedUTC: Double?
@@ -62,7 +65,7 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case event, path, index, startUTC = "start_utc", start, utcOffset = "utc_offset", sampleRate = "sample_rate",
              channels, device, inode, frames, endUTC = "end_utc", timeReference = "time_reference", gaps, sha256,
-             bytes, recovered, reason, deletedUTC = "deleted_utc"
+             bytes, recovered, startEstimated = "start_estimated", reason, deletedUTC = "deleted_utc"
     }
 
     /// UTC as ISO 8601 with milliseconds.

@@ -197,7 +197,7 @@ final class MediaServicesTests: JackTestCase {
                 memoryBefore = ProcessStats.residentBytes
             }
         }
-        XCTAssertTrue(waitUntil { session.isActive })
+        XCTAssertTrue(waitUntil { session.isActive }, "\(recorder.events.suffix(6))")
         XCTAssertNil(session.libraryWedgedReason)
         XCTAssertEqual(resets(recorder).count, restarts)
         XCTAssertGreaterThan(churn.runs, restarts, "the churn ran during the restarts")
