@@ -60,8 +60,10 @@ let package = Package(
         // cycle header and the reader that drains it, the source and silence watches.
         .target(
             name: "Capture",
-            dependencies: ["AudioSession", "JackKit"]
+            dependencies: ["AudioSession", "JackKit", "CWakeup"]
         ),
+        // C shim only: a semaphore wait on the monotonic clock (sem_clockwait), for a ring's reader.
+        .target(name: "CWakeup"),
         // Reading sound files through libsndfile (the file meter, and checking takes).
         .target(
             name: "SoundFile",

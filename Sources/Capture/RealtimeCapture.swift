@@ -25,9 +25,14 @@ public final class RealtimeCapture: @unchecked Sendable { // its buffers belong 
     /// deactivation disconnects the ports one by one and may run cycles in
     /// between, which would hand the take silence that was never played.
     public let accepting = Atomic<Bool>(true)
-    /// A capture of `channels` channels with a ring holding `seconds` at `sampleRate`.
-    public init(channels: Int, ringSeconds seconds: Double, sampleRate: Int) {
+    /// Wakes the ring's reader once `wakeReaderEvery` frames were written.
+    public let wakeup: ReaderWakeup
+    /// A capture of `channels` channels with a ring holding `seconds` at
+    /// `sampleRate`, whose reader is woken every `wakeReaderEvery` frames
+    /// (1: every cycle).
+    public init(channels: Int, ringSeconds seconds: Double, sampleRate: Int, wakeReaderEvery: Int = 1) {
         self.channels = channels
+        wakeup = ReaderWakeup(everyFrames: wakeReaderEvery)
         let frames = max(Double(JackPeriod.maximumFrames), seconds * Double(sampleRate))
         ring = SampleRing(minimumCapacity: Int(frames) * channels + 2 * CycleHeader.floatCount)
         ringReference = .passUnretained(ring)
@@ -48,12 +53,14 @@ public final class RealtimeCapture: @unchecked Sendable { // its buffers belong 
     /// The render block for a record-category session.
     public var renderBlock: RenderBlock { { cycle in self.process(cycle) } }
 
-    /// One cycle, on JACK's real-time thread: reads the monotonic clock (a C
-    /// call the compiler cannot check; RealtimeSanitizer and the allocation
-    /// counter do) and runs the checked kernel.
+    /// One cycle, on JACK's real-time thread: reads the monotonic clock,
+    /// runs the checked kernel, and wakes the reader when it is time (C calls
+    /// the compiler cannot check; RealtimeSanitizer and the allocation
+    /// counter do).
     public func process(_ cycle: ProcessCycle) {
         guard accepting.load(ordering: .acquiring) else { return }
         capture(cycle, at: MonotonicClock.nanoseconds)
+        wakeup.written(cycle.frameCount)
     }
 
     /// Interleaves and hands over one cycle captured at `now` (nanoseconds).

@@ -155,7 +155,10 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
         // step into it reads as a true peak above the signal's).
         capture?.accepting.store(false, ordering: .releasing)
         try? session.setActive(false)
-        if !stopping.exchange(true, ordering: .acquiringAndReleasing), meter != nil { finished.wait() }
+        if !stopping.exchange(true, ordering: .acquiringAndReleasing), meter != nil {
+            capture?.wakeup.wakeNow()
+            finished.wait()
+        }
         session.close()
         return (meter?.summary()).map { summary in
             var summary = summary
@@ -182,7 +185,8 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
                 meter.add(samples.baseAddress!, frames: header.frames)
             }
             if stop && drained == 0 { break }
-            if drained == 0 { usleep(5_000) }
+            // Woken by the callback every cycle; the timeout sees a stop while no cycles run.
+            if drained == 0 { capture.wakeup.wait(timeout: 0.05) }
         }
         finished.signal()
     }

@@ -181,6 +181,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     func stopAndWait(reason: String) {
         stopReason.withLock { $0 = $0 ?? reason }
         stopRequested.store(true, ordering: .releasing)
+        reader.capture.wakeup.wakeNow()
         done.wait()
     }
 
@@ -241,7 +242,9 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
             if stopping && drained == 0 { break }
             if drained == 0 {
                 endInterruptedTakeOnTime()
-                usleep(5_000)
+                // Woken by the callback (every `Recorder.wakeEveryFrames`); the
+                // timeout ends an interrupted take on time while no cycles run.
+                reader.capture.wakeup.wait(timeout: 0.02)
             }
         }
         closeSet()

@@ -160,10 +160,11 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         var firstIndex = continuing ? (manifest?.highestIndex ?? 0) + 1 : 1
         // A run killed between creating a file and listing it left a file the
         // manifest does not know at the next index: it is this logger's (the
-        // index is the one its manifest gives next), so it is listed as
-        // recovered, and numbering goes on after it.
+        // index is the one its manifest, which lists files already, gives
+        // next), so it is listed as recovered, and numbering goes on after
+        // it. Without a manifest that lists files, an existing file is refused.
         var unlisted: [(path: String, index: Int)] = []
-        if continuing && !naming.hasTimeFields {
+        if continuing && firstIndex > 1 && !naming.hasTimeFields {
             while case let existing = naming.paths(index: firstIndex, utc: now)
                 .filter({ FileManager.default.fileExists(atPath: $0) }), !existing.isEmpty {
                 unlisted += existing.map { ($0, firstIndex) }
@@ -228,7 +229,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             }
         }
 
-        let capture = RealtimeCapture(channels: channels, ringSeconds: config.bufferSeconds, sampleRate: sampleRate)
+        let capture = RealtimeCapture(channels: channels, ringSeconds: config.bufferSeconds, sampleRate: sampleRate,
+                                      wakeReaderEvery: Self.wakeEveryFrames(sampleRate: sampleRate))
         self.capture = capture
         do {
             try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)
@@ -538,6 +540,11 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             throw .invalidSetting(.preroll, reason: "needs a start that comes later: a trigger or a start command")
         }
     }
+
+    /// The disk thread is woken once about 20 ms of frames wait (every
+    /// fourth cycle at 256 frames, 48 kHz): fewer wake-ups than one a
+    /// cycle, with a 4 s ring far from full.
+    static func wakeEveryFrames(sampleRate: Int) -> Int { max(1, sampleRate / 50) }
 
     static func isFIFO(_ path: String) -> Bool {
         var info = stat()
