@@ -167,29 +167,21 @@ struct Play: AsyncParsableCommand {
                 Foundation.exit(0)
             }
         }
+        let policy = PlaybackPolicy(category: category)
         for await event in audioSession.events {
             Output.line(json ? EventFormat.json(event) : EventFormat.text(event))
-            switch event {
-            case .interruption(type: .began, _, _):
-                player.setPaused(true)
+            switch policy.follow(event, session: audioSession, player: player) {
+            case .paused?:
                 if !json { Output.line("  paused") }
-            case let .interruption(type: .ended, options, _):
-                if options.contains(.shouldResume) {
-                    do {
-                        try audioSession.setActive(true)
-                        player.setPaused(false)
-                        if !json { Output.line("  resumed") }
-                    } catch {
-                        Output.diagnostic("jas play: could not resume: \(Output.reason(error))")
-                    }
-                } else if !json {
-                    Output.line("  interruption ended without shouldResume: staying paused")
-                }
-            case .routeChange(reason: .oldDeviceUnavailable, _, _, _) where category != .multiRoute:
-                // The seeds: a player pauses when its device is unplugged, and stays active.
-                player.setPaused(true)
+            case .resumed?:
+                if !json { Output.line("  resumed") }
+            case let .resumeFailed(error)?:
+                Output.diagnostic("jas play: could not resume: \(Output.reason(error))")
+            case .stayedPaused?:
+                if !json { Output.line("  interruption ended without shouldResume: staying paused") }
+            case .pausedForDeviceLoss?:
                 if !json { Output.line("  paused: the output device went away (SIGUSR1 resumes)") }
-            default:
+            case nil:
                 break
             }
         }
