@@ -82,16 +82,12 @@ struct Latency: ParsableCommand {
         if valid.isEmpty { throw ExitCode.failure }
     }
 
-    /// Prints readings until `wanted` valid ones came (forever when nil);
-    /// gives up after 2·wanted + 8 readings that found no number in the
-    /// signal, or after 60 readings spoilt by xruns (about 20 s of a server
-    /// too loaded to measure: each is printed, saying so). Returns the valid readings.
+    /// Prints readings until `wanted` valid ones came (forever when nil) or
+    /// the run gives up (`LatencyReadingTally`). Returns the valid readings.
     private func measure(_ meter: LatencyMeter, wanted: Int?) -> [LatencyReading] {
-        var valid: [LatencyReading] = []
-        var total = 0
-        var spoilt = 0
+        var tally = LatencyReadingTally(wanted: wanted)
         var waiting = false
-        while wanted.map({ valid.count < $0 && total - spoilt < 2 * $0 + 8 && spoilt < 60 }) ?? true {
+        while tally.wantsMore {
             guard let reading = meter.nextReading(timeout: 5) else {
                 // An interruption says so itself (onNotice), and lasts as long as the interrupter does.
                 if meter.interruptedBy != nil { continue }
@@ -104,20 +100,15 @@ struct Latency: ParsableCommand {
                 continue
             }
             waiting = false
-            total += 1
-            if reading.valid { valid.append(reading) }
-            if reading.problem == .xrun { spoilt += 1 }
+            tally.count(reading)
             if json {
                 Output.jsonLine(reading)
             } else {
                 Output.line(Self.describe(reading))
             }
         }
-        if let wanted, valid.count < wanted {
-            Output.diagnostic("jas latency: \(valid.count) valid reading(s) of \(wanted) wanted after \(total) reading(s)"
-                              + (spoilt > 0 ? ", \(spoilt) of them spoilt by xruns the server reported" : ""))
-        }
-        return valid
+        if let shortfall = tally.shortfall { Output.diagnostic("jas latency: " + shortfall) }
+        return tally.valid
     }
 
     private func spawnedServerGone(_ meter: LatencyMeter) -> Bool { server == nil && meter.session.sampleRate == 0 }

@@ -1,0 +1,34 @@
+/// When a run of latency readings that wants `wanted` valid ones is over:
+/// once they came, or it gives up: after 2·wanted + 8 readings that found no
+/// number in the signal, or after 60 readings spoilt by xruns (about 20 s
+/// of a server too loaded to measure). Without `wanted` it never ends.
+public struct LatencyReadingTally: Sendable, Equatable {
+    public let wanted: Int?
+    public private(set) var valid: [LatencyReading] = []
+    /// Readings counted, and of them spoilt by an xrun the server reported.
+    public private(set) var total = 0
+    public private(set) var spoilt = 0
+
+    public init(wanted: Int?) {
+        self.wanted = wanted
+    }
+
+    public mutating func count(_ reading: LatencyReading) {
+        total += 1
+        if reading.valid { valid.append(reading) }
+        if reading.problem == .xrun { spoilt += 1 }
+    }
+
+    /// Whether more readings are wanted.
+    public var wantsMore: Bool {
+        guard let wanted else { return true }
+        return valid.count < wanted && total - spoilt < 2 * wanted + 8 && spoilt < 60
+    }
+
+    /// Why the run ended short of what it wanted (nil: it did not).
+    public var shortfall: String? {
+        guard let wanted, valid.count < wanted else { return nil }
+        return "\(valid.count) valid reading(s) of \(wanted) wanted after \(total) reading(s)"
+            + (spoilt > 0 ? ", \(spoilt) of them spoilt by xruns the server reported" : "")
+    }
+}
