@@ -34,6 +34,23 @@ extension AudioSession {
         core.sync { $0.libraryWedged(why) }
     }
 
+    /// Waits until a JACK client can be opened on `serverName`, never
+    /// starting a server, at the reconnect's pace (50 ms doubling to 1 s,
+    /// woken early when the server's socket appears); each attempt opens and
+    /// closes a client named `probeName`. False once `limit` seconds passed.
+    @discardableResult
+    public static func waitForServer(_ serverName: String, probeName: String = "jackaudiosession-probe",
+                                     limit: Double? = nil) -> Bool {
+        let watch = ServerWatch(serverName: serverName)
+        var backoff = ReconnectBackoff()
+        let started = Date()
+        while (try? Client(name: probeName, serverName: serverName))?.close() == nil {
+            if let limit, Date().timeIntervalSince(started) >= limit { return false }
+            backoff.pause(on: watch)
+        }
+        return true
+    }
+
     /// On a thread of its own: lets go of the dead client, then retries
     /// opening a client on the same server with backoff (50 ms doubling to
     /// 1 s, woken early when the server's socket appears), never starting a
@@ -51,7 +68,7 @@ extension AudioSession {
                 return
             }
             let watch = ServerWatch(serverName: serverName)
-            var delay = 0.05
+            var backoff = ReconnectBackoff()
             var saidStoreDamage = false
             func attempt() -> Bool {
                 guard let session = self,
@@ -64,14 +81,7 @@ extension AudioSession {
                     session.hub.post(.mediaServicesWereLost(reason: JackError.metadataStoreDamaged(damage).description))
                 }
             }
-            while !attempt() {
-                if watch.wait(seconds: delay) {
-                    // The socket is there; the server may need a moment to accept clients.
-                    delay = 0.01
-                } else {
-                    delay = min(delay * 2, 1)
-                }
-            }
+            while !attempt() { backoff.pause(on: watch) }
         }
     }
 

@@ -38,3 +38,15 @@ final class ServerWatch {
         }
     }
 }
+
+/// The pace of looking for a server that went away: 50 ms doubling to 1 s
+/// between attempts, and 10 ms once its socket appeared (it may need a
+/// moment to accept clients). The reconnect loop and `waitForServer` share it.
+struct ReconnectBackoff {
+    private(set) var delay = 0.05
+
+    /// Waits the current delay on `watch`, then sets the next one.
+    mutating func pause(on watch: ServerWatch) {
+        delay = watch.wait(seconds: delay) ? 0.01 : min(delay * 2, 1)
+    }
+}

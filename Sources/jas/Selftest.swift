@@ -150,7 +150,7 @@ struct Selftest: ParsableCommand {
                 } else {
                     Output.diagnostic("jas selftest: server '\(check.serverName)' is not there (\(Output.reason(error))); waiting for it")
                 }
-                waitForServer(check.serverName)
+                AudioSession.waitForServer(check.serverName, probeName: "jas-selftest-probe")
                 let downtime = Date().timeIntervalSince(lostAt)
                 if json {
                     Output.line(Output.jsonText(["event": "serverBack", "server": check.serverName, "downtime_seconds": downtime,
@@ -160,15 +160,6 @@ struct Selftest: ParsableCommand {
                                       + String(format: "%.2f", downtime) + " s; checking again")
                 }
             }
-        }
-    }
-
-    /// Polls until a client can be opened on `serverName`.
-    private func waitForServer(_ serverName: String) {
-        var pause = 0.05
-        while (try? Client(name: "jas-selftest-probe", serverName: serverName))?.close() == nil {
-            usleep(UInt32(pause * 1_000_000))
-            pause = min(1, pause * 2)
         }
     }
 

@@ -168,6 +168,26 @@ final class MediaServicesTests: JackTestCase {
         XCTAssertEqual(selftest.terminationStatus, failedInAll.isEmpty ? 0 : 1, "the status says whether every round passed")
     }
 
+    /// `AudioSession.waitForServer`: false once its limit passed with no
+    /// server, true once one started meanwhile (woken by its socket, not at
+    /// the end of a one-second step), and it never starts one itself.
+    func testWaitForServerNeverStartsOneAndReturnsWhenOneIsThere() throws {
+        let name = LoopbackServer.uniqueName()
+        XCTAssertFalse(AudioSession.waitForServer(name, limit: 0.4))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/dev/shm/jack_\(name)_\(getuid())_0"), "a server was started")
+        let waited = DispatchSemaphore(value: 0)
+        let found = Atomic<Bool>(false)
+        Thread.detachNewThread {
+            found.store(AudioSession.waitForServer(name, limit: 30), ordering: .relaxed)
+            waited.signal()
+        }
+        _ = try startServer(name: name, period: 256)
+        let serverUp = Date()
+        XCTAssertEqual(waited.wait(timeout: .now() + 30), .success)
+        XCTAssertTrue(found.load(ordering: .relaxed))
+        print("waitForServer returned \(String(format: "%.0f", Date().timeIntervalSince(serverUp) * 1000)) ms after the server was up")
+    }
+
     /// A hundred restarts, SIGTERM and SIGKILL in turn, while other processes'
     /// clients come and go every 100 ms (`jack_lsp`): each one sends every
     /// client a notification that libjack handles under the mutex a careless
