@@ -33,10 +33,13 @@ let package = Package(
             name: "CJack",
             linkerSettings: [.linkedLibrary("jack")]
         ),
-        // Thin Swift wrapper of libjack. No policy.
+        // The JACK layer: a typed Swift wrapper of libjack, and for now also the
+        // process-wide open/close lane, the real-time processor and its output
+        // stage (see Sources/JackKit/README.md).
         .target(
             name: "JackKit",
-            dependencies: ["CJack"]
+            dependencies: ["CJack"],
+            exclude: ["README.md"]
         ),
         // The AVAudioSession-shaped controller.
         .target(
@@ -47,7 +50,8 @@ let package = Package(
         // What measuring tools do with the audio: test signals, loopback checks.
         .target(
             name: "Measurement",
-            dependencies: ["AudioSession", "Capture", "JackKit"]
+            dependencies: ["AudioSession", "Capture", "JackKit"],
+            exclude: ["README.md"]
         ),
         // libsndfile (Debian libsndfile1-dev), header only.
         .systemLibrary(
@@ -60,21 +64,24 @@ let package = Package(
         // cycle header and the reader that drains it, the source and silence watches.
         .target(
             name: "Capture",
-            dependencies: ["AudioSession", "JackKit", "CWakeup"]
+            dependencies: ["AudioSession", "JackKit", "CWakeup"],
+            exclude: ["README.md"]
         ),
         // C shim only: a semaphore wait on the monotonic clock (sem_clockwait), for a ring's reader.
         .target(name: "CWakeup"),
         // Reading sound files through libsndfile (the file meter, and checking takes).
         .target(
             name: "SoundFile",
-            dependencies: ["CSndFile"]
+            dependencies: ["CSndFile"],
+            exclude: ["README.md"]
         ),
         // What recording tools do with the audio: a ring to a disk thread, files
         // that survive crashes and server restarts, pre-roll and trigger.
         .target(
             name: "Recording",
             dependencies: ["Capture", "AudioSession", "JackKit", "CSndFile", "SoundFile",
-                           .product(name: "Crypto", package: "swift-crypto")]
+                           .product(name: "Crypto", package: "swift-crypto")],
+            exclude: ["README.md"]
         ),
         // libebur128 (Debian libebur128-dev), header only.
         .systemLibrary(
@@ -86,12 +93,14 @@ let package = Package(
         // K-meters; live from JACK ports (through the Capture ring) or from files.
         .target(
             name: "Metering",
-            dependencies: ["Capture", "SoundFile", "AudioSession", "JackKit", "CLoudness"]
+            dependencies: ["Capture", "SoundFile", "AudioSession", "JackKit", "CLoudness"],
+            exclude: ["README.md"]
         ),
         // Starts and stops private jackd servers with loopback ports.
         .target(
             name: "LoopbackHarness",
-            dependencies: ["JackKit", "AudioSession"]
+            dependencies: ["JackKit", "AudioSession"],
+            exclude: ["README.md"]
         ),
         // Watching a headless box: a live page, a WebSocket stream, Prometheus
         // metrics and control routes over HTTP (hummingbird, swift-prometheus,
@@ -106,7 +115,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         // The command-line tool: parses, calls the library, prints.
         .executableTarget(
@@ -115,7 +125,8 @@ let package = Package(
                 "AudioSession", "Measurement", "Capture", "Recording", "Metering", "LoopbackHarness", "JackKit", "RemoteWatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         // The README's example, compiled so it cannot rot.
         .executableTarget(
