@@ -4,6 +4,7 @@ import Foundation
 import JackKit
 import Metering
 import Recording
+import Synchronization
 import SystemPackage
 
 /// Where `jas` writes: JSON Lines or human text on stdout, diagnostics on stderr.
@@ -16,13 +17,18 @@ import SystemPackage
 enum Output {
     enum ReaderGonePolicy { case stop, keepRecording }
 
-    nonisolated(unsafe) static var whenReaderGoes = ReaderGonePolicy.stop // set by the command before its first output
-    private static let stdoutLock = NSLock()
-    nonisolated(unsafe) private static var readerGone = false // behind `stdoutLock`
+    /// What the command does when the reader goes (set before its first output).
+    static var whenReaderGoes: ReaderGonePolicy {
+        get { readerGonePolicy.withLock { $0 } }
+        set { readerGonePolicy.withLock { $0 = newValue } }
+    }
+    private static let readerGonePolicy = Mutex(ReaderGonePolicy.stop)
+    /// Whether the reader of stdout went away; held while a line is written, so lines never interleave.
+    private static let readerGone = Mutex(false)
 
     /// Writes one line to stdout, flushed at once.
     static func line(_ text: String) {
-        let gone = stdoutLock.withLock { () -> Bool in
+        let gone = readerGone.withLock { readerGone -> Bool in
             guard !readerGone else { return false }
             guard (try? FileDescriptor.standardOutput.writeAll(Array((text + "\n").utf8))) == nil else { return false }
             readerGone = true
@@ -31,26 +37,25 @@ enum Output {
         if gone { readerWent() }
     }
 
-    nonisolated(unsafe) private static var readerWatch: DispatchSourceTimer? // set once, half a second before its handler first runs
 
     /// Looks at stdout twice a second: a pipe whose reader has gone reports
     /// an error even while nothing is written (a monitor that prints only on
-    /// events would otherwise notice at its next event).
+    /// events would otherwise notice at its next event). The timer's handler
+    /// holds the timer (alive until it cancels itself).
     static func watchReader() {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "jas.stdout-reader"))
         timer.schedule(deadline: .now() + 0.5, repeating: 0.5)
         timer.setEventHandler {
             var poller = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
             guard poll(&poller, 1, 0) == 1, poller.revents & Int16(POLLERR) != 0 else { return }
-            let first = stdoutLock.withLock { () -> Bool in
+            let first = readerGone.withLock { readerGone -> Bool in
                 defer { readerGone = true }
                 return !readerGone
             }
             if first { readerWent() }
-            readerWatch?.cancel()
+            timer.cancel()
         }
         timer.resume()
-        readerWatch = timer
     }
 
     private static func readerWent() {

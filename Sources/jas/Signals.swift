@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Ctrl-C, SIGTERM, SIGHUP and SIGUSR1 for every command. A handler of our
 /// own is installed for each on the first line of `main` (so there is no
@@ -15,12 +16,16 @@ import Foundation
 /// session closes before the private server it runs on stops), then the
 /// process exits; without cleanups, at once.
 enum Signals {
-    nonisolated(unsafe) private static var cleanups: [@Sendable () -> Void] = [] // these five: behind `lock`
-    nonisolated(unsafe) private static var exitOverride: Int32?
-    nonisolated(unsafe) private static var user1: (@Sendable () -> Void)?
-    nonisolated(unsafe) private static var ending = false
-    nonisolated(unsafe) private static var endingSignal: Int32?
-    private static let lock = NSLock()
+    /// What the command asked for, and how far an ending is.
+    private struct State {
+        var cleanups: [@Sendable () -> Void] = []
+        var exitOverride: Int32?
+        var user1: (@Sendable () -> Void)?
+        var ending = false
+        var endingSignal: Int32?
+    }
+
+    private static let state = Mutex(State())
     private static let queue = DispatchQueue(label: "jas.signals")
     /// The signals jas takes. SIGHUP (a closed terminal, a dropped SSH
     /// session) ends a command cleanly, as SIGTERM does: a take is finished.
@@ -37,7 +42,7 @@ enum Signals {
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
-        signalPipe = ends[1]
+        signalPipe.store(ends[1], ordering: .releasing)
         let reader = ends[0]
         let listener = Thread {
             var number: UInt8 = 0
@@ -57,48 +62,51 @@ enum Signals {
         action.__sigaction_handler.sa_handler = { number in
             // Async-signal-safe: one write(2) to a descriptor set before any handler.
             var byte = UInt8(truncatingIfNeeded: number)
-            _ = write(Signals.signalPipe, &byte, 1)
+            _ = write(Signals.signalPipe.load(ordering: .acquiring), &byte, 1)
         }
         action.sa_flags = SA_RESTART
         sigemptyset(&action.sa_mask)
         for signalNumber in taken { sigaction(signalNumber, &action, nil) }
     }
 
-    /// The pipe's write end, for the handler (set before any handler runs).
-    nonisolated(unsafe) static var signalPipe: Int32 = -1 // written once, before the handler is installed
+    /// The pipe's write end, for the handler (set before any handler runs; an atomic load is async-signal-safe).
+    static let signalPipe = Atomic<Int32>(-1)
 
     private static func deliver(_ signalNumber: Int32) {
         switch signalNumber {
         case SIGUSR1:
             // Without a command that asked for it, SIGUSR1 ends nothing.
-            lock.withLock { user1 }?()
+            state.withLock { $0.user1 }?()
         default:
-            lock.withLock { endingSignal = endingSignal ?? signalNumber }
-            end(exitStatus: lock.withLock { exitOverride } ?? 128 + signalNumber)
+            let override = state.withLock { state in
+                state.endingSignal = state.endingSignal ?? signalNumber
+                return state.exitOverride
+            }
+            end(exitStatus: override ?? 128 + signalNumber)
         }
     }
 
     /// Runs `cleanup` on SIGINT, SIGTERM or SIGHUP, then exits with
     /// `exitStatus` (nil: 128 + the signal's number, as a shell reports it).
     static func onInterrupt(exitStatus: Int32? = nil, _ cleanup: @escaping @Sendable () -> Void) {
-        lock.withLock {
-            cleanups.append(cleanup)
-            if let exitStatus { exitOverride = exitStatus }
+        state.withLock { state in
+            state.cleanups.append(cleanup)
+            if let exitStatus { state.exitOverride = exitStatus }
         }
     }
 
     /// Runs `action` on every SIGUSR1 (a start command from another program).
     static func onUser1(_ action: @escaping @Sendable () -> Void) {
-        lock.withLock { user1 = action }
+        state.withLock { $0.user1 = action }
     }
 
     /// Ends the command as a signal would: its cleanups (once, whoever asks
     /// first; a second asker waits for the exit), then `_exit(exitStatus)`.
     static func end(exitStatus: Int32) -> Never {
-        let mine = lock.withLock { () -> [@Sendable () -> Void]? in
-            guard !ending else { return nil }
-            ending = true
-            return cleanups.reversed()
+        let mine = state.withLock { state -> [@Sendable () -> Void]? in
+            guard !state.ending else { return nil }
+            state.ending = true
+            return state.cleanups.reversed()
         }
         guard let mine else {
             while true { pause() }
@@ -122,7 +130,7 @@ enum Signals {
     /// Why the command is ending, for a log: the signal's name ("SIGTERM"),
     /// or nil when no signal ended it.
     static var endingReason: String? {
-        lock.withLock { endingSignal }.map { signalNumber in
+        state.withLock { $0.endingSignal }.map { signalNumber in
             switch signalNumber {
             case SIGINT: "SIGINT"
             case SIGTERM: "SIGTERM"
@@ -133,5 +141,5 @@ enum Signals {
     }
 
     /// Whether the command is ending (its cleanups may be running).
-    static var isEnding: Bool { lock.withLock { ending } }
+    static var isEnding: Bool { state.withLock { $0.ending } }
 }

@@ -15,20 +15,20 @@ enum WedgeWatch {
     /// EX_TEMPFAIL: a temporary failure that a restart clears.
     static let exitStatus: Int32 = 75
 
-    nonisolated(unsafe) private static var timer: DispatchSourceTimer? // set once by `start`, only to keep the timer alive
     private static let ending = Atomic<Bool>(false)
 
     /// Checks four times a second; on a wedge runs `finalise`, then exits.
     static func start(command: String, finalise: @escaping @Sendable () -> Void = {}) {
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + 0.25, repeating: 0.25)
+        // The handler holds the timer: it lives as long as the command.
         timer.setEventHandler {
+            _ = timer
             guard ClientLifecycle.shared.wedgedReason != nil, claimEnding() else { return }
             finalise()
             leaveIfWedged(command: command)
         }
         timer.resume()
-        Self.timer = timer
     }
 
     /// Called where the command ends by itself or on a signal, before it
