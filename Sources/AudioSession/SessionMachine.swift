@@ -57,6 +57,8 @@ struct SessionMachine: Sendable {
         let fallback: Fallback
         /// Published as active before its audio flows (so those it interrupts fall silent as it starts).
         var announced = false
+        /// The attempt opened the session's client (it had none before).
+        var clientReached = false
 
         /// Where an activation that reached no client goes back to.
         enum Fallback: Sendable, Equatable {
@@ -142,7 +144,7 @@ struct SessionMachine: Sendable {
         case let .activating(attempt):
             switch attempt.fallback {
             case .idle, .interrupted: true
-            case .closed, .lost, .wedged: attempt.reset != nil
+            case .closed, .lost, .wedged: attempt.reset != nil || attempt.clientReached
             }
         case .closed, .lost, .wedged: false
         }
@@ -252,6 +254,11 @@ struct SessionMachine: Sendable {
             return [.post(.mediaServicesWereReset(loss.reset(to: server, reactivated: false, at: now)))]
         case .closed, .wedged:
             phase = .idle
+            return []
+        case var .activating(attempt):
+            // Opened for the attempt: a loss from now on is one (the activation waits off the queue).
+            attempt.clientReached = true
+            phase = .activating(attempt)
             return []
         default:
             return []

@@ -136,6 +136,20 @@ final class SessionMachineTests: XCTestCase {
         }
     }
 
+    /// The first activation opens the client, and the server goes while the
+    /// activation waits for JACK off the queue: that is a loss, reconnected,
+    /// not a shutdown dropped because the session had no client before.
+    func testALossAfterTheFirstActivationOpenedItsClientIsALoss() throws {
+        var machine = Machine()
+        let attempt = try XCTUnwrap(machine.activationRequested())
+        XCTAssertTrue(machine.openNeedsClient)
+        XCTAssertEqual(machine.clientOpened(server: before, at: t0), [])
+        XCTAssertFalse(machine.openNeedsClient, "the attempt holds the client now")
+        let loss = try XCTUnwrap(lossOf(machine.serverLost(reason: "gone", lastSeen: before, at: t0)))
+        XCTAssertNil(machine.activationSucceeded(attempt.number, server: before, at: t0), "overtaken")
+        XCTAssertEqual(machine.pendingLoss, loss)
+    }
+
     /// A reset's reactivation that fails (the server went again mid-rebuild) waits for the server again.
     func testAFailedReactivationWaitsForTheServerAgain() throws {
         var machine = active()
@@ -311,6 +325,7 @@ final class SessionMachineTests: XCTestCase {
             let others = [other(1), other(2, order: 5), other(3, priority: .call)]
             for _ in 0..<40 {
                 let generation = machine.generation
+                let wasActivating = machine.attempt != nil
                 var effects: [Machine.Effect] = []
                 var reactivation: Machine.Attempt?
                 switch Int.random(in: 0..<11, using: &generator) {
@@ -353,8 +368,9 @@ final class SessionMachineTests: XCTestCase {
                 for effect in effects {
                     switch effect {
                     case let .reconnect(loss):
-                        // One unanswered is replaced only by a loss during its own reactivation.
-                        check(unanswered == nil || loss.wasActive, "a loss while another is unanswered")
+                        // One unanswered is replaced only by a loss during an activation that answers it
+                        // (a reset's reactivation, or the app's reaching the returned server).
+                        check(unanswered == nil || wasActivating, "a loss while another is unanswered")
                         check(loss.generation == machine.generation, "a reconnect of another generation")
                         losses.append(loss)
                         unanswered = loss
