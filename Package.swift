@@ -258,6 +258,12 @@ let package = Package(
             name: "PipeWireTests",
             dependencies: ["LoopbackHarness", "JackTestSupport", "jas"]
         ),
+        // The JSON lines of every tool against recorded ones: no jackd.
+        .testTarget(
+            name: "EventSchemaTests",
+            dependencies: ["AudioSession", "Capture", "Metering", "Recording", "jas"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "AudioSessionTests",
             dependencies: ["AudioSession", "Measurement", "JackKit", "LoopbackHarness", "JackTestSupport", "AllocationCounter"]
