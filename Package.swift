@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "JackKit", targets: ["JackKit"]),
         .library(name: "AudioSession", targets: ["AudioSession"]),
+        .library(name: "EventSchema", targets: ["EventSchema"]),
         .library(name: "Measurement", targets: ["Measurement"]),
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "SoundFile", targets: ["SoundFile"]),
@@ -41,10 +42,15 @@ let package = Package(
             dependencies: ["CJack"],
             exclude: ["README.md"]
         ),
+        // The one JSON-lines schema's encoder: keys, numbers, null, the time stamp.
+        .target(
+            name: "EventSchema",
+            exclude: ["README.md"]
+        ),
         // The AVAudioSession-shaped controller.
         .target(
             name: "AudioSession",
-            dependencies: ["JackKit"],
+            dependencies: ["JackKit", "EventSchema"],
             exclude: ["README.md"]
         ),
         // What measuring tools do with the audio: test signals, loopback checks.
@@ -79,7 +85,7 @@ let package = Package(
         // that survive crashes and server restarts, pre-roll and trigger.
         .target(
             name: "Recording",
-            dependencies: ["Capture", "AudioSession", "JackKit", "CSndFile", "SoundFile",
+            dependencies: ["Capture", "AudioSession", "JackKit", "CSndFile", "SoundFile", "EventSchema",
                            .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["README.md"]
         ),
@@ -93,7 +99,7 @@ let package = Package(
         // K-meters; live from JACK ports (through the Capture ring) or from files.
         .target(
             name: "Metering",
-            dependencies: ["Capture", "SoundFile", "AudioSession", "JackKit", "CLoudness"],
+            dependencies: ["Capture", "SoundFile", "AudioSession", "JackKit", "CLoudness", "EventSchema"],
             exclude: ["README.md"]
         ),
         // Starts and stops private jackd servers with loopback ports.
@@ -108,7 +114,7 @@ let package = Package(
         .target(
             name: "RemoteWatch",
             dependencies: [
-                "Metering",
+                "Metering", "Recording", "AudioSession", "EventSchema",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -123,6 +129,7 @@ let package = Package(
             name: "jas",
             dependencies: [
                 "AudioSession", "Measurement", "Capture", "Recording", "Metering", "LoopbackHarness", "JackKit", "RemoteWatch",
+                "EventSchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -261,7 +268,7 @@ let package = Package(
         // The JSON lines of every tool against recorded ones: no jackd.
         .testTarget(
             name: "EventSchemaTests",
-            dependencies: ["AudioSession", "Capture", "Metering", "Recording", "jas"],
+            dependencies: ["AudioSession", "Capture", "Metering", "Recording", "RemoteWatch", "EventSchema", "jas"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

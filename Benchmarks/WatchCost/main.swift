@@ -79,10 +79,7 @@ func measure(server: LoopbackServer, seconds: Int, serve: Bool, browser: Bool) a
     try meter.start { reading in
         readings.add()
         guard serve else { return }
-        var object = reading.jsonObject
-        object["time"] = Date().timeIntervalSince1970
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        board.publish(reading, line: String(decoding: data, as: UTF8.self))
+        board.publish(reading)
     }
     var clients: [Process] = []
     if let watch {

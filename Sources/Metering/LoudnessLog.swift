@@ -1,3 +1,4 @@
+import EventSchema
 import Foundation
 
 /// A loudness compliance log for long unattended runs: one JSON line per
@@ -52,11 +53,11 @@ public final class LoudnessLog: @unchecked Sendable { // the file and its runnin
     }
 
     /// A reset, pause or resume of the programme at `seconds` of audio.
-    public func note(_ event: String, seconds: Double) {
+    public func note(_ change: MeterEvent.ProgrammeChange, seconds: Double) {
         lock.withLock {
-            if event == "loudness_paused" { paused = true }
-            if event == "loudness_resumed" { paused = false }
-            write(["event": event, "seconds": seconds])
+            if change == .paused { paused = true }
+            if change == .resumed { paused = false }
+            write(MeterEvent.programme(change, seconds: seconds))
         }
     }
 
@@ -65,22 +66,59 @@ public final class LoudnessLog: @unchecked Sendable { // the file and its runnin
 
     private func writeInterval() {
         guard let last else { return }
-        write(["event": "interval", "from_seconds": from, "to_seconds": last.seconds,
-               "max_momentary_lufs": json(maxMomentary), "short_term_lufs": json(last.shortTermLUFS),
-               "integrated_lufs": json(last.integratedLUFS), "lra_lu": json(last.loudnessRangeLU),
-               "true_peak_dbtp": json(truePeak), "sample_peak_dbfs": json(samplePeak), "paused": paused])
+        write(Interval(fromSeconds: from, toSeconds: last.seconds, maxMomentaryLUFS: maxMomentary,
+                       shortTermLUFS: last.shortTermLUFS, integratedLUFS: last.integratedLUFS,
+                       loudnessRangeLU: last.loudnessRangeLU, truePeakDBTP: truePeak, samplePeakDBFS: samplePeak,
+                       paused: paused))
         from = last.seconds
         maxMomentary = nil
         truePeak = -.infinity
         samplePeak = -.infinity
     }
 
-    private func write(_ object: [String: Any]) {
-        var object = object
-        object["time"] = ISO8601DateFormatter().string(from: Date())
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+    /// One interval's line.
+    struct Interval: Encodable {
+        let fromSeconds: Double
+        let toSeconds: Double
+        let maxMomentaryLUFS: Double?
+        let shortTermLUFS: Double?
+        let integratedLUFS: Double?
+        let loudnessRangeLU: Double?
+        let truePeakDBTP: Double
+        let samplePeakDBFS: Double
+        let paused: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            var json = encoder.container(keyedBy: EventKey.self)
+            try json.encode("interval", forKey: "event")
+            try json.encode(fromSeconds, forKey: "from_seconds")
+            try json.encode(toSeconds, forKey: "to_seconds")
+            try json.encodeFigure(maxMomentaryLUFS, forKey: "max_momentary_lufs")
+            try json.encodeFigure(shortTermLUFS, forKey: "short_term_lufs")
+            try json.encodeFigure(integratedLUFS, forKey: "integrated_lufs")
+            try json.encodeFigure(loudnessRangeLU, forKey: "lra_lu")
+            try json.encodeFigure(truePeakDBTP, forKey: "true_peak_dbtp")
+            try json.encodeFigure(samplePeakDBFS, forKey: "sample_peak_dbfs")
+            try json.encode(paused, forKey: "paused")
+        }
+    }
+
+    /// A line of the log: the value with its wall-clock time as ISO 8601 (this log's `time` is read by people too).
+    private struct Line<Value: Encodable>: Encodable {
+        let value: Value
+        let time: String
+
+        func encode(to encoder: any Encoder) throws {
+            try value.encode(to: encoder)
+            var json = encoder.container(keyedBy: EventKey.self)
+            try json.encode(time, forKey: "time")
+        }
+    }
+
+    private func write<Value: Encodable>(_ value: Value) {
+        let line = EventEncoding.line(Line(value: value, time: ISO8601DateFormatter().string(from: Date())))
         do {
-            try handle.write(contentsOf: data + Data("\n".utf8))
+            try handle.write(contentsOf: Data((line + "\n").utf8))
             problemSaid = false
         } catch {
             guard !problemSaid else { return }

@@ -1,5 +1,5 @@
 /// One channel's figures for one interval (or, in a summary, the programme).
-public struct ChannelReading: Sendable, Equatable, Codable {
+public struct ChannelReading: Sendable, Equatable {
     /// 1-based channel number.
     public var channel: Int
     /// The JACK port or file channel metered.
@@ -21,7 +21,7 @@ public struct ChannelReading: Sendable, Equatable, Codable {
 }
 
 /// What the meter says for one interval.
-public struct MeterReading: Sendable, Equatable, Codable {
+public struct MeterReading: Sendable, Equatable {
     /// Seconds of audio metered so far (the end of this interval).
     public var seconds: Double
     /// Momentary (400 ms), short-term (3 s) and integrated loudness, LUFS (nil: below the −70 LUFS gate).
@@ -34,7 +34,7 @@ public struct MeterReading: Sendable, Equatable, Codable {
 }
 
 /// The figures for the whole programme.
-public struct MeterSummary: Sendable, Equatable, Codable {
+public struct MeterSummary: Sendable, Equatable {
     /// Seconds metered.
     public var seconds: Double
     /// Seconds the programme's figures cover: since the start or the last

@@ -549,7 +549,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         record(event)
         let allowed = allowedFrames(frames)
         let at = stats.withLock { $0.framesWritten }
-        if diskFull == nil, let reason = event.jsonObject["reason"] as? String {
+        if diskFull == nil, let reason = event.gapReason {
             noteGap(at: at, frames: allowed, reason: reason)
         }
         guard store(nil, frames: allowed) else { return }

@@ -1,6 +1,8 @@
+import EventSchema
+
 /// What a recording did, for the final report (`jas record --json` prints it
 /// with snake_case keys).
-public struct RecordingSummary: Sendable, Codable, Equatable {
+public struct RecordingSummary: Sendable, Equatable {
     /// The file (the first one when per channel or split at a rate change).
     public var path: String
     /// Every file written.
@@ -72,4 +74,58 @@ public struct RecordingProgress: Sendable, Equatable {
     public var serverLost: Bool
     /// The sample clock's rate error against the wall clock, ppm (nil: not measured yet).
     public var rateErrorPPM: Double? = nil
+}
+
+/// The summary as the last line of `jas record --json`.
+extension RecordingSummary: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var json = encoder.container(keyedBy: EventKey.self)
+        try json.encode("summary", forKey: "event")
+        try json.encode(path, forKey: "path")
+        try json.encode(paths, forKey: "paths")
+        try json.encodeOrNull(logPath, forKey: "log_path")
+        try json.encode(framesWritten, forKey: "frames_written")
+        try json.encode(durationSeconds, forKey: "duration_seconds")
+        try json.encode(sampleRate, forKey: "sample_rate")
+        try json.encode(channels, forKey: "channels")
+        try json.encode(ports, forKey: "ports")
+        try json.encode(overruns, forKey: "overruns")
+        try json.encode(overrunFrames, forKey: "overrun_frames")
+        try json.encode(xruns, forKey: "xruns")
+        try json.encode(gaps, forKey: "gaps")
+        try json.encode(gapFrames, forKey: "gap_frames")
+        try json.encode(interruptions, forKey: "interruptions")
+        try json.encode(interruptionFrames, forKey: "interruption_frames")
+        try json.encodeOrNull(firstFrameTime, forKey: "first_frame_time")
+        try json.encode(prerollFrames, forKey: "preroll_frames")
+        try json.encodeOrNull(timeReference, forKey: "time_reference")
+        try json.encode(captureLatencyFrames, forKey: "capture_latency_frames")
+        try json.encode(bufferSeconds, forKey: "buffer_seconds")
+        try json.encodeOrNull(problem, forKey: "problem")
+        try json.encode(unwrittenFrames, forKey: "unwritten_frames")
+        try json.encodeOrNull(manifestPath, forKey: "manifest_path")
+        try json.encodeOrNull(stopReason, forKey: "stop_reason")
+    }
+}
+
+/// Progress as a line of `jas record --json` (every second) and of the watch
+/// stream (four times a second): the peaks to 0.1 dB, `null` for a channel
+/// in digital silence.
+extension RecordingProgress: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var json = encoder.container(keyedBy: EventKey.self)
+        try json.encode("progress", forKey: "event")
+        try json.encode(isRecording, forKey: "recording")
+        try json.encode(framesWritten, forKey: "frames_written")
+        try json.encode(Double(framesWritten) / Double(max(1, sampleRate)), forKey: "seconds")
+        try json.encode(peakDBFS.map { Figure.rounded($0, decimals: 1) }, forKey: "peak_dbfs")
+        try json.encodeFigure(ringFill, decimals: 3, forKey: "ring_fill")
+        try json.encode(overruns, forKey: "overruns")
+        try json.encode(xruns, forKey: "xruns")
+        try json.encode(gaps, forKey: "gaps")
+        try json.encode(gapFrames, forKey: "gap_frames")
+        try json.encodeOrNull(path, forKey: "path")
+        try json.encode(serverLost, forKey: "server_lost")
+        try json.encodeFigure(rateErrorPPM, forKey: "clock_rate_error_ppm")
+    }
 }

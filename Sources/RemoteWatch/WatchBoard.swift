@@ -1,11 +1,16 @@
+import AudioSession
+import EventSchema
 import Foundation
 import Metering
+import Recording
 import Synchronization
 
 /// What the watch server shows. The tool feeds it from its own threads, off
 /// the real-time path (a reading per interval, each event, the take's
-/// progress), as the JSON lines its `--json` prints; the routes and the
-/// WebSocket viewers read it. Nothing here waits on a viewer.
+/// progress), as the typed values of the event schema; it keeps the state
+/// they imply (server up, dead air, xruns, resets) for the page and the
+/// metrics, and streams each value as the line `--json` prints for it. The
+/// routes and the WebSocket viewers read it. Nothing here waits on a viewer.
 public final class WatchBoard: Sendable {
     /// The command being watched.
     public enum Tool: String, Sendable { case meter, record }
@@ -20,13 +25,13 @@ public final class WatchBoard: Sendable {
     private struct State {
         var facts: [String: String] = [:]
         var ports: [String] = []
-        var reading: String?
-        var progress: String?
+        var reading: Stamped<MeterReading>?
+        var progress: Stamped<RecordingProgress>?
         var serverUp = true
         var silence = false
         var xruns = 0
         var resets = 0
-        var recent: [String] = []
+        var recent: [Stamped<AnyEvent>] = []
     }
 
     /// `server`: the JACK server's name.
@@ -44,33 +49,69 @@ public final class WatchBoard: Sendable {
         }
     }
 
-    /// A reading, with the line `--json` prints for it.
-    public func publish(_ reading: MeterReading, line: String) {
+    /// A reading of the meter.
+    public func publish(_ reading: MeterReading, at time: Date = Date()) {
+        let stamped = Stamped(reading, at: time)
         metrics.update(reading)
-        state.withLock { $0.reading = line }
-        hub.broadcast(line)
+        state.withLock { $0.reading = stamped }
+        hub.broadcast(EventEncoding.line(stamped))
     }
 
-    /// An event, as the line `--json` prints for it.
-    public func publish(eventLine line: String) {
+    /// A take's progress, with the totals the metrics count.
+    public func publish(_ progress: RecordingProgress, at time: Date = Date()) {
+        let stamped = Stamped(progress, at: time)
+        metrics.updateRecord(framesWritten: progress.framesWritten, overruns: progress.overruns,
+                             gapFrames: progress.gapFrames, clockRateErrorPPM: progress.rateErrorPPM)
+        state.withLock { $0.progress = stamped }
+        hub.broadcast(EventEncoding.line(stamped))
+    }
+
+    /// A session event: the server's loss and return, xruns.
+    public func publish(_ event: AudioSessionEvent, at time: Date = Date()) {
+        switch event {
+        case .mediaServicesWereLost: setServerUp(false)
+        case .mediaServicesWereReset: setServerUp(true)
+        case let .xrun(count, _, _): addXruns(count)
+        default: break
+        }
+        publish(event: event, at: time)
+    }
+
+    /// A recording's event: the server's loss and return, dead air, xruns.
+    public func publish(_ event: RecordingEvent, at time: Date = Date()) {
+        switch event {
+        case .serverLost: setServerUp(false)
+        case .serverBack: setServerUp(true)
+        case .silence: setSilence(true)
+        case .signal: setSilence(false)
+        case .xrun: addXruns(1)
+        default: break
+        }
+        publish(event: event, at: time)
+    }
+
+    /// A meter's event: dead air and its end.
+    public func publish(_ event: MeterEvent, at time: Date = Date()) {
+        switch event {
+        case .silence: setSilence(true)
+        case .signal: setSilence(false)
+        default: break
+        }
+        publish(event: event, at: time)
+    }
+
+    /// Any other event of the schema (the tool's own: its summary, where it serves).
+    public func publish(event: some Encodable & Sendable, at time: Date = Date()) {
+        let stamped = Stamped(AnyEvent(event), at: time)
         state.withLock { state in
-            state.recent.append(line)
+            state.recent.append(stamped)
             if state.recent.count > Self.recentEvents { state.recent.removeFirst(state.recent.count - Self.recentEvents) }
         }
-        hub.broadcast(line)
-    }
-
-    /// A take's progress line, with the totals the metrics count.
-    public func publish(progressLine line: String, framesWritten: Int64, overruns: Int, gapFrames: Int64,
-                        clockRateErrorPPM: Double? = nil) {
-        metrics.updateRecord(framesWritten: framesWritten, overruns: overruns, gapFrames: gapFrames,
-                             clockRateErrorPPM: clockRateErrorPPM)
-        state.withLock { $0.progress = line }
-        hub.broadcast(line)
+        hub.broadcast(EventEncoding.line(stamped))
     }
 
     /// The JACK server went away (false) or the session is back on one (true).
-    public func setServerUp(_ up: Bool) {
+    func setServerUp(_ up: Bool) {
         let cameBack = state.withLock { state -> Bool in
             defer { state.serverUp = up }
             guard up && !state.serverUp else { return false }
@@ -81,14 +122,14 @@ public final class WatchBoard: Sendable {
         if cameBack { metrics.addReset() }
     }
 
-    public func addXruns(_ count: Int) {
+    func addXruns(_ count: Int) {
         guard count > 0 else { return }
         state.withLock { $0.xruns += count }
         metrics.addXruns(count)
     }
 
     /// The silence alarm is on (dead air) or off.
-    public func setSilence(_ on: Bool) {
+    func setSilence(_ on: Bool) {
         state.withLock { $0.silence = on }
         metrics.setSilence(on)
     }
@@ -97,21 +138,29 @@ public final class WatchBoard: Sendable {
     public var viewers: Int { hub.count }
 
     /// `GET /api/status` and the first line a viewer gets: the state now, the last reading and events.
-    func statusLine() -> String {
-        let copy = state.withLock { $0 }
-        func parsed(_ line: String?) -> Any {
-            guard let line, let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) else { return NSNull() }
-            return object
+    func statusLine(at time: Date = Date()) -> String {
+        EventEncoding.line(Status(tool: tool, state: state.withLock { $0 }), at: time)
+    }
+
+    private struct Status: Encodable {
+        let tool: Tool
+        let state: State
+
+        func encode(to encoder: any Encoder) throws {
+            var json = encoder.container(keyedBy: EventKey.self)
+            // The facts first: a fact named as a key below cannot replace it.
+            for (key, value) in state.facts { try json.encode(value, forKey: EventKey(stringValue: key)) }
+            try json.encode("status", forKey: "event")
+            try json.encode(tool.rawValue, forKey: "tool")
+            try json.encode(state.serverUp, forKey: "server_up")
+            try json.encode(state.silence, forKey: "silence")
+            try json.encode(state.xruns, forKey: "xruns")
+            try json.encode(state.resets, forKey: "media_services_resets")
+            try json.encode(state.ports, forKey: "ports")
+            try json.encodeOrNull(state.reading, forKey: "reading")
+            try json.encodeOrNull(state.progress, forKey: "progress")
+            try json.encode(state.recent, forKey: "recent_events")
         }
-        var object: [String: Any] = [
-            "event": "status", "tool": tool.rawValue, "server_up": copy.serverUp, "silence": copy.silence,
-            "xruns": copy.xruns, "media_services_resets": copy.resets, "ports": copy.ports,
-            "reading": parsed(copy.reading), "progress": parsed(copy.progress),
-            "recent_events": copy.recent.map { parsed($0) }, "time": Date().timeIntervalSince1970,
-        ]
-        for (key, value) in copy.facts { object[key] = value }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// Ends every viewer's stream (the tool is stopping).

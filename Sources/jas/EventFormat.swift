@@ -1,58 +1,12 @@
 import AudioSession
+import EventSchema
 import Foundation
 
-/// How `jas` prints session events: one JSON object per line (snake_case
-/// keys like every `--json` stream; the event and reason values keep
-/// AVAudioSession's names), or a line of text.
+/// How `jas` prints session events: one JSON object per line (the event's
+/// schema, `AudioSessionEvent+JSON` in AudioSession), or a line of text.
 enum EventFormat {
     static func json(_ event: AudioSessionEvent, time: Date = Date()) -> String {
-        var object: [String: Any] = ["time": time.timeIntervalSince1970]
-        switch event {
-        case let .interruption(type, options, reason):
-            object["event"] = "interruption"
-            object["type"] = type.name
-            object["options"] = options.contains(.shouldResume) ? ["shouldResume"] : []
-            object["reason"] = reason.rawValue
-        case let .routeChange(reason, previous, current, streams):
-            object["event"] = "routeChange"
-            object["reason"] = reason.name
-            object["streams"] = streams
-            object["previous_route"] = route(previous)
-            object["current_route"] = route(current)
-        case let .mediaServicesWereLost(reason):
-            object["event"] = "mediaServicesWereLost"
-            object["reason"] = reason
-        case let .mediaServicesWereReset(reset):
-            object["event"] = "mediaServicesWereReset"
-            object["downtime_seconds"] = reset.downtime
-            object["sample_rate"] = reset.sampleRate
-            object["previous_sample_rate"] = reset.previousSampleRate
-            object["io_buffer_frames"] = reset.ioBufferFrames
-            object["previous_io_buffer_frames"] = reset.previousIOBufferFrames
-            object["reactivated"] = reset.reactivated
-        case let .silenceSecondaryAudioHint(begin):
-            object["event"] = "silenceSecondaryAudioHint"
-            object["type"] = begin ? "begin" : "end"
-        case let .xrun(count, total, delay):
-            object["event"] = "xrun"
-            object["count"] = count
-            object["total"] = total
-            object["delay_microseconds"] = delay
-        case let .ioBufferDurationChange(seconds, frames):
-            object["event"] = "ioBufferDurationChange"
-            object["seconds"] = seconds
-            object["frames"] = frames
-        case let .serverLimitation(limitation):
-            object["event"] = "serverLimitation"
-            object["missing"] = limitation.missing
-            object["consequence"] = limitation.consequence
-            object["remedy"] = limitation.remedy
-        case let .sampleRateMismatch(mismatch):
-            object["event"] = "sampleRateMismatch"
-            object["preferred_sample_rate"] = mismatch.preferredSampleRate
-            object["sample_rate"] = mismatch.sampleRate
-        }
-        return line(object)
+        EventEncoding.line(event, at: time)
     }
 
     static func text(_ event: AudioSessionEvent, time: Date = Date()) -> String {
@@ -85,26 +39,12 @@ enum EventFormat {
         }
     }
 
-    static func route(_ route: RouteDescription) -> [String: Any] {
-        ["inputs": route.inputs.map(port), "outputs": route.outputs.map(port)]
-    }
-
-    static func port(_ port: PortDescription) -> [String: Any] {
-        ["port_name": port.portName, "port_type": port.portType.rawValue, "uid": port.uid,
-         "channels": port.channels.map { ["channel_name": $0.channelName, "channel_number": $0.channelNumber,
-                                          "jack_port": $0.jackPort] }]
-    }
-
     static func describe(_ route: RouteDescription) -> String {
         let inputs = route.inputs.map { "\($0.portName) [\($0.portType.rawValue)]" }
         let outputs = route.outputs.map { "\($0.portName) [\($0.portType.rawValue)]" }
         if inputs.isEmpty && outputs.isEmpty { return "(none)" }
         return [inputs.isEmpty ? nil : "in: " + inputs.joined(separator: ", "),
                 outputs.isEmpty ? nil : "out: " + outputs.joined(separator: ", ")].compactMap { $0 }.joined(separator: "; ")
-    }
-
-    static func line(_ object: [String: Any]) -> String {
-        Output.jsonText(object)
     }
 
     static func timestamp(_ time: Date) -> String {

@@ -74,16 +74,16 @@ struct Extract: ParsableCommand {
             Output.diagnostic("jas extract: \(Output.reason(error))")
             throw ExitCode.failure
         }
-        let gaps = clip.gaps.map { ["at_frame": $0.atFrame, "frames": $0.frames, "reason": $0.reason] as [String: Any] }
-        let sources = clip.pieces.compactMap { piece -> [String: Any]? in
+        let sources = clip.pieces.compactMap { piece -> ClipLine.Source? in
             guard case let .file(path, from, frames) = piece else { return nil }
-            return ["path": path, "from_frame": from, "frames": frames]
+            return ClipLine.Source(path: path, fromFrame: from, frames: frames)
         }
         if json {
-            Output.line(Output.jsonEventText([
-                "event": "clip", "path": output, "from": ManifestLine.iso(start), "to": ManifestLine.iso(end),
-                "frames": clip.frames, "sample_rate": clip.sampleRate, "channels": clip.channels,
-                "time_reference": clip.timeReference, "sources": sources, "gaps": gaps]))
+            Output.jsonEvent(ClipLine(path: output, from: ManifestLine.iso(start), to: ManifestLine.iso(end),
+                                      frames: clip.frames, sampleRate: clip.sampleRate, channels: clip.channels,
+                                      timeReference: clip.timeReference, sources: sources,
+                                      gaps: clip.gaps.map { ClipLine.Gap(atFrame: $0.atFrame, frames: $0.frames,
+                                                                         reason: $0.reason) }))
         } else {
             Output.diagnostic("wrote \(clip.frames) frames (\(String(format: "%.3f", Double(clip.frames) / Double(clip.sampleRate))) s) "
                               + "of \(ManifestLine.iso(start)) to \(ManifestLine.iso(end)) to '\(Output.safe(output))' from "
@@ -135,5 +135,31 @@ enum WallClockTime {
         }
         fields.tm_isdst = -1
         return Double(mktime(&fields)) + fraction
+    }
+}
+
+/// What `jas extract --json` wrote: the clip, the files it came from and its silences.
+struct ClipLine: Encodable {
+    var event = "clip"
+    let path: String
+    let from: String
+    let to: String
+    let frames: Int64
+    let sampleRate: Int
+    let channels: Int
+    let timeReference: UInt64
+    let sources: [Source]
+    let gaps: [Gap]
+
+    struct Source: Encodable {
+        let path: String
+        let fromFrame: Int64
+        let frames: Int64
+    }
+
+    struct Gap: Encodable {
+        let atFrame: Int64
+        let frames: Int64
+        let reason: String
     }
 }

@@ -43,7 +43,7 @@ struct HTTPOptions: ParsableArguments {
         // Registered before the command's own cleanup, so it runs after it: viewers get the summary.
         Signals.onInterrupt { server.stopBlocking() }
         if json {
-            Output.jsonEvent(["event": "http", "url": server.url, "control": token != nil])
+            Output.jsonEvent(Serving(url: server.url, control: token != nil))
         } else {
             Output.diagnostic("watch at \(server.url) (metrics: \(server.url)metrics)"
                               + (token == nil ? "" : "; control routes need the token"))
@@ -59,4 +59,11 @@ struct HTTPOptions: ParsableArguments {
         case .badToken: "--http-token"
         }
     }
+}
+
+/// Where a tool's watch is served, and whether its control routes are on (`--json`'s first line with `--http`).
+struct Serving: Encodable {
+    var event = "http"
+    let url: String
+    let control: Bool
 }

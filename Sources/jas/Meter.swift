@@ -187,17 +187,17 @@ final class ProgrammeControl: Sendable {
     }
 
     func perform(_ command: String) {
-        let event: String
+        let event: MeterEvent.ProgrammeChange
         switch command.trimmingCharacters(in: .whitespaces).lowercased() {
         case "reset":
             meter.resetProgramme()
-            event = "loudness_reset"
+            event = .reset
         case "pause":
             meter.setProgrammePaused(true)
-            event = "loudness_paused"
+            event = .paused
         case "resume":
             meter.setProgrammePaused(false)
-            event = "loudness_resumed"
+            event = .resumed
         case "":
             return
         default:

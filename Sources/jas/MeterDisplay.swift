@@ -1,5 +1,6 @@
 import AudioSession
 import Capture
+import EventSchema
 import Foundation
 import Metering
 import RemoteWatch
@@ -31,7 +32,8 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
     func show(_ reading: MeterReading) {
         lock.lock()
         defer { lock.unlock() }
-        if json || watch != nil { emit(reading.jsonObject, reading: reading) }
+        if json { Output.line(EventEncoding.line(reading, at: Date())) }
+        watch?.publish(reading)
         if json {
             return
         } else if terminal {
@@ -45,39 +47,27 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
     func event(_ event: AudioSessionEvent) {
         lock.lock()
         defer { lock.unlock() }
-        let line = EventFormat.json(event)
         if json {
-            Output.line(line)
+            Output.line(EventFormat.json(event))
         } else {
             Output.diagnostic(EventFormat.text(event))
         }
-        watchEvent(event, line: line)
+        watch?.publish(event)
     }
 
     /// An event only the watch hears (an xrun: the summary counts them for stdout).
     func eventForWatch(_ event: AudioSessionEvent) {
-        watchEvent(event, line: EventFormat.json(event))
-    }
-
-    private func watchEvent(_ event: AudioSessionEvent, line: String) {
-        guard let watch else { return }
-        switch event {
-        case .mediaServicesWereLost: watch.setServerUp(false)
-        case .mediaServicesWereReset: watch.setServerUp(true)
-        case let .xrun(count, _, _): watch.addXruns(count)
-        default: break
-        }
-        watch.publish(eventLine: line)
+        watch?.publish(event)
     }
 
     /// Dead air on the metered channels, or its end.
     func silence(_ change: SilenceAlarm.Change, tick: Double) {
         lock.lock()
         defer { lock.unlock() }
-        watch?.setSilence(change.kind == .silence)
-        let level: Any = change.levelDBFS.isFinite ? (change.levelDBFS * 100).rounded() / 100 : NSNull()
-        emit(["event": change.kind.rawValue, "channels": change.channels, "level_dbfs": level,
-              "seconds": Double(change.atFrame) * tick, "silent_seconds": Double(change.silentFrames) * tick])
+        let (seconds, silent) = (Double(change.atFrame) * tick, Double(change.silentFrames) * tick)
+        emit(change.kind == .silence
+             ? .silence(channels: change.channels, levelDBFS: change.levelDBFS, seconds: seconds, silentSeconds: silent)
+             : .signal(channels: change.channels, levelDBFS: change.levelDBFS, seconds: seconds, silentSeconds: silent))
         if !json {
             let what = change.kind == .silence ? "silence" : "signal back"
             Output.diagnostic(String(format: "%.1f s: %@ on channel%@ %@ (%.1f s of silence)", Double(change.atFrame) * tick,
@@ -92,13 +82,8 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
         lock.lock()
         defer { lock.unlock() }
         let ports = change.ports.joined(separator: ", ")
-        var object: [String: Any] = ["event": change.awaySeconds == nil ? "source_lost" : "source_back",
-                                     "ports": change.ports, "seconds": change.seconds]
-        if let away = change.awaySeconds {
-            object["away_seconds"] = away
-            object["returned"] = change.returned
-        }
-        emit(object)
+        emit(.source(ports: change.ports, seconds: change.seconds, awaySeconds: change.awaySeconds,
+                     returned: change.returned))
         if json {
             return
         } else if let away = change.awaySeconds {
@@ -112,14 +97,16 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
     }
 
     /// A reset, pause or resume of the programme's loudness.
-    func programme(_ event: String, seconds: Double) {
+    func programme(_ change: MeterEvent.ProgrammeChange, seconds: Double) {
         lock.lock()
         defer { lock.unlock() }
-        emit(["event": event, "seconds": seconds])
+        emit(.programme(change, seconds: seconds))
         if !json {
-            let what = ["loudness_reset": "integrated loudness and LRA start again",
-                        "loudness_paused": "integrated loudness and LRA paused",
-                        "loudness_resumed": "integrated loudness and LRA resumed"][event] ?? event
+            let what = switch change {
+            case .reset: "integrated loudness and LRA start again"
+            case .paused: "integrated loudness and LRA paused"
+            case .resumed: "integrated loudness and LRA resumed"
+            }
             Output.diagnostic(String(format: "%.1f s: ", seconds) + what)
         }
     }
@@ -129,7 +116,7 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
     func warn(_ message: String) {
         lock.lock()
         defer { lock.unlock() }
-        emit(["event": "warning", "message": message])
+        emit(.warning(message: message))
         if !json {
             Output.diagnostic("jas meter: warning: " + Output.safe(message))
         }
@@ -138,7 +125,8 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
     func finish(_ summary: MeterSummary) {
         lock.lock()
         defer { lock.unlock() }
-        emit(summary.jsonObject)
+        if json { Output.line(EventEncoding.line(summary, at: Date())) }
+        watch?.publish(event: summary)
         if json { return }
         Output.line(String(format: "%.1f s metered (%@, %d Hz)", summary.seconds, summary.layout, summary.sampleRate))
         Output.line("integrated \(Self.lufs(summary.integratedLUFS)) LUFS  LRA \(Self.number(summary.lraLU)) LU  "
@@ -243,15 +231,9 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
         return String(format: "%6.1f", value)
     }
 
-    /// Prints the object with --json, and hands it to the watch.
-    private func emit(_ object: [String: Any], reading: MeterReading? = nil) {
-        guard json || watch != nil else { return }
-        let line = Output.jsonEventText(object)
-        if json { Output.line(line) }
-        if let reading {
-            watch?.publish(reading, line: line)
-        } else {
-            watch?.publish(eventLine: line)
-        }
+    /// Prints the event with --json, and hands it to the watch.
+    private func emit(_ event: MeterEvent) {
+        if json { Output.line(EventEncoding.line(event, at: Date())) }
+        watch?.publish(event)
     }
 }

@@ -1,5 +1,6 @@
 import AudioSession
 import Capture
+import EventSchema
 import Foundation
 import JackKit
 import Metering
@@ -69,86 +70,14 @@ enum Output {
         }
     }
 
-    /// Writes one JSON object on one line of stdout.
+    /// Writes one value of the schema on one line of stdout.
     static func jsonLine<Value: Encodable>(_ value: Value) {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        line(String(decoding: data, as: UTF8.self))
+        line(EventEncoding.line(value))
     }
 
-    /// One JSON object on one line, keys sorted, from dictionaries, arrays,
-    /// strings, numbers, booleans and NSNull. Written by hand: Foundation's
-    /// JSONSerialization compares keys through ICU on Linux and was most of
-    /// `jas meter --file --json`'s time.
-    static func jsonText(_ value: Any) -> String {
-        var text = ""
-        appendJSON(value, to: &text)
-        return text
-    }
-
-    private static func appendJSON(_ value: Any, to text: inout String) {
-        switch value {
-        case let object as [String: Any]:
-            text += "{"
-            for (index, key) in object.keys.sorted().enumerated() {
-                if index > 0 { text += "," }
-                appendJSON(key, to: &text)
-                text += ":"
-                appendJSON(object[key]!, to: &text)
-            }
-            text += "}"
-        case let array as [Any]:
-            text += "["
-            for (index, element) in array.enumerated() {
-                if index > 0 { text += "," }
-                appendJSON(element, to: &text)
-            }
-            text += "]"
-        case let string as String:
-            text += "\""
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
-                default: text.unicodeScalars.append(scalar)
-                }
-            }
-            text += "\""
-        case let flag as Bool:
-            text += flag ? "true" : "false"
-        case let number as Int:
-            text += String(number)
-        case let number as Int64:
-            text += String(number)
-        case let number as UInt32:
-            text += String(number)
-        case let number as UInt64:
-            text += String(number)
-        case let number as Double:
-            text += number.isFinite ? (number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : "\(number)") : "null"
-        case let number as Float:
-            appendJSON(Double(number), to: &text)
-        default:
-            text += "null"
-        }
-    }
-
-    /// Prints `object` with the wall-clock `time` added as one JSON line, flushed at once.
-    static func jsonEvent(_ object: [String: Any]) {
-        line(jsonEventText(object))
-    }
-
-    /// The line `jsonEvent` prints: the object with the time now.
-    static func jsonEventText(_ object: [String: Any]) -> String {
-        var object = object
-        object["time"] = Date().timeIntervalSince1970
-        return jsonText(object)
+    /// Writes one value of the schema on one line of stdout, stamped with the time now.
+    static func jsonEvent<Value: Encodable>(_ value: Value) {
+        line(EventEncoding.line(value, at: Date()))
     }
 
     /// A name from elsewhere (a port, a client) as it may be printed: control

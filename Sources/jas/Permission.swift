@@ -41,7 +41,11 @@ struct Permission: ParsableCommand {
             let rows = app.map { [($0, store.permission(for: $0))] }
                 ?? store.decisions().sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             for (app, permission) in rows {
-                Output.line(json ? EventFormat.line(["app": app, "permission": permission.rawValue]) : "\(app): \(permission.rawValue)")
+                if json {
+                    Output.jsonLine(PermissionLine(app: app, permission: permission.rawValue))
+                } else {
+                    Output.line("\(app): \(permission.rawValue)")
+                }
             }
         }
     }
@@ -85,4 +89,10 @@ struct Permission: ParsableCommand {
         }
         Output.line("\(app): \(permission.rawValue) (\(store.path))")
     }
+}
+
+/// One application's record permission, as `jas permission --json` lists it.
+struct PermissionLine: Encodable {
+    let app: String
+    let permission: String
 }

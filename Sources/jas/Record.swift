@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventSchema
 import Foundation
 import Metering
 import Recording
@@ -272,9 +273,11 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
     func announce(_ recorder: Recorder) {
         let summary = recorder.summary
         if json {
-            emit(["event": "recording", "path": summary.path, "paths": summary.paths, "ports": summary.ports,
-                  "sample_rate": summary.sampleRate, "channels": summary.channels,
-                  "ring_frames": recorder.ringCapacityFrames, "pid": Int(getpid())])
+            let announcement = RecordingAnnouncement(path: summary.path, paths: summary.paths, ports: summary.ports,
+                                                     sampleRate: summary.sampleRate, channels: summary.channels,
+                                                     ringFrames: recorder.ringCapacityFrames, pid: Int(getpid()))
+            printLine(announcement)
+            watch?.publish(event: announcement)
         } else {
             let format = configuration.format
             Output.diagnostic("recording \(Output.safe(summary.ports.joined(separator: ", ")))")
@@ -288,44 +291,25 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
     }
 
     func show(_ event: RecordingEvent) {
-        if let watch {
-            switch event {
-            case .serverLost: watch.setServerUp(false)
-            case .serverBack: watch.setServerUp(true)
-            case .silence: watch.setSilence(true)
-            case .signal: watch.setSilence(false)
-            case .xrun: watch.addXruns(1)
-            default: break
-            }
+        watch?.publish(event)
+        if json {
+            printLine(event)
+        } else {
+            line(event.text)
         }
-        if json || watch != nil { emit(event.jsonObject) }
-        if !json { line(event.text) }
     }
 
     /// A reading of the take's meter (for the watch only).
     func reading(_ reading: MeterReading) {
-        guard let watch else { return }
-        watch.publish(reading, line: Output.jsonEventText(reading.jsonObject))
+        watch?.publish(reading)
     }
 
     func progress(_ progress: RecordingProgress, tick: Int) {
-        if json || watch != nil {
-            let object: [String: Any] = [
-                "event": "progress", "recording": progress.isRecording, "frames_written": progress.framesWritten,
-                "seconds": Double(progress.framesWritten) / Double(max(1, progress.sampleRate)),
-                "peak_dbfs": progress.peakDBFS.map { $0.isFinite ? ($0 * 10).rounded() / 10 : -200 },
-                "ring_fill": (progress.ringFill * 1000).rounded() / 1000, "overruns": progress.overruns,
-                "xruns": progress.xruns, "gaps": progress.gaps, "gap_frames": progress.gapFrames,
-                "path": progress.path.map { $0 as Any } ?? NSNull(), "server_lost": progress.serverLost,
-                "clock_rate_error_ppm": progress.rateErrorPPM.map { ($0 * 100).rounded() / 100 as Any } ?? NSNull()]
-            let text = Output.jsonEventText(object)
-            // The watch every quarter second, stdout every second.
-            watch?.publish(progressLine: text, framesWritten: progress.framesWritten, overruns: progress.overruns,
-                           gapFrames: progress.gapFrames, clockRateErrorPPM: progress.rateErrorPPM)
-            if json {
-                if tick % 4 == 0 { lock.withLock { Output.line(text) } }
-                return
-            }
+        // The watch every quarter second, stdout every second.
+        watch?.publish(progress)
+        if json {
+            if tick % 4 == 0 { printLine(progress) }
+            return
         }
         guard terminal else { return }
         lock.lock()
@@ -349,22 +333,8 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
     }
 
     func finish(_ summary: RecordingSummary) {
-        if json || watch != nil {
-            emit(["event": "summary", "path": summary.path, "paths": summary.paths, "log_path": summary.logPath.map { $0 as Any } ?? NSNull(),
-                  "frames_written": summary.framesWritten, "duration_seconds": summary.durationSeconds,
-                  "sample_rate": summary.sampleRate, "channels": summary.channels, "ports": summary.ports,
-                  "overruns": summary.overruns, "overrun_frames": summary.overrunFrames, "xruns": summary.xruns,
-                  "gaps": summary.gaps, "gap_frames": summary.gapFrames,
-                  "interruptions": summary.interruptions, "interruption_frames": summary.interruptionFrames,
-                  "first_frame_time": summary.firstFrameTime.map { $0 as Any } ?? NSNull(),
-                  "preroll_frames": summary.prerollFrames,
-                  "time_reference": summary.timeReference.map { $0 as Any } ?? NSNull(),
-                  "capture_latency_frames": summary.captureLatencyFrames, "buffer_seconds": summary.bufferSeconds,
-                  "problem": summary.problem.map { $0 as Any } ?? NSNull(),
-                  "unwritten_frames": summary.unwrittenFrames,
-                  "manifest_path": summary.manifestPath.map { $0 as Any } ?? NSNull(),
-                  "stop_reason": summary.stopReason.map { $0 as Any } ?? NSNull()])
-        }
+        watch?.publish(event: summary)
+        if json { printLine(summary) }
         if !json {
             line(String(format: "wrote %lld frames (%.3f s) to %@", summary.framesWritten, summary.durationSeconds,
                         summary.paths.joined(separator: ", ")))
@@ -387,14 +357,23 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
         Output.diagnostic((terminal ? "\r\u{1B}[K" : "") + Output.safe(text))
     }
 
-    /// Prints the object with --json, and hands it to the watch.
-    private func emit(_ object: [String: Any]) {
-        let text = Output.jsonEventText(object)
-        lock.lock()
-        defer { lock.unlock() }
-        if json { Output.line(text) }
-        watch?.publish(eventLine: text)
+    /// Prints a line of the schema (with --json), stamped now.
+    private func printLine(_ value: some Encodable) {
+        let text = EventEncoding.line(value, at: Date())
+        lock.withLock { Output.line(text) }
     }
+}
+
+/// `jas record --json`'s first line: what is recorded where, and the process to signal.
+struct RecordingAnnouncement: Encodable {
+    var event = "recording"
+    let path: String
+    let paths: [String]
+    let ports: [String]
+    let sampleRate: Int
+    let channels: Int
+    let ringFrames: Int
+    let pid: Int
 }
 
 extension RotationAlignment: ExpressibleByArgument {}

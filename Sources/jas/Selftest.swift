@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioSession
+import EventSchema
 import Foundation
 import JackKit
 import LoopbackHarness
@@ -145,16 +146,16 @@ struct Selftest: ParsableCommand {
             } catch let error as AudioSessionError where error.code == .mediaServicesFailed {
                 let lostAt = Date()
                 if json {
-                    Output.line(Output.jsonText(["event": "serverUnreachable", "server": check.serverName, "reason": "\(Output.reason(error))",
-                                           "time": lostAt.timeIntervalSince1970]))
+                    Output.line(EventEncoding.line(ServerAvailability(event: "serverUnreachable", server: check.serverName,
+                                                                      reason: Output.reason(error)), at: lostAt))
                 } else {
                     Output.diagnostic("jas selftest: server '\(check.serverName)' is not there (\(Output.reason(error))); waiting for it")
                 }
                 AudioSession.waitForServer(check.serverName, probeName: "jas-selftest-probe")
                 let downtime = Date().timeIntervalSince(lostAt)
                 if json {
-                    Output.line(Output.jsonText(["event": "serverBack", "server": check.serverName, "downtime_seconds": downtime,
-                                           "time": Date().timeIntervalSince1970]))
+                    Output.jsonEvent(ServerAvailability(event: "serverBack", server: check.serverName,
+                                                        downtimeSeconds: downtime))
                 } else {
                     Output.diagnostic("jas selftest: server '\(check.serverName)' is back after "
                                       + String(format: "%.2f", downtime) + " s; checking again")
@@ -252,4 +253,12 @@ struct SelftestRound: Encodable {
         try container.encode(round, forKey: .round)
         try container.encode("round", forKey: .event)
     }
+}
+
+/// `jas selftest --repeat`'s word that its server went away, or came back after `downtimeSeconds`.
+struct ServerAvailability: Encodable {
+    let event: String
+    let server: String
+    var reason: String?
+    var downtimeSeconds: Double?
 }

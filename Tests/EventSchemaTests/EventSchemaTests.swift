@@ -1,9 +1,11 @@
 @testable import AudioSession
 import Capture
+import EventSchema
 import Foundation
 @testable import jas
 @testable import Metering
 @testable import Recording
+@testable import RemoteWatch
 import XCTest
 
 /// Every kind of JSON line the tools write, for fixed values, against the
@@ -41,29 +43,25 @@ final class EventSchemaTests: XCTestCase {
         for (name, event) in EventSamples.sessionEvents {
             add("session/" + name, EventFormat.json(event, time: EventSamples.time))
         }
-        for (name, reading) in EventSamples.readings { add("meter/" + name, Output.jsonEventText(reading.jsonObject)) }
-        add("meter/summary", Output.jsonEventText(EventSamples.summary.jsonObject))
+        let time = EventSamples.time
+        for (name, reading) in EventSamples.readings { add("meter/" + name, EventEncoding.line(reading, at: time)) }
+        add("meter/summary", EventEncoding.line(EventSamples.summary, at: time))
         for (name, change) in EventSamples.silenceChanges {
             let tick = 1.0 / 48000
-            let level: Any = change.levelDBFS.isFinite ? (change.levelDBFS * 100).rounded() / 100 : NSNull()
-            add(name, Output.jsonEventText(["event": change.kind.rawValue, "channels": change.channels, "level_dbfs": level,
-                                            "seconds": Double(change.atFrame) * tick,
-                                            "silent_seconds": Double(change.silentFrames) * tick]))
+            let (seconds, silent) = (Double(change.atFrame) * tick, Double(change.silentFrames) * tick)
+            let event: MeterEvent = change.kind == .silence
+                ? .silence(channels: change.channels, levelDBFS: change.levelDBFS, seconds: seconds, silentSeconds: silent)
+                : .signal(channels: change.channels, levelDBFS: change.levelDBFS, seconds: seconds, silentSeconds: silent)
+            add(name, EventEncoding.line(event, at: time))
         }
         for (name, change) in EventSamples.sourceChanges {
-            var object: [String: Any] = ["event": change.awaySeconds == nil ? "source_lost" : "source_back",
-                                         "ports": change.ports, "seconds": change.seconds]
-            if let away = change.awaySeconds {
-                object["away_seconds"] = away
-                object["returned"] = change.returned
-            }
-            add(name, Output.jsonEventText(object))
+            add(name, EventEncoding.line(MeterEvent.source(ports: change.ports, seconds: change.seconds,
+                                                           awaySeconds: change.awaySeconds, returned: change.returned),
+                                         at: time))
         }
-        add("meter-programme", Output.jsonEventText(["event": "loudness_paused", "seconds": 61.5]))
-        add("meter-warning", Output.jsonEventText(["event": "warning", "message": "one \"quoted\" thing"]))
-        for (name, event) in EventSamples.recordingEvents {
-            add("record/" + name, Output.jsonEventText(event.jsonObject))
-        }
+        add("meter-programme", EventEncoding.line(MeterEvent.programme(.paused, seconds: 61.5), at: time))
+        add("meter-warning", EventEncoding.line(MeterEvent.warning(message: "one \"quoted\" thing"), at: time))
+        for (name, event) in EventSamples.recordingEvents { add("record/" + name, EventEncoding.line(event, at: time)) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("event-schema-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -72,33 +70,9 @@ final class EventSchemaTests: XCTestCase {
         for (_, event) in EventSamples.recordingEvents { log.append(event) }
         let logged = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n")
         for ((name, _), line) in zip(EventSamples.recordingEvents, logged) { add("record-log/" + name, String(line)) }
-        for (name, progress) in EventSamples.progress {
-            let object: [String: Any] = [
-                "event": "progress", "recording": progress.isRecording, "frames_written": progress.framesWritten,
-                "seconds": Double(progress.framesWritten) / Double(max(1, progress.sampleRate)),
-                "peak_dbfs": progress.peakDBFS.map { $0.isFinite ? ($0 * 10).rounded() / 10 : -200 },
-                "ring_fill": (progress.ringFill * 1000).rounded() / 1000, "overruns": progress.overruns,
-                "xruns": progress.xruns, "gaps": progress.gaps, "gap_frames": progress.gapFrames,
-                "path": progress.path.map { $0 as Any } ?? NSNull(), "server_lost": progress.serverLost,
-                "clock_rate_error_ppm": progress.rateErrorPPM.map { ($0 * 100).rounded() / 100 as Any } ?? NSNull()]
-            add("record/" + name, Output.jsonEventText(object))
-        }
+        for (name, progress) in EventSamples.progress { add("record/" + name, EventEncoding.line(progress, at: time)) }
         for (name, summary) in EventSamples.recordingSummaries {
-            add("record/" + name, Output.jsonEventText([
-                "event": "summary", "path": summary.path, "paths": summary.paths, "log_path": summary.logPath.map { $0 as Any } ?? NSNull(),
-                "frames_written": summary.framesWritten, "duration_seconds": summary.durationSeconds,
-                "sample_rate": summary.sampleRate, "channels": summary.channels, "ports": summary.ports,
-                "overruns": summary.overruns, "overrun_frames": summary.overrunFrames, "xruns": summary.xruns,
-                "gaps": summary.gaps, "gap_frames": summary.gapFrames,
-                "interruptions": summary.interruptions, "interruption_frames": summary.interruptionFrames,
-                "first_frame_time": summary.firstFrameTime.map { $0 as Any } ?? NSNull(),
-                "preroll_frames": summary.prerollFrames,
-                "time_reference": summary.timeReference.map { $0 as Any } ?? NSNull(),
-                "capture_latency_frames": summary.captureLatencyFrames, "buffer_seconds": summary.bufferSeconds,
-                "problem": summary.problem.map { $0 as Any } ?? NSNull(),
-                "unwritten_frames": summary.unwrittenFrames,
-                "manifest_path": summary.manifestPath.map { $0 as Any } ?? NSNull(),
-                "stop_reason": summary.stopReason.map { $0 as Any } ?? NSNull()]))
+            add("record/" + name, EventEncoding.line(summary, at: time))
         }
         let loudnessPath = folder.appendingPathComponent("loudness.jsonl").path
         let loudness = try LoudnessLog(path: loudnessPath, intervalSeconds: 10)
@@ -106,12 +80,63 @@ final class EventSchemaTests: XCTestCase {
                                   loudnessRangeLU: nil, channels: EventSamples.channels))
         loudness.add(MeterReading(seconds: 10, momentaryLUFS: -21.25, shortTermLUFS: -22.123, integratedLUFS: -23.5,
                                   loudnessRangeLU: 3.3, channels: EventSamples.channels))
-        loudness.note("loudness_reset", seconds: 10.5)
+        loudness.note(.reset, seconds: 10.5)
         loudness.add(MeterReading(seconds: 12, momentaryLUFS: nil, shortTermLUFS: nil, integratedLUFS: nil,
                                   loudnessRangeLU: nil, channels: []))
         loudness.finish()
         let loudnessLines = try String(contentsOfFile: loudnessPath, encoding: .utf8).split(separator: "\n")
         for (index, line) in loudnessLines.enumerated() { add("loudness-log/\(index)", String(line)) }
         return lines
+    }
+}
+
+/// The watch consumes the schema's values: its stream carries the same line
+/// `--json` prints, and `/api/status` holds the values themselves (with the
+/// time each happened), not text parsed back.
+final class WatchBoardSchemaTests: XCTestCase {
+    func testTheStatusHoldsTheValuesWithTheirTimes() throws {
+        let board = WatchBoard(tool: .record, server: "studio")
+        board.describe(["path": "/srv/take.wav"], ports: ["system:capture_1"])
+        let reading = EventSamples.readings[0].1
+        board.publish(reading, at: EventSamples.time)
+        board.publish(RecordingEvent.serverLost(atFrame: 400, reason: "shutdown"), at: EventSamples.time)
+        board.publish(RecordingEvent.silence(channels: [1], levelDBFS: -.infinity, atFrame: 1, silentFrames: 2),
+                      at: EventSamples.time.addingTimeInterval(1))
+        board.publish(EventSamples.progress[0].1, at: EventSamples.time.addingTimeInterval(2))
+
+        let line = board.statusLine(at: EventSamples.time.addingTimeInterval(3))
+        let status = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(status["event"] as? String, "status")
+        XCTAssertEqual(status["tool"] as? String, "record")
+        XCTAssertEqual(status["server"] as? String, "studio")
+        XCTAssertEqual(status["path"] as? String, "/srv/take.wav")
+        XCTAssertEqual(status["server_up"] as? Bool, false, "a server_lost event says the server is gone")
+        XCTAssertEqual(status["silence"] as? Bool, true, "a silence event says dead air")
+        XCTAssertEqual(status["time"] as? Double, EventSamples.time.timeIntervalSince1970 + 3)
+        let recent = try XCTUnwrap(status["recent_events"] as? [[String: Any]])
+        XCTAssertEqual(recent.map { $0["event"] as? String }, ["server_lost", "silence"])
+        XCTAssertEqual(recent.map { $0["time"] as? Double }, [EventSamples.time.timeIntervalSince1970,
+                                                              EventSamples.time.timeIntervalSince1970 + 1])
+        XCTAssertTrue(recent[1]["level_dbfs"] is NSNull, "digital silence has no level: null")
+        let shown = try XCTUnwrap(status["reading"] as? [String: Any])
+        XCTAssertEqual(shown["momentary_lufs"] as? Double, -23.46)
+        XCTAssertEqual(shown["time"] as? Double, EventSamples.time.timeIntervalSince1970)
+        let progress = try XCTUnwrap(status["progress"] as? [String: Any])
+        XCTAssertEqual(progress["frames_written"] as? Int, 480_000)
+        // The status embeds each value as the stream and --json write it.
+        let embedded = try XCTUnwrap(line.range(of: #""reading":\{[^{}]*("channels":\[[^\]]*\])[^{}]*\}"#,
+                                                options: .regularExpression))
+        XCTAssertFalse(line[embedded].isEmpty)
+        XCTAssertTrue(line.contains(EventEncoding.line(RecordingEvent.serverLost(atFrame: 400, reason: "shutdown"),
+                                                       at: EventSamples.time)),
+                      "an event in the status is the line the stream carried: \(line)")
+    }
+
+    func testAFactCannotReplaceTheStatusKeys() throws {
+        let board = WatchBoard(tool: .meter, server: "studio")
+        board.describe(["event": "forged", "server_up": "no"], ports: [])
+        let status = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(board.statusLine().utf8)) as? [String: Any])
+        XCTAssertEqual(status["event"] as? String, "status")
+        XCTAssertEqual(status["server_up"] as? Bool, true)
     }
 }
