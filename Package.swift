@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "JackKit", targets: ["JackKit"]),
+        .library(name: "JackRuntime", targets: ["JackRuntime"]),
         .library(name: "AudioSession", targets: ["AudioSession"]),
         .library(name: "EventSchema", targets: ["EventSchema"]),
         .library(name: "Measurement", targets: ["Measurement"]),
@@ -35,8 +36,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jack")]
         ),
         // The JACK layer: a typed Swift wrapper of libjack, and for now also the
-        // process-wide open/close lane, the real-time processor and its output
-        // stage (see Sources/JackKit/README.md).
+        // process-wide open/close lane and the checks before an open (see
+        // Sources/JackKit/README.md).
         .target(
             name: "JackKit",
             dependencies: ["CJack"],
@@ -47,16 +48,24 @@ let package = Package(
             name: "EventSchema",
             exclude: ["README.md"]
         ),
+        // Above libjack, what a process needs to use it: the real-time engine
+        // (the process callback's cycle block, output stage, cost recorder) and
+        // the lock-free sample ring (see Sources/JackRuntime/README.md).
+        .target(
+            name: "JackRuntime",
+            dependencies: ["JackKit", "CJack"],
+            exclude: ["README.md"]
+        ),
         // The AVAudioSession-shaped controller.
         .target(
             name: "AudioSession",
-            dependencies: ["JackKit", "EventSchema"],
+            dependencies: ["JackKit", "JackRuntime", "EventSchema"],
             exclude: ["README.md"]
         ),
         // What measuring tools do with the audio: test signals, loopback checks.
         .target(
             name: "Measurement",
-            dependencies: ["AudioSession", "Capture", "JackKit"],
+            dependencies: ["AudioSession", "Capture", "JackKit", "JackRuntime"],
             exclude: ["README.md"]
         ),
         // libsndfile (Debian libsndfile1-dev), header only.
@@ -70,7 +79,7 @@ let package = Package(
         // cycle header and the reader that drains it, the source and silence watches.
         .target(
             name: "Capture",
-            dependencies: ["AudioSession", "JackKit", "CWakeup"],
+            dependencies: ["AudioSession", "JackKit", "JackRuntime", "CWakeup"],
             exclude: ["README.md"]
         ),
         // C shim only: a semaphore wait on the monotonic clock (sem_clockwait), for a ring's reader.
@@ -105,7 +114,7 @@ let package = Package(
         // Starts and stops private jackd servers with loopback ports.
         .target(
             name: "LoopbackHarness",
-            dependencies: ["JackKit", "AudioSession"],
+            dependencies: ["JackKit", "JackRuntime", "AudioSession"],
             exclude: ["README.md"]
         ),
         // Watching a headless box: a live page, a WebSocket stream, Prometheus
@@ -128,8 +137,8 @@ let package = Package(
         .executableTarget(
             name: "jas",
             dependencies: [
-                "AudioSession", "Measurement", "Capture", "Recording", "Metering", "LoopbackHarness", "JackKit", "RemoteWatch",
-                "EventSchema",
+                "AudioSession", "Measurement", "Capture", "Recording", "Metering", "LoopbackHarness", "JackKit", "JackRuntime",
+                "RemoteWatch", "EventSchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -157,13 +166,13 @@ let package = Package(
         // Times the measurement session's process callback (make bench).
         .executableTarget(
             name: "callback-bench",
-            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "CReference", "BenchmarkSupport"],
+            dependencies: ["AudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference", "BenchmarkSupport"],
             path: "Benchmarks/CallbackCost"
         ),
         // Recovery time after jackd restarts (make bench).
         .executableTarget(
             name: "recovery-bench",
-            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "CJack"],
+            dependencies: ["AudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CJack"],
             path: "Benchmarks/RecoveryTime"
         ),
         // jas monitor, record and meter through a thousand jackd restarts (make soak).
@@ -175,27 +184,27 @@ let package = Package(
         // How fast sessions of different processes yield to each other, before and after the registry (make bench).
         .executableTarget(
             name: "arbitration-bench",
-            dependencies: ["JackKit", "LoopbackHarness"],
+            dependencies: ["JackKit", "JackRuntime", "LoopbackHarness"],
             path: "Benchmarks/ArbitrationLatency"
         ),
         // jas record next to jack_capture and a C capture client (make bench).
         .executableTarget(
             name: "record-bench",
-            dependencies: ["Capture", "Recording", "SoundFile", "AudioSession", "JackKit", "LoopbackHarness", "CReference",
+            dependencies: ["Capture", "Recording", "SoundFile", "AudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference",
                            "BenchmarkSupport"],
             path: "Benchmarks/RecordingCost"
         ),
         // jas meter next to ffmpeg's ebur128 filter and a C capture client (make bench).
         .executableTarget(
             name: "meter-bench",
-            dependencies: ["Capture", "Metering", "Recording", "SoundFile", "AudioSession", "JackKit", "LoopbackHarness", "CReference",
+            dependencies: ["Capture", "Metering", "Recording", "SoundFile", "AudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference",
                            "BenchmarkSupport"],
             path: "Benchmarks/MeteringCost"
         ),
         // What serving --http costs a live meter: the callback and CPU, watched and not (make bench).
         .executableTarget(
             name: "watch-bench",
-            dependencies: ["RemoteWatch", "Metering", "AudioSession", "JackKit", "LoopbackHarness", "BenchmarkSupport"],
+            dependencies: ["RemoteWatch", "Metering", "AudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "BenchmarkSupport"],
             path: "Benchmarks/WatchCost"
         ),
         // jas latency's readings next to jack_delay's (make bench).
@@ -225,16 +234,16 @@ let package = Package(
         // Test support: private jackd servers per test, logs on failure.
         .target(
             name: "JackTestSupport",
-            dependencies: ["LoopbackHarness", "JackKit", "AudioSession", "Measurement", "Recording"],
+            dependencies: ["LoopbackHarness", "JackKit", "JackRuntime", "AudioSession", "Measurement", "Recording"],
             path: "Tests/JackTestSupport"
         ),
         .testTarget(
             name: "JackKitTests",
-            dependencies: ["JackKit", "LoopbackHarness", "JackTestSupport"]
+            dependencies: ["JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport"]
         ),
         .testTarget(
             name: "SessionControllerTests",
-            dependencies: ["AudioSession", "JackKit", "CJack", "LoopbackHarness", "JackTestSupport", "Measurement", "jas"]
+            dependencies: ["AudioSession", "JackKit", "JackRuntime", "CJack", "LoopbackHarness", "JackTestSupport", "Measurement", "jas"]
         ),
         .testTarget(
             name: "MeasurementTests",
@@ -242,12 +251,12 @@ let package = Package(
         ),
         .testTarget(
             name: "RecordingTests",
-            dependencies: ["Capture", "Recording", "SoundFile", "Measurement", "AudioSession", "JackKit", "LoopbackHarness",
+            dependencies: ["Capture", "Recording", "SoundFile", "Measurement", "AudioSession", "JackKit", "JackRuntime", "LoopbackHarness",
                            "JackTestSupport", "AllocationCounter", "jas"]
         ),
         .testTarget(
             name: "MeteringTests",
-            dependencies: ["Metering", "Capture", "Recording", "SoundFile", "AudioSession", "JackKit", "LoopbackHarness",
+            dependencies: ["Metering", "Capture", "Recording", "SoundFile", "AudioSession", "JackKit", "JackRuntime", "LoopbackHarness",
                            "JackTestSupport", "jas"]
         ),
         .testTarget(
@@ -273,7 +282,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AudioSessionTests",
-            dependencies: ["AudioSession", "Measurement", "JackKit", "LoopbackHarness", "JackTestSupport", "AllocationCounter"]
+            dependencies: ["AudioSession", "Measurement", "JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport", "AllocationCounter"]
         ),
     ]
 )

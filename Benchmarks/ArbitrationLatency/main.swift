@@ -17,6 +17,7 @@
 // usage: arbitration-bench [--runs N] [--jas LABEL=PATH ...]
 import Foundation
 import JackKit
+import JackRuntime
 import LoopbackHarness
 import Synchronization
 

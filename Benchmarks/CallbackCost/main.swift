@@ -23,6 +23,7 @@ import BenchmarkSupport
 import CReference
 import Foundation
 import JackKit
+import JackRuntime
 import LoopbackHarness
 import Synchronization
 

@@ -13,6 +13,7 @@ import Capture
 import CReference
 import Foundation
 import JackKit
+import JackRuntime
 import LoopbackHarness
 import Metering
 import Recording

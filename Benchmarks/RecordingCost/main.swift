@@ -16,6 +16,7 @@ import Capture
 import CReference
 import Foundation
 import JackKit
+import JackRuntime
 import LoopbackHarness
 import Recording
 import SoundFile

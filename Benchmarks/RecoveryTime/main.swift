@@ -9,6 +9,7 @@ import AudioSession
 import CJack
 import Foundation
 import JackKit
+import JackRuntime
 import LoopbackHarness
 import Synchronization
 

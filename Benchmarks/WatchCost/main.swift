@@ -12,6 +12,7 @@ import AudioSession
 import BenchmarkSupport
 import Foundation
 import JackKit
+import JackRuntime
 import LoopbackHarness
 import Metering
 import RemoteWatch

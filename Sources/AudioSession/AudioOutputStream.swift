@@ -1,4 +1,5 @@
 import JackKit
+import JackRuntime
 
 /// One of a multiRoute session's distinct output streams: its own JACK ports,
 /// connected only to chosen channels of one output device (the DJ's cue mix

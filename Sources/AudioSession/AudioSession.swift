@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// What the render block receives every cycle: the JACK port buffers themselves.

@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 
 /// Activation: opening the client, registering the category's ports,
 /// starting the processor, connecting the route, and the reverse.

@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 
 /// The arbitration between sessions in different processes: what this
 /// session publishes in the server's registry, and what it does about what

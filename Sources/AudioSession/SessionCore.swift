@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 
 /// A session's mutable state and every decision about it, owned by one
 /// serial queue: `AudioSession` reaches it only through a `QueueBound`, so

@@ -1,4 +1,5 @@
 import JackKit
+import JackRuntime
 
 /// The render work of a session that has no render block: silent outputs.
 /// Real-time code: checked by the compiler for allocation and locks.

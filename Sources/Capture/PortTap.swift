@@ -1,6 +1,7 @@
 import AudioSession
 import Foundation
 import JackKit
+import JackRuntime
 
 /// Listening to JACK ports without disturbing anyone: what a recorder and a
 /// meter share. The session is an input-only, measurement-mode playAndRecord

@@ -1,4 +1,5 @@
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// The real-time half of a capture (a recording, a live meter): each cycle it interleaves the input

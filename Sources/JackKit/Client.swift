@@ -30,7 +30,8 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         let handle: OpaquePointer
         let bridge: CallbackBridge
         let bridgeRetain: Unmanaged<CallbackBridge>
-        let processorRetain = Mutex<Unmanaged<RealtimeProcessor>?>(nil)
+        /// The process callback's context, kept alive until libjack can no longer call it.
+        let processorRetain = Mutex<Unmanaged<any AnyObject & Sendable>?>(nil)
         let notificationThread: NotificationThread?
         let label: String
 
@@ -251,12 +252,16 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         }
     }
 
-    /// Makes `processor` this client's real-time process callback. Call once, before `activate()`.
-    public func setProcessor(_ processor: RealtimeProcessor) throws(JackError) {
+    /// Makes `callback` this client's real-time process callback
+    /// (`jack_set_process_callback`), called with `argument` every cycle;
+    /// `owner`, which `argument` belongs to, is kept alive until the client is
+    /// closed. Call once, before `activate()`.
+    public func setProcessCallback(_ callback: @escaping @convention(c) (UInt32, UnsafeMutableRawPointer?) -> Int32,
+                                   argument: UnsafeMutableRawPointer,
+                                   keepingAlive owner: any AnyObject & Sendable) throws(JackError) {
         try ensureOpen()
-        processor.touchBeforeActivation()
-        let retained = Unmanaged.passRetained(processor)
-        let code = try whileOpen { jack_set_process_callback($0, processTrampoline, processor.callbackArgument) } ?? -1
+        let retained = Unmanaged.passRetained(owner)
+        let code = try whileOpen { jack_set_process_callback($0, callback, argument) } ?? -1
         if code != 0 {
             retained.release()
             throw .callbackRegistrationFailed(callback: "process", code: code)

@@ -1,5 +1,6 @@
 import AudioSession
 import JackKit
+import JackRuntime
 
 /// A stand-in for a device being plugged in: a JACK client named after the
 /// device with physical, terminal ports `NAME:playback_N` (inputs: what is

@@ -2,6 +2,7 @@ import AudioSession
 import Capture
 import Foundation
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// Round-trip latency measurement: a measurement-mode playAndRecord session

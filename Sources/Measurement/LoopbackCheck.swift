@@ -1,6 +1,7 @@
 import AudioSession
 import Foundation
 import JackKit
+import JackRuntime
 
 /// The measurement-mode loopback check: a playAndRecord session in
 /// measurement mode sends a seeded signal out through a loopback and checks

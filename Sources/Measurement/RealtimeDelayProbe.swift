@@ -1,5 +1,6 @@
 import Capture
 import JackKit
+import JackRuntime
 
 /// The real-time half of the latency measurement: each cycle it writes the
 /// multi-tone signal for that cycle's frame times into the first output port

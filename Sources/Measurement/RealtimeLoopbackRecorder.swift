@@ -1,4 +1,5 @@
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// The real-time half of a loopback check: each cycle it writes the test

@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// A player's real-time signal source: a sine, white noise or a logarithmic

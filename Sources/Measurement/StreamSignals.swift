@@ -1,5 +1,6 @@
 import AudioSession
 import JackKit
+import JackRuntime
 
 /// A multiRoute player's real-time source: one signal generator per output
 /// stream, each writing only into its own stream's buffers.

@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioSession
 import Foundation
 import JackKit
+import JackRuntime
 import Measurement
 
 /// `jas play`: a player session that follows the seeds' guidelines for

@@ -1,5 +1,6 @@
 import AudioSession
 import JackKit
+import JackRuntime
 import JackTestSupport
 import Measurement
 import Foundation

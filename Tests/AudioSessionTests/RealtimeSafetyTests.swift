@@ -1,3 +1,4 @@
+import JackRuntime
 import AllocationCounter
 import AudioSession
 import Foundation

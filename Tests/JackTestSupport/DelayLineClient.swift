@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// A JACK client that puts a known delay into a path: `NAME:in` → `NAME:out`

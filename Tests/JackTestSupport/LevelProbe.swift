@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// A JACK client that listens to ports and measures their RMS level over a

@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// A JACK client that records what arrives from some ports, cycle by cycle

@@ -1,3 +1,4 @@
+import JackRuntime
 import AudioSession
 import Foundation
 import JackTestSupport

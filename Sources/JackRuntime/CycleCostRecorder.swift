@@ -1,3 +1,4 @@
+import JackKit
 import Synchronization
 
 /// Records how long each process cycle took, nanoseconds, into a buffer

@@ -1,3 +1,4 @@
+import JackKit
 import Synchronization
 
 /// A single-producer, single-consumer ring of `Float` samples for handing

@@ -1,3 +1,4 @@
+import JackKit
 import Synchronization
 
 /// What a processor does to its output buffers after the render block: a gain

@@ -1,3 +1,4 @@
+import JackKit
 import CJack
 import Synchronization
 
