@@ -5,7 +5,7 @@
 #   make rtsan  the loopback test with RealtimeSanitizer inside the callback
 #   make bench  every benchmark against its reference (not part of test; make test runs each briefly)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the release jas, man page, completions; make uninstall
-#   make soak   jas monitor, record and meter through 1000 jackd restarts (not part of test)
+#   make soak   jas monitor, record and meter through 1000 jackd restarts, and 500 killed sessions (not part of test)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -45,14 +45,24 @@ build: deps
 run: build
 	$(SWIFT) run --skip-build jas selftest
 
+# Each phase says when it starts, so a slow one shows in the log.
+PHASE = @echo "== $(1): $$(date -u +%H:%M:%S)"
 test: deps pipewire-1.4
+	$(call PHASE,build)
 	$(SWIFT) build --build-tests
+	$(call PHASE,swift test)
 	$(SWIFT) test --skip-build
+	$(call PHASE,pipewire-lane)
 	$(MAKE) pipewire-lane
+	$(call PHASE,rtsan)
 	$(MAKE) rtsan
+	$(call PHASE,bench-smoke)
 	$(MAKE) bench-smoke
+	$(call PHASE,install-check)
 	$(MAKE) install-check
+	$(call PHASE,example-check)
 	$(MAKE) example-check
+	$(call PHASE,done)
 
 # The backports suite's PipeWire (1.4), unpacked beside the system's (0.3.65), which stays installed.
 PIPEWIRE_1_4 := .build-pipewire-1.4
@@ -169,9 +179,13 @@ bench-smoke: release bench-tools
 	timeout 300 .build/release/restart-soak --restarts 5
 	timeout 300 .build/release/arbitration-bench --runs 2
 
-# jas monitor, record and meter through 1000 jackd restarts (about 20 minutes; not part of make test).
+# jas monitor, record and meter through 1000 jackd restarts (about 20 minutes), and 500 sessions killed at random
+# moments on one jackd (make test kills 100); not part of make test.
 soak: release bench-tools
 	timeout 3600 .build/release/restart-soak --restarts 1000
+	$(SWIFT) build --build-tests
+	JAS_KILLED_SESSIONS=500 $(SWIFT) test --skip-build --filter 'KilledSessionsTests.testHundredsOfKilledSessionsLeaveArbitrationWorking\b'
+
 
 clean:
 	rm -rf .build .build-rtsan Benchmarks/bin $(PIPEWIRE_1_4)
