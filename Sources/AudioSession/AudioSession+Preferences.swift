@@ -120,17 +120,16 @@ extension AudioSession {
     public var ioBufferFrames: Int { openClient?.bufferSize ?? 0 }
 
     /// Capture latency of the session's inputs, seconds: the largest delay JACK
-    /// reports from the capture hardware to the session. `incompatibleCategory`
-    /// under a category without input.
-    public var inputLatency: Double {
-        get throws(AudioSessionError) { seconds(try inputLatencyRange.max) }
-    }
+    /// reports from the capture hardware to the session; 0 when there is none
+    /// to report (inactive, unconnected, or a category without input:
+    /// `inputLatencyRange` throws `incompatibleCategory` then, for a caller
+    /// that wants the reason; `reportedLatency` says unknown as nil).
+    public var inputLatency: Double { seconds((try? inputLatencyRange)?.max ?? 0) }
 
     /// Playback latency of the session's outputs, seconds: the largest delay
-    /// JACK reports from the session to the playback hardware.
-    public var outputLatency: Double {
-        get throws(AudioSessionError) { seconds(try outputLatencyRange.max) }
-    }
+    /// JACK reports from the session to the playback hardware; 0 when there is
+    /// none to report (`outputLatencyRange` throws the reason).
+    public var outputLatency: Double { seconds((try? outputLatencyRange)?.max ?? 0) }
 
     /// Capture latency range of the session's inputs, frames: the range of
     /// the ports they are connected to, plus the calibrated correction (what
@@ -167,21 +166,25 @@ extension AudioSession {
         board.read { $0.activation.ports?.correction.withLock { $0 } } ?? .none
     }
 
-    /// Input channels the active session has (0 when inactive);
-    /// `incompatibleCategory` under a category without input.
-    public var inputNumberOfChannels: Int {
-        get throws(AudioSessionError) {
-            try requireInput("inputNumberOfChannels")
-            return board.read { $0.activation.ports?.inputs.count } ?? 0
-        }
+    /// Input channels the active session has; 0 when inactive or under a
+    /// category without input (`checkedInputNumberOfChannels()` throws
+    /// `incompatibleCategory` then, for a caller that wants the reason).
+    public var inputNumberOfChannels: Int { (try? checkedInputNumberOfChannels()) ?? 0 }
+
+    /// Output channels the active session has; 0 when inactive or under a
+    /// category without output (`checkedOutputNumberOfChannels()` throws then).
+    public var outputNumberOfChannels: Int { (try? checkedOutputNumberOfChannels()) ?? 0 }
+
+    /// `inputNumberOfChannels`, or `incompatibleCategory` under a category without input.
+    public func checkedInputNumberOfChannels() throws(AudioSessionError) -> Int {
+        try requireInput("inputNumberOfChannels")
+        return board.read { $0.activation.ports?.inputs.count } ?? 0
     }
 
-    /// Output channels the active session has (0 when inactive).
-    public var outputNumberOfChannels: Int {
-        get throws(AudioSessionError) {
-            try requireOutput("outputNumberOfChannels")
-            return board.read { $0.activation.ports?.outputs.count } ?? 0
-        }
+    /// `outputNumberOfChannels`, or `incompatibleCategory` under a category without output.
+    public func checkedOutputNumberOfChannels() throws(AudioSessionError) -> Int {
+        try requireOutput("outputNumberOfChannels")
+        return board.read { $0.activation.ports?.outputs.count } ?? 0
     }
 
     /// The most input channels the session can have: the named ports, or the

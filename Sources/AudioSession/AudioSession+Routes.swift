@@ -6,9 +6,11 @@ extension AudioSession {
     /// its server: `open()` or an activation).
     public var currentRoute: RouteDescription { board.read { $0.activation.plan.route } }
 
-    /// The input devices on the server (empty under a category without input).
-    public var availableInputs: [PortDescription] {
-        guard let client = openClient else { return [] }
+    /// The input devices on the server: empty under a category without input
+    /// or on a server without any; nil while the session has not reached its
+    /// server (nothing is known yet), as the seeds' `guard let` expects.
+    public var availableInputs: [PortDescription]? {
+        guard let client = openClient else { return nil }
         return RoutePlanner.availableInputs(DeviceCatalog(client: client), category: category)
     }
 

@@ -108,6 +108,16 @@ public final class AudioSession: Sendable {
         })
     }
 
+    /// Sets the mode, keeping the category and its options as they are now
+    /// (AVAudioSession's `setMode(_:)`): `incompatibleCategory` for a mode the
+    /// category does not allow. The options a voiceChat or videoChat mode
+    /// implies (allowBluetooth, defaultToSpeaker) are added, and stay when the
+    /// mode changes again, as options the session holds.
+    public func setMode(_ mode: Mode) throws(AudioSessionError) {
+        let (category, options) = board.read { ($0.preferences.category, $0.preferences.options) }
+        try setCategory(category, mode: mode, options: options)
+    }
+
     // MARK: Render
 
     /// Sets the block that runs on JACK's real-time thread every cycle with the

@@ -1,3 +1,4 @@
+import Foundation
 import JackKit
 
 /// An audio-session error: AVAudioSession's code (a four-character code as an
@@ -29,6 +30,9 @@ public struct AudioSessionError: Error, Sendable, Equatable, CustomStringConvert
         case resourceNotAvailable = 0x2172_6573
         /// Something else went wrong: 'what'.
         case unspecified = 0x7768_6174
+        /// Siri is recording: 'siri'. Never thrown here (there is no Siri);
+        /// kept so that code switching on AVAudioSession's codes compiles.
+        case siriIsRecording = 0x7369_7269
 
         /// The code as AVAudioSession prints it: four characters, or the number.
         public var fourCharacterCode: String {
@@ -54,4 +58,21 @@ public struct AudioSessionError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     public var description: String { "\(message) ['\(code.fourCharacterCode)' \(code.rawValue)]" }
+}
+
+/// AVAudioSession's errors are `NSError`s in `NSOSStatusErrorDomain` whose
+/// code is the four-character code's integer ('!cat' is 560161140, badParam
+/// −50) and whose `localizedDescription` is the message. Swift on Linux does
+/// not bridge errors to `NSError` (`catch let error as NSError` never matches
+/// a Swift error there), so this error carries the same through
+/// `CustomNSError` and `LocalizedError` (`error.localizedDescription` is the
+/// message), and `nsError` makes the `NSError` the seeds' code reads.
+extension AudioSessionError: CustomNSError, LocalizedError {
+    public static var errorDomain: String { NSOSStatusErrorDomain }
+    public var errorCode: Int { code.rawValue }
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+    public var errorDescription: String? { message }
+
+    /// The error as AVAudioSession would have thrown it.
+    public var nsError: NSError { NSError(domain: Self.errorDomain, code: errorCode, userInfo: errorUserInfo) }
 }

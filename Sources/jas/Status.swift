@@ -176,8 +176,8 @@ struct SessionStatus: Encodable {
         preferredInputChannels = session.preferredInputNumberOfChannels
         preferredOutputChannels = session.preferredOutputNumberOfChannels
         // Absent (null) where the category has no such direction.
-        inputChannels = try? session.inputNumberOfChannels
-        outputChannels = try? session.outputNumberOfChannels
+        inputChannels = try? session.checkedInputNumberOfChannels()
+        outputChannels = try? session.checkedOutputNumberOfChannels()
         inputLatencyFrames = try? session.inputLatencyRange.max
         outputLatencyFrames = try? session.outputLatencyRange.max
         latencySettled = session.reportedLatency.settled

@@ -135,8 +135,8 @@ final class SeedBehaviourTests: JackTestCase {
         try session.setCategory(.record)
         try session.setActive(true)
         let recorder = EventRecorder(session)
-        XCTAssertEqual(session.availableInputs.map(\.uid), ["system", "loopback", "interface"], "one device, not one per bank")
-        try session.setPreferredInput(session.availableInputs.first { $0.uid == "interface" })
+        XCTAssertEqual(session.availableInputs?.map(\.uid), ["system", "loopback", "interface"], "one device, not one per bank")
+        try session.setPreferredInput(session.availableInputs?.first { $0.uid == "interface" })
         XCTAssertEqual(session.currentRoute.inputs.map(\.uid), ["interface"])
         let sources = try XCTUnwrap(session.inputDataSources)
         XCTAssertEqual(sources.map(\.dataSourceName), ["analogue", "adat"])
@@ -158,7 +158,7 @@ final class SeedBehaviourTests: JackTestCase {
         }
         XCTAssertNil(session.outputDataSources, "output banks are devices of their own")
         // The system ports have one bank: nothing to switch.
-        try session.setPreferredInput(session.availableInputs.first { $0.uid == "system" })
+        try session.setPreferredInput(session.availableInputs?.first { $0.uid == "system" })
         XCTAssertNil(session.inputDataSources)
     }
 

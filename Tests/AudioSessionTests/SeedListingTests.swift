@@ -1,0 +1,94 @@
+import AudioSession
+import Foundation
+import LoopbackHarness
+import XCTest
+
+/// Lines of the seeds' listings, with only the type and module names
+/// changed, compile here and do what the seeds say (without a server: what
+/// the session decides).
+final class SeedListingTests: XCTestCase {
+    let session = AudioSession(clientName: "seeds", serverName: LoopbackServer.uniqueName(prefix: "no-server"))
+
+    /// "guard let info = notification.userInfo, let typeValue =
+    /// info[AVAudioSessionInterruptionTypeKey] as? UInt" with
+    /// `name: .AVAudioSessionInterruption`: the seeds' names are this package's.
+    func testTheSeedsNotificationNamesAndKeysAreThePackages() {
+        let info: [AnyHashable: Any] = [AVAudioSessionInterruptionTypeKey: InterruptionType.ended.rawValue,
+                                        AVAudioSessionInterruptionOptionKey: InterruptionOptions.shouldResume.rawValue]
+        let notification = Notification(name: .AVAudioSessionInterruption, object: session, userInfo: info)
+        guard let userInfo = notification.userInfo,
+              let typeValue = userInfo[AudioSessionNotification.interruptionTypeKey] as? UInt,
+              let type = InterruptionType(rawValue: typeValue),
+              let optionsValue = userInfo[AudioSessionNotification.interruptionOptionKey] as? UInt else {
+            return XCTFail("the seeds' keys are not the keys the session posts under")
+        }
+        XCTAssertEqual(type, .ended)
+        XCTAssertTrue(InterruptionOptions(rawValue: optionsValue).contains(.shouldResume))
+        XCTAssertEqual(notification.name, AudioSessionNotification.interruption)
+        XCTAssertEqual(Notification.Name.AVAudioSessionRouteChange, AudioSessionNotification.routeChange)
+        XCTAssertEqual(Notification.Name.AVAudioSessionMediaServicesWereReset, AudioSessionNotification.mediaServicesWereReset)
+        XCTAssertEqual(Notification.Name.AVAudioSessionMediaServicesWereLost, AudioSessionNotification.mediaServicesWereLost)
+        XCTAssertEqual(Notification.Name.AVAudioSessionSilenceSecondaryAudioHint,
+                       AudioSessionNotification.silenceSecondaryAudioHint)
+        XCTAssertEqual(AVAudioSessionRouteChangeReasonKey, "AVAudioSessionRouteChangeReasonKey")
+        XCTAssertEqual(AVAudioSessionRouteChangePreviousRouteKey, "AVAudioSessionRouteChangePreviousRouteKey")
+        XCTAssertEqual(AVAudioSessionSilenceSecondaryAudioHintTypeKey, "AVAudioSessionSilenceSecondaryAudioHintTypeKey")
+    }
+
+    /// "catch let error as NSError { print(error.code, error.localizedDescription) }":
+    /// Swift on Linux bridges no error to NSError, so the seeds' line is
+    /// written `catch let error as AudioSessionError`; the code and the
+    /// message are AVAudioSession's, and `nsError` is the NSError it threw.
+    func testErrorsCarryAVAudioSessionsCodeAndMessage() throws {
+        try session.setCategory(.playback)
+        do {
+            try session.setCategory(.playback, mode: .voiceChat)
+            XCTFail("voiceChat is not a mode of playback")
+        } catch let error as AudioSessionError {
+            XCTAssertEqual((error as any Error as? CustomNSError)?.errorCode, 560_161_140, "'!cat' as AVAudioSession's integer")
+            XCTAssertTrue((error as any Error).localizedDescription.contains("voiceChat"), error.localizedDescription)
+            let bridged = error.nsError
+            XCTAssertEqual(bridged.domain, NSOSStatusErrorDomain)
+            XCTAssertEqual(bridged.code, 560_161_140)
+            XCTAssertEqual(bridged.localizedDescription, error.message)
+        }
+        let badParam = AudioSessionError(.badParam, "the duration must be positive")
+        XCTAssertEqual(badParam.nsError.code, -50)
+        XCTAssertEqual(badParam.nsError.localizedDescription, "the duration must be positive")
+        XCTAssertEqual(AudioSessionError.Code.siriIsRecording.fourCharacterCode, "siri")
+    }
+
+    /// "try session.setMode(.measurement)": the category and its options stay.
+    func testSetModeKeepsTheCategoryAndRefusesAModeItDoesNotAllow() throws {
+        try session.setCategory(.playAndRecord, options: [.mixWithOthers])
+        try session.setMode(.measurement)
+        XCTAssertEqual(session.mode, .measurement)
+        XCTAssertEqual(session.category, .playAndRecord)
+        XCTAssertEqual(session.categoryOptions, [.mixWithOthers])
+        try session.setCategory(.playback)
+        XCTAssertThrowsError(try session.setMode(.voiceChat)) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+        }
+        XCTAssertEqual(session.mode, .default, "a refused mode changes nothing")
+    }
+
+    /// "guard let inputs = session.availableInputs else { return }", and the
+    /// latency and channel counts read as plain properties (0 when there is
+    /// nothing to report), with the reason still there for those who ask.
+    func testPropertiesReadAsTheSeedsReadThem() throws {
+        XCTAssertNil(session.availableInputs, "nothing is known before the session reached its server")
+        try session.setCategory(.playback)
+        let latency: TimeInterval = session.inputLatency
+        XCTAssertEqual(latency, 0)
+        XCTAssertEqual(session.outputLatency, 0)
+        XCTAssertEqual(session.inputNumberOfChannels, 0)
+        XCTAssertEqual(session.outputNumberOfChannels, 0)
+        XCTAssertThrowsError(try session.checkedInputNumberOfChannels()) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+        }
+        XCTAssertThrowsError(try session.inputLatencyRange) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+        }
+        XCTAssertEqual(try session.checkedOutputNumberOfChannels(), 0, "inactive: no channels, and no error")
+    }
+}
