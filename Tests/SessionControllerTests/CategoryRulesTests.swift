@@ -68,7 +68,7 @@ final class CategoryRulesTests: XCTestCase {
             (.missingEntitlement, 0x656E_743F, "ent?"), (.cannotStartPlaying, 0x2170_6C61, "!pla"),
             (.cannotStartRecording, 0x2172_6563, "!rec"), (.badParam, -50, "-50"),
             (.insufficientPriority, 0x2170_7269, "!pri"), (.resourceNotAvailable, 0x2172_6573, "!res"),
-            (.unspecified, 0x7768_6174, "what"), (.none, 0, "0"),
+            (.unspecified, 0x7768_6174, "what"), (.siriIsRecording, 0x7369_7269, "siri"), (.none, 0, "0"),
         ]
         XCTAssertEqual(expected.count, AudioSessionError.Code.allCases.count)
         for (code, value, text) in expected {
