@@ -254,6 +254,17 @@ extension AudioSession {
         }
     }
 
+    /// `requestRecordPermission` for async code: the answer, once the person
+    /// has given it (at once when it is decided). The seeds' block captures
+    /// `self`, which Swift 6 refuses in a `@Sendable` block for a class that is
+    /// not Sendable; from a `@MainActor` class write
+    /// `Task { granted = await session.requestRecordPermission() }` instead.
+    public func requestRecordPermission() async -> Bool {
+        await withCheckedContinuation { continuation in
+            requestRecordPermission { continuation.resume(returning: $0) }
+        }
+    }
+
     /// Who `requestRecordPermission` asks when the decision is undetermined
     /// (nil: nobody; the default). A headless machine has no dialog: a tool
     /// asks on its terminal (`jas permission request`), a service may ask its

@@ -128,11 +128,12 @@ public enum RouteChangeReason: UInt, Sendable, Codable {
     }
 }
 
-/// What `overrideOutputAudioPort` may ask for.
-public enum PortOverride: Sendable {
+/// What `overrideOutputAudioPort` may ask for, with AVAudioSessionPortOverride's
+/// raw values (None = 0, Speaker = 'spkr').
+public enum PortOverride: UInt, Sendable {
     /// Follow the route rules.
-    case none
+    case none = 0
     /// Play through the built-in speaker (a device of type builtInSpeaker, else
     /// the server's `system` playback ports).
-    case speaker
+    case speaker = 0x7370_6B72
 }

@@ -91,4 +91,32 @@ final class SeedListingTests: XCTestCase {
         }
         XCTAssertEqual(try session.checkedOutputNumberOfChannels(), 0, "inactive: no channels, and no error")
     }
+
+    /// "AVAudioSessionPortOverride(rawValue:)": the seeds' raw values.
+    func testPortOverridesHaveTheSeedsRawValues() {
+        XCTAssertEqual(PortOverride(rawValue: 0), PortOverride.none)
+        XCTAssertEqual(PortOverride(rawValue: 0x7370_6B72), .speaker, "'spkr'")
+        XCTAssertNil(PortOverride(rawValue: 1))
+    }
+
+    /// The seeds' `requestRecordPermission { granted in self.x = granted }` from
+    /// a class: written with the async form, it compiles in Swift 6 and answers.
+    @MainActor
+    func testRecordPermissionIsAskedFromAClassWithTheAsyncForm() async throws {
+        final class Recorder {
+            var mayRecord: Bool?
+        }
+        let folder = NSTemporaryDirectory() + "seed-permission-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = RecordPermissionStore(path: folder + "/record-permission.json")
+        let asking = AudioSession(clientName: "asker", serverName: LoopbackServer.uniqueName(prefix: "no-server"),
+                                  applicationName: "seeds-app", recordConsent: .stored(store))
+        asking.setRecordPermissionPrompt { _, _ in true }
+        let recorder = Recorder()
+        recorder.mayRecord = await asking.requestRecordPermission()
+        XCTAssertEqual(recorder.mayRecord, true)
+        XCTAssertEqual(asking.recordPermission, .granted, "the answer was stored")
+        recorder.mayRecord = await asking.requestRecordPermission()
+        XCTAssertEqual(recorder.mayRecord, true, "decided: answered at once")
+    }
 }
