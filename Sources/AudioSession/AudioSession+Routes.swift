@@ -11,7 +11,7 @@ extension AudioSession {
     /// server (nothing is known yet), as the seeds' `guard let` expects.
     public var availableInputs: [PortDescription]? {
         guard let client = openClient else { return nil }
-        return RoutePlanner.availableInputs(DeviceCatalog(client: client), category: category)
+        return RoutePlanner.availableInputs(DeviceCatalog(client: client), category: category, options: categoryOptions)
     }
 
     /// Whether the server has any input device.

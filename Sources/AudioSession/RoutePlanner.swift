@@ -44,6 +44,8 @@ struct DeviceHistory: Equatable {
 enum RoutePlanner {
     struct Request {
         var category: Category
+        /// The category's options: defaultToSpeaker and allowBluetooth change the route.
+        var options: CategoryOptions = []
         var outputOverride: PortOverride
         var preferredInput: String?
         var explicitInputs: [String]
@@ -56,7 +58,8 @@ enum RoutePlanner {
         var streams: [AudioOutputStream]
     }
 
-    static func plan(_ request: Request, catalog: DeviceCatalog, history: DeviceHistory) -> RoutePlan {
+    static func plan(_ request: Request, catalog allDevices: DeviceCatalog, history: DeviceHistory) -> RoutePlan {
+        let catalog = usable(allDevices, category: request.category, options: request.options)
         var inputDevice: PortDescription?
         if request.category.hasInput && request.explicitInputs.isEmpty {
             if request.outputOverride == .speaker {
@@ -88,6 +91,7 @@ enum RoutePlanner {
             } else {
                 outputDevice = history.outputs.reversed().lazy.compactMap(catalog.output).first
                     ?? catalog.outputs.first
+                outputDevice = outputDevice.map { builtInOutput($0, request, catalog) }
             }
         }
         let outputPorts = request.category.hasOutput
@@ -125,8 +129,28 @@ enum RoutePlanner {
     }
 
     /// The input devices a session of `category` may choose from.
-    static func availableInputs(_ catalog: DeviceCatalog, category: Category) -> [PortDescription] {
-        category.hasInput ? catalog.inputs : []
+    static func availableInputs(_ catalog: DeviceCatalog, category: Category, options: CategoryOptions) -> [PortDescription] {
+        category.hasInput ? usable(catalog, category: category, options: options).inputs : []
+    }
+
+    /// The devices a session may use: Bluetooth hands-free devices only with
+    /// allowBluetooth ("allows Bluetooth hands-free devices to appear as
+    /// available input routes"), where the category takes that option.
+    static func usable(_ catalog: DeviceCatalog, category: Category, options: CategoryOptions) -> DeviceCatalog {
+        guard [.record, .playAndRecord].contains(category), !options.contains(.allowBluetooth) else { return catalog }
+        return DeviceCatalog(inputs: catalog.inputs.filter { $0.portType != .bluetoothHFP },
+                             outputs: catalog.outputs.filter { $0.portType != .bluetoothHFP })
+    }
+
+    /// When the route is the built-in one (no other device came since): a
+    /// playAndRecord session plays through the receiver unless it asked for
+    /// defaultToSpeaker ("By default, using this category implies that audio
+    /// is routed to the receiver"), where the server has both.
+    static func builtInOutput(_ chosen: PortDescription, _ request: Request, _ catalog: DeviceCatalog) -> PortDescription {
+        let builtIn: Set<AudioSessionPort> = [.builtInSpeaker, .builtInReceiver]
+        guard request.category == .playAndRecord, builtIn.contains(chosen.portType) else { return chosen }
+        let wanted: AudioSessionPort = request.options.contains(.defaultToSpeaker) ? .builtInSpeaker : .builtInReceiver
+        return catalog.outputs.first { $0.portType == wanted } ?? chosen
     }
 
     /// The output devices a session of `category` may play to (under multiRoute, `multirouteOutputs`).

@@ -222,7 +222,7 @@ extension SessionCore {
     }
 
     func request(_ prefs: Preferences, inputs: Int, outputs: Int) -> RoutePlanner.Request {
-        RoutePlanner.Request(category: prefs.category, outputOverride: prefs.outputOverride,
+        RoutePlanner.Request(category: prefs.category, options: prefs.options, outputOverride: prefs.outputOverride,
                              preferredInput: prefs.preferredInput, explicitInputs: prefs.inputPortNames,
                              explicitOutputs: prefs.outputPortNames, inputChannels: inputs, outputChannels: outputs,
                              inputDataSources: prefs.inputDataSources,

@@ -143,7 +143,8 @@ extension SessionCore {
     /// The input devices on the server (empty under a category without input or without a client).
     var availableInputs: [PortDescription] {
         guard let client = openClient else { return [] }
-        return RoutePlanner.availableInputs(DeviceCatalog(client: client), category: preferences.category)
+        return RoutePlanner.availableInputs(DeviceCatalog(client: client), category: preferences.category,
+                                            options: preferences.options)
     }
 
     /// The output devices, opening the session's client first if it is not open.

@@ -119,4 +119,15 @@ final class SeedListingTests: XCTestCase {
         recorder.mayRecord = await asking.requestRecordPermission()
         XCTAssertEqual(recorder.mayRecord, true, "decided: answered at once")
     }
+
+    /// Guide: "The video chat mode can only be used with the
+    /// AVAudioSessionCategoryPlayAndRecord category" (the Class Reference also
+    /// names Record; the README's table says why the guide wins).
+    func testVideoChatGoesWithPlayAndRecordOnly() throws {
+        XCTAssertThrowsError(try session.setCategory(.record, mode: .videoChat)) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+        }
+        try session.setCategory(.playAndRecord, mode: .videoChat)
+        XCTAssertEqual(session.categoryOptions, [.allowBluetooth, .defaultToSpeaker], "the options the mode implies")
+    }
 }

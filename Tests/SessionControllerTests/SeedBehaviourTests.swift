@@ -329,6 +329,33 @@ final class SeedBehaviourTests: JackTestCase {
         XCTAssertTrue(session.isActive)
     }
 
+    /// The guide's "Responding to a Media Server Reset": "After receiving the
+    /// notification, your app needs to … When appropriate, reactivate the
+    /// AVAudioSession using the setActive:error: method." Under the `.manual`
+    /// policy the session is rebuilt on the returned server and waits for the
+    /// app; the default (`.automatic`) reactivates by itself (README row).
+    func testUnderTheManualPolicyTheAppReactivatesAfterTheReset() throws {
+        let server = try startServer(period: 256)
+        let session = AudioSession(clientName: "seedlike", serverName: server.name)
+        defer { session.close() }
+        session.resetPolicy = .manual
+        try session.setCategory(.playback)
+        let recorder = EventRecorder(session)
+        try session.setActive(true)
+        server.kill()
+        XCTAssertTrue(waitUntil { recorder.events.contains { if case .mediaServicesWereLost = $0 { true } else { false } } })
+        _ = try startServer(name: server.name, period: 256)
+        func resets() -> [MediaServicesReset] {
+            events(recorder) { if case let .mediaServicesWereReset(reset) = $0 { reset } else { nil } }
+        }
+        XCTAssertTrue(waitUntil(timeout: 20) { resets().count == 1 }, "\(recorder.events)")
+        XCTAssertEqual(resets().first?.reactivated, false, "the session does not reactivate by itself")
+        XCTAssertFalse(session.isActive)
+        try session.setActive(true)
+        XCTAssertTrue(session.isActive, "the app reactivates, as the seeds say")
+        XCTAssertEqual(session.outputNumberOfChannels, 2)
+    }
+
     /// The guide's "Fine-Tuning a Category": "You can override the
     /// interruption characteristic of the AVAudioSessionCategoryPlayback,
     /// AVAudioSessionCategoryPlayAndRecord, and AVAudioSessionCategoryMultiRoute
