@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .library(name: "JackKit", targets: ["JackKit"]),
         .library(name: "JackRuntime", targets: ["JackRuntime"]),
-        .library(name: "AudioSession", targets: ["AudioSession"]),
+        .library(name: "JackAudioSession", targets: ["JackAudioSession"]),
         .library(name: "EventSchema", targets: ["EventSchema"]),
         .library(name: "Measurement", targets: ["Measurement"]),
         .library(name: "Capture", targets: ["Capture"]),
@@ -58,14 +58,14 @@ let package = Package(
         ),
         // The AVAudioSession-shaped controller.
         .target(
-            name: "AudioSession",
+            name: "JackAudioSession",
             dependencies: ["JackKit", "JackRuntime", "EventSchema"],
             exclude: ["README.md"]
         ),
         // What measuring tools do with the audio: test signals, loopback checks.
         .target(
             name: "Measurement",
-            dependencies: ["AudioSession", "Capture", "JackKit", "JackRuntime"],
+            dependencies: ["JackAudioSession", "Capture", "JackKit", "JackRuntime"],
             exclude: ["README.md"]
         ),
         // libsndfile (Debian libsndfile1-dev), header only.
@@ -79,7 +79,7 @@ let package = Package(
         // cycle header and the reader that drains it, the source and silence watches.
         .target(
             name: "Capture",
-            dependencies: ["AudioSession", "JackKit", "JackRuntime", "CWakeup"],
+            dependencies: ["JackAudioSession", "JackKit", "JackRuntime", "CWakeup"],
             exclude: ["README.md"]
         ),
         // C shim only: a semaphore wait on the monotonic clock (sem_clockwait), for a ring's reader.
@@ -94,7 +94,7 @@ let package = Package(
         // that survive crashes and server restarts, pre-roll and trigger.
         .target(
             name: "Recording",
-            dependencies: ["Capture", "AudioSession", "JackKit", "CSndFile", "SoundFile", "EventSchema",
+            dependencies: ["Capture", "JackAudioSession", "JackKit", "CSndFile", "SoundFile", "EventSchema",
                            .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["README.md"]
         ),
@@ -108,13 +108,13 @@ let package = Package(
         // K-meters; live from JACK ports (through the Capture ring) or from files.
         .target(
             name: "Metering",
-            dependencies: ["Capture", "SoundFile", "AudioSession", "JackKit", "CLoudness", "EventSchema"],
+            dependencies: ["Capture", "SoundFile", "JackAudioSession", "JackKit", "CLoudness", "EventSchema"],
             exclude: ["README.md"]
         ),
         // Starts and stops private jackd servers with loopback ports.
         .target(
             name: "LoopbackHarness",
-            dependencies: ["JackKit", "JackRuntime", "AudioSession"],
+            dependencies: ["JackKit", "JackRuntime", "JackAudioSession"],
             exclude: ["README.md"]
         ),
         // Watching a headless box: a live page, a WebSocket stream, Prometheus
@@ -123,7 +123,7 @@ let package = Package(
         .target(
             name: "RemoteWatch",
             dependencies: [
-                "Metering", "Recording", "AudioSession", "EventSchema",
+                "Metering", "Recording", "JackAudioSession", "EventSchema",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -137,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "jas",
             dependencies: [
-                "AudioSession", "Measurement", "Capture", "Recording", "Metering", "LoopbackHarness", "JackKit", "JackRuntime",
+                "JackAudioSession", "Measurement", "Capture", "Recording", "Metering", "LoopbackHarness", "JackKit", "JackRuntime",
                 "RemoteWatch", "EventSchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -147,7 +147,7 @@ let package = Package(
         // The README's example, compiled so it cannot rot.
         .executableTarget(
             name: "measurement-example",
-            dependencies: ["AudioSession", "LoopbackHarness"],
+            dependencies: ["JackAudioSession", "LoopbackHarness"],
             path: "Examples/MeasurementLatency"
         ),
         // The C reference clients of the benchmarks: a passthrough and a capture client.
@@ -166,13 +166,13 @@ let package = Package(
         // Times the measurement session's process callback (make bench).
         .executableTarget(
             name: "callback-bench",
-            dependencies: ["AudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference", "BenchmarkSupport"],
+            dependencies: ["JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference", "BenchmarkSupport"],
             path: "Benchmarks/CallbackCost"
         ),
         // Recovery time after jackd restarts (make bench).
         .executableTarget(
             name: "recovery-bench",
-            dependencies: ["AudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CJack"],
+            dependencies: ["JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CJack"],
             path: "Benchmarks/RecoveryTime"
         ),
         // jas monitor, record and meter through a thousand jackd restarts (make soak).
@@ -190,27 +190,27 @@ let package = Package(
         // jas record next to jack_capture and a C capture client (make bench).
         .executableTarget(
             name: "record-bench",
-            dependencies: ["Capture", "Recording", "SoundFile", "AudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference",
+            dependencies: ["Capture", "Recording", "SoundFile", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference",
                            "BenchmarkSupport"],
             path: "Benchmarks/RecordingCost"
         ),
         // jas meter next to ffmpeg's ebur128 filter and a C capture client (make bench).
         .executableTarget(
             name: "meter-bench",
-            dependencies: ["Capture", "Metering", "Recording", "SoundFile", "AudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference",
+            dependencies: ["Capture", "Metering", "Recording", "SoundFile", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference",
                            "BenchmarkSupport"],
             path: "Benchmarks/MeteringCost"
         ),
         // What serving --http costs a live meter: the callback and CPU, watched and not (make bench).
         .executableTarget(
             name: "watch-bench",
-            dependencies: ["RemoteWatch", "Metering", "AudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "BenchmarkSupport"],
+            dependencies: ["RemoteWatch", "Metering", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "BenchmarkSupport"],
             path: "Benchmarks/WatchCost"
         ),
         // jas latency's readings next to jack_delay's (make bench).
         .executableTarget(
             name: "latency-bench",
-            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "Measurement"],
+            dependencies: ["JackAudioSession", "JackKit", "LoopbackHarness", "Measurement"],
             path: "Benchmarks/LatencyReadings"
         ),
         // Test support: counts heap allocations made on the real-time thread.
@@ -234,7 +234,7 @@ let package = Package(
         // Test support: private jackd servers per test, logs on failure.
         .target(
             name: "JackTestSupport",
-            dependencies: ["LoopbackHarness", "JackKit", "JackRuntime", "AudioSession", "Measurement", "Recording"],
+            dependencies: ["LoopbackHarness", "JackKit", "JackRuntime", "JackAudioSession", "Measurement", "Recording"],
             path: "Tests/JackTestSupport"
         ),
         .testTarget(
@@ -243,20 +243,20 @@ let package = Package(
         ),
         .testTarget(
             name: "SessionControllerTests",
-            dependencies: ["AudioSession", "JackKit", "JackRuntime", "CJack", "LoopbackHarness", "JackTestSupport", "Measurement", "jas"]
+            dependencies: ["JackAudioSession", "JackKit", "JackRuntime", "CJack", "LoopbackHarness", "JackTestSupport", "Measurement", "jas"]
         ),
         .testTarget(
             name: "MeasurementTests",
-            dependencies: ["Measurement", "AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "jas"]
+            dependencies: ["Measurement", "JackAudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "jas"]
         ),
         .testTarget(
             name: "RecordingTests",
-            dependencies: ["Capture", "Recording", "SoundFile", "Measurement", "AudioSession", "JackKit", "JackRuntime", "LoopbackHarness",
+            dependencies: ["Capture", "Recording", "SoundFile", "Measurement", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness",
                            "JackTestSupport", "AllocationCounter", "jas"]
         ),
         .testTarget(
             name: "MeteringTests",
-            dependencies: ["Metering", "Capture", "Recording", "SoundFile", "AudioSession", "JackKit", "JackRuntime", "LoopbackHarness",
+            dependencies: ["Metering", "Capture", "Recording", "SoundFile", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness",
                            "JackTestSupport", "jas"]
         ),
         .testTarget(
@@ -267,7 +267,7 @@ let package = Package(
         // netjack2: a master here, a slave on a SeparateMachine (a mount namespace).
         .testTarget(
             name: "NetJackTests",
-            dependencies: ["AudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "Recording", "SoundFile", "jas"]
+            dependencies: ["JackAudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "Recording", "SoundFile", "jas"]
         ),
         // PipeWire's JACK: a private headless daemon, clients through pw-jack.
         .testTarget(
@@ -277,12 +277,12 @@ let package = Package(
         // The JSON lines of every tool against recorded ones: no jackd.
         .testTarget(
             name: "EventSchemaTests",
-            dependencies: ["AudioSession", "Capture", "Metering", "Recording", "RemoteWatch", "EventSchema", "jas"],
+            dependencies: ["JackAudioSession", "Capture", "Metering", "Recording", "RemoteWatch", "EventSchema", "jas"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "AudioSessionTests",
-            dependencies: ["AudioSession", "Measurement", "JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport", "AllocationCounter"]
+            dependencies: ["JackAudioSession", "Measurement", "JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport", "AllocationCounter"]
         ),
     ]
 )

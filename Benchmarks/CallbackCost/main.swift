@@ -18,7 +18,7 @@
 //
 // usage: callback-bench [--c-reference PATH|none] [--period N] [--cycles N] [--rounds N] [--channels 2,32] [--streams 8]
 //                       [--pipewire]
-import AudioSession
+import JackAudioSession
 import BenchmarkSupport
 import CReference
 import Foundation

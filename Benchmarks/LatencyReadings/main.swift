@@ -7,7 +7,7 @@
 // line-buffered output).
 //
 // usage: latency-bench [--readings N]
-import AudioSession
+import JackAudioSession
 import Foundation
 import JackKit
 import LoopbackHarness

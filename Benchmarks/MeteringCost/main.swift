@@ -7,7 +7,7 @@
 //    capture client doing the same copy, in the same cycles on one server.
 //
 // usage: meter-bench [--jas PATH] [--seconds S] [--cycles N]
-import AudioSession
+import JackAudioSession
 import BenchmarkSupport
 import Capture
 import CReference

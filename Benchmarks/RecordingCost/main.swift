@@ -10,7 +10,7 @@
 //   their callback costs; and the recorder's disk-thread CPU.
 //
 // usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR]
-import AudioSession
+import JackAudioSession
 import BenchmarkSupport
 import Capture
 import CReference

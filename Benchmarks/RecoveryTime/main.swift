@@ -5,7 +5,7 @@
 // non-zero again.
 //
 // usage: recovery-bench [--restarts N]
-import AudioSession
+import JackAudioSession
 import CJack
 import Foundation
 import JackKit

@@ -8,7 +8,7 @@
 // process's CPU time per second (user + system: readings, serving, all).
 //
 // usage: watch-bench [--seconds S] [--browser yes|no]
-import AudioSession
+import JackAudioSession
 import BenchmarkSupport
 import Foundation
 import JackKit

@@ -15,7 +15,7 @@ let package = Package(
         .executableTarget(
             name: "level-watch",
             dependencies: [
-                .product(name: "AudioSession", package: "JackAudioSession"),
+                .product(name: "JackAudioSession", package: "JackAudioSession"),
                 .product(name: "Metering", package: "JackAudioSession"),
             ]
         ),

@@ -1,6 +1,6 @@
 // The README's example: open a measurement session and read its latency.
 // Usage: measurement-example [SERVER]  (without SERVER: a private jackd)
-import AudioSession
+import JackAudioSession
 import Foundation
 import LoopbackHarness
 

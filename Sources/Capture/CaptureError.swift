@@ -1,4 +1,4 @@
-import AudioSession
+import JackAudioSession
 
 /// Why ports cannot be tapped: no port matches, fewer ports match than were
 /// asked for, or the server cannot be reached. Each names the server or the

@@ -1,4 +1,4 @@
-import AudioSession
+import JackAudioSession
 import Foundation
 
 /// Which process keeps a simulated device plugged into a server: one file per

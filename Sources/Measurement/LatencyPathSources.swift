@@ -1,4 +1,4 @@
-import AudioSession
+import JackAudioSession
 
 /// What lies behind the two ports of a measured path: the driver or client
 /// that makes each one (`ServerDescription.source(ofPort:on:)`), so that a

@@ -1,4 +1,4 @@
-import AudioSession
+import JackAudioSession
 
 /// What a player does with its session's events, as the seeds' playback
 /// apps do: it pauses when interrupted, activates again and plays on when

@@ -1,4 +1,4 @@
-import AudioSession
+import JackAudioSession
 import EventSchema
 import Foundation
 import Metering

@@ -1,5 +1,5 @@
 import ArgumentParser
-import AudioSession
+import JackAudioSession
 import Foundation
 import LoopbackHarness
 import Measurement

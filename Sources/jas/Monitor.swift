@@ -1,5 +1,5 @@
 import ArgumentParser
-import AudioSession
+import JackAudioSession
 import Foundation
 
 /// `jas monitor`: activate a session and print every event until interrupted.

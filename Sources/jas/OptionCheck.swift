@@ -1,6 +1,6 @@
 import ArgumentParser
 import Recording
-import AudioSession
+import JackAudioSession
 import JackKit
 
 /// The one rule for option values: a value out of its range is a usage

@@ -1,5 +1,5 @@
 import ArgumentParser
-import AudioSession
+import JackAudioSession
 
 /// `--category`, `--mode` and `--option`, shared by the commands that open a session.
 struct SessionOptions: ParsableArguments {

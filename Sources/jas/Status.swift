@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import AudioSession
+import JackAudioSession
 import JackKit
 
 /// `jas status`: what the server runs and every port on it.

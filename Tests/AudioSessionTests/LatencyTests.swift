@@ -1,4 +1,4 @@
-import AudioSession
+import JackAudioSession
 import JackKit
 import JackRuntime
 import JackTestSupport

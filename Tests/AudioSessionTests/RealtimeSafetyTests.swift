@@ -1,6 +1,6 @@
 import JackRuntime
 import AllocationCounter
-import AudioSession
+import JackAudioSession
 import Foundation
 import JackTestSupport
 import LoopbackHarness

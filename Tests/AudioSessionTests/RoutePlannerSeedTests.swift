@@ -1,4 +1,4 @@
-@testable import AudioSession
+@testable import JackAudioSession
 import XCTest
 
 /// The route rules the seeds state for options, decided by the planner on

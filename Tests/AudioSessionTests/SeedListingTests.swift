@@ -1,4 +1,4 @@
-import AudioSession
+import JackAudioSession
 import Foundation
 import LoopbackHarness
 import XCTest
@@ -44,7 +44,8 @@ final class SeedListingTests: XCTestCase {
         do {
             try session.setCategory(.playback, mode: .voiceChat)
             XCTFail("voiceChat is not a mode of playback")
-        } catch let error as AudioSessionError {
+        } catch {
+            // Typed throws: `error` is an AudioSessionError here, with no cast.
             XCTAssertEqual((error as any Error as? CustomNSError)?.errorCode, 560_161_140, "'!cat' as AVAudioSession's integer")
             XCTAssertTrue((error as any Error).localizedDescription.contains("voiceChat"), error.localizedDescription)
             let bridged = error.nsError
@@ -56,6 +57,19 @@ final class SeedListingTests: XCTestCase {
         XCTAssertEqual(badParam.nsError.code, -50)
         XCTAssertEqual(badParam.nsError.localizedDescription, "the duration must be positive")
         XCTAssertEqual(AudioSessionError.Code.siriIsRecording.fourCharacterCode, "siri")
+    }
+
+    /// "AVAudioSession.Category.playAndRecord", "AVAudioSession.Mode.measurement":
+    /// the qualified names compile, naming the module's types.
+    func testTheSeedsQualifiedTypeNamesCompile() throws {
+        let category: AudioSession.Category = .playAndRecord
+        let mode = AudioSession.Mode.measurement
+        let options: AudioSession.CategoryOptions = [.mixWithOthers]
+        try session.setCategory(category, mode: mode, options: options)
+        XCTAssertEqual(session.category, Category.playAndRecord)
+        XCTAssertEqual(AudioSession.ErrorCode.incompatibleCategory.fourCharacterCode, "!cat")
+        XCTAssertEqual(AudioSession.Port.headphones, AudioSessionPort.headphones)
+        XCTAssertEqual(AudioSession.RouteChangeReason.newDeviceAvailable.rawValue, 1)
     }
 
     /// "try session.setMode(.measurement)": the category and its options stay.

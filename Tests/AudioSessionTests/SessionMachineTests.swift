@@ -1,4 +1,4 @@
-@testable import AudioSession
+@testable import JackAudioSession
 import Foundation
 import XCTest
 

@@ -1,4 +1,4 @@
-@testable import AudioSession
+@testable import JackAudioSession
 @testable import Capture
 import Foundation
 @testable import Metering

@@ -1,4 +1,4 @@
-import AudioSession
+import JackAudioSession
 import XCTest
 
 /// The arbitration rules as pure functions of published states: every

@@ -1,4 +1,4 @@
-import AudioSession
+import JackAudioSession
 import CJack
 import Foundation
 import JackKit

@@ -1,5 +1,5 @@
 import JackRuntime
-import AudioSession
+import JackAudioSession
 import Foundation
 import JackTestSupport
 import LoopbackHarness

@@ -1,7 +1,7 @@
 // level-watch SERVER PORT...: the loudness of JACK ports, once a second,
 // through JackAudioSession's Metering library (what `jas meter` does, in a
 // dozen lines of another package).
-import AudioSession
+import JackAudioSession
 import Foundation
 import Metering
 
