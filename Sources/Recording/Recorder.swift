@@ -109,6 +109,9 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     private var eventTask: Task<Void, Never>?
     private var sourceWatch: SourceWatch?
     private let stopped = Mutex(false)
+    /// Held while `prepare()` runs: a `stop()` waits for it, so that no file
+    /// it creates is left without its claim released and its take finished.
+    private let preparation = NSLock()
     /// The `--on-silence`/`--on-signal` commands, by event name.
     private var hookCommands: [(event: String, hook: HookCommand)] = []
     private var catalogue: TakeCatalogue?
@@ -133,7 +136,13 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     /// Checks everything that can be checked (parameters, ports, format, path,
     /// space), opens the files and the log, and starts capturing: armed until
     /// the start command or trigger, recording at once otherwise.
+    /// A `stop()` that comes while this runs (a SIGTERM in start-up) waits
+    /// for it, then finishes what it set up; one that came before makes it
+    /// set up nothing (`RecordingError.stoppedBeforeStart`).
     public func prepare() throws(RecordingError) {
+        preparation.lock()
+        defer { preparation.unlock() }
+        if stopped.withLock({ $0 }) { throw .stoppedBeforeStart }
         let config = configuration
         try Self.checkParameters(config)
         do {
@@ -346,6 +355,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             return
         }
         defer { stopDone.signal() }
+        preparation.lock()
+        preparation.unlock()
         let why = reason ?? writer?.stats.withLock { stats in
             stats.problem.map { "failed: \($0)" } ?? (stats.finished ? "duration reached" : nil)
         } ?? "stopped by the program"

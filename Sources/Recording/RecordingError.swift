@@ -38,6 +38,8 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
     case file(path: String, reason: String)
     /// The file system is full (or the user's quota reached).
     case diskFull(path: String)
+    /// `stop()` came before `prepare()`: nothing was set up.
+    case stoppedBeforeStart
 
     public var description: String {
         switch self {
@@ -77,6 +79,8 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
             "'\(path)': \(reason)"
         case let .diskFull(path):
             "'\(path)': the disk is full (no space left on it)"
+        case .stoppedBeforeStart:
+            "the recording was stopped before it was set up; nothing was written"
         }
     }
 

@@ -208,9 +208,13 @@ struct Record: AsyncParsableCommand {
         do {
             try recorder.prepare()
         } catch {
+            // A signal that stopped the take while it was set up: its ending decides the exit.
+            if Signals.isEnding { Signals.waitForExit() }
             Output.diagnostic("jas record: \(Output.reason(error))")
             throw ExitCode(2)
         }
+        // Stopped while it was set up (the stop waited for it): the ending under way exits.
+        if Signals.isEnding { Signals.waitForExit() }
         display.announce(recorder)
         if watch != nil {
             let summary = recorder.summary

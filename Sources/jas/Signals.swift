@@ -78,21 +78,27 @@ enum Signals {
             // Without a command that asked for it, SIGUSR1 ends nothing.
             state.withLock { $0.user1 }?()
         default:
-            let override = state.withLock { state in
-                state.endingSignal = state.endingSignal ?? signalNumber
-                return state.exitOverride
-            }
-            end(exitStatus: override ?? 128 + signalNumber)
+            end(signal: signalNumber)
         }
     }
 
     /// Runs `cleanup` on SIGINT, SIGTERM or SIGHUP, then exits with
     /// `exitStatus` (nil: 128 + the signal's number, as a shell reports it).
+    /// Once an ending has begun, the caller waits for the exit instead: what
+    /// it would go on to set up (a take's files) would have no cleanup.
     static func onInterrupt(exitStatus: Int32? = nil, _ cleanup: @escaping @Sendable () -> Void) {
-        state.withLock { state in
+        let registered = state.withLock { state -> Bool in
+            guard !state.ending else { return false }
             state.cleanups.append(cleanup)
             if let exitStatus { state.exitOverride = exitStatus }
+            return true
         }
+        if !registered { waitForExit() }
+    }
+
+    /// Parks the calling thread until the ending under way exits the process.
+    static func waitForExit() -> Never {
+        while true { pause() }
     }
 
     /// Runs `action` on every SIGUSR1 (a start command from another program).
@@ -103,14 +109,26 @@ enum Signals {
     /// Ends the command as a signal would: its cleanups (once, whoever asks
     /// first; a second asker waits for the exit), then `_exit(exitStatus)`.
     static func end(exitStatus: Int32) -> Never {
-        let mine = state.withLock { state -> [@Sendable () -> Void]? in
+        end { _ in exitStatus }
+    }
+
+    /// `end` for a signal: the status the command asked for, else 128 + its
+    /// number, chosen in the same step as the cleanups, so that a cleanup
+    /// registered meanwhile brings its status with it.
+    private static func end(signal signalNumber: Int32) -> Never {
+        end { state in
+            state.endingSignal = state.endingSignal ?? signalNumber
+            return state.exitOverride ?? 128 + signalNumber
+        }
+    }
+
+    private static func end(status: (inout State) -> Int32) -> Never {
+        let ending = state.withLock { state -> (cleanups: [@Sendable () -> Void], status: Int32)? in
             guard !state.ending else { return nil }
             state.ending = true
-            return state.cleanups.reversed()
+            return (state.cleanups.reversed(), status(&state))
         }
-        guard let mine else {
-            while true { pause() }
-        }
+        guard let (mine, exitStatus) = ending else { waitForExit() }
         WedgeWatch.claimEnding()
         mine.forEach { $0() }
         WedgeWatch.leaveIfWedged(command: CommandLine.arguments.dropFirst().first ?? "jas")

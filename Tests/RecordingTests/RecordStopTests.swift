@@ -80,6 +80,24 @@ final class RecordStopRaceTests: JackTestCase {
         let file = try SoundFileReader(path: "\(folder)/take.wav")
         XCTAssertEqual(file.frames, summary.framesWritten, "the summary read after the second stop is not the final one")
     }
+
+    /// A stop that comes before the take is set up (a SIGTERM in start-up,
+    /// heard before the recorder prepared) leaves nothing behind: the take's
+    /// preparation, which would create its files, refuses to begin. (A stop
+    /// during the preparation waits for it and finishes the take instead;
+    /// `RecordSignalTests` sends SIGTERM at every moment of start-up.)
+    func testAStopBeforeTheTakeIsSetUpLeavesNoFile() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = Recorder.Configuration(outputPath: "\(folder)/take.wav")
+        configuration.serverName = "nobody-\(getpid())"
+        let recorder = Recorder(configuration: configuration)
+        recorder.stop(reason: "SIGTERM")
+        XCTAssertThrowsError(try recorder.prepare()) { error in
+            XCTAssertEqual("\(error)", "\(RecordingError.stoppedBeforeStart)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), [], "a file was made for a stopped take")
+    }
 }
 
 private final class SlowDisk: @unchecked Sendable { // a flag set once by the test, read by the disk thread
