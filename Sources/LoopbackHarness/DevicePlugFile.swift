@@ -1,5 +1,6 @@
 import JackAudioSession
 import Foundation
+import Synchronization
 
 /// Which process keeps a simulated device plugged into a server: one file per
 /// server and device, in a folder private to the user next to the session
@@ -81,11 +82,16 @@ public enum DevicePlugFile {
             _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         }
 
-        /// Removes the file and lets go of it (the device is unplugged).
+        /// Removes the file and lets go of it (the device is unplugged); once:
+        /// a second call would close a descriptor the process reused meanwhile.
         public func release() {
+            guard released.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+            else { return }
             unlink(path)
             close(descriptor)
         }
+
+        private let released = Atomic<Bool>(false)
     }
 
     /// Ends the process that keeps `device` plugged into `server` (SIGTERM)

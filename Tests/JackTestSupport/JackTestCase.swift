@@ -77,6 +77,23 @@ open class JackTestCase: XCTestCase {
     /// output. One that has not ended after `timeout` seconds is a hang: the
     /// test fails naming the command, with the process's stacks (gdb), and the
     /// process is killed by its PID (status -1).
+    /// Marks every descriptor this process has open close-on-exec, so that a
+    /// tool started next inherits none but its standard three: descriptors
+    /// some library opened without it pile up over a whole suite, and a JACK
+    /// client that inherits over a thousand dies in libjack's select()
+    /// ("malloc assertion failure in sysmalloc": jack_lsp in
+    /// MetadataStoreTests, twice, after the whole suite). (Closing them in
+    /// the child instead also closes Foundation's own descriptor that tells
+    /// it the child ended: its monitor thread then waits on the live child
+    /// for ever.)
+    public static func keepDescriptorsFromChildren() {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            guard let descriptor = Int32(name), descriptor > 2 else { continue }
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+
     public func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 300,
                     file: StaticString = #filePath, line: UInt = #line) throws -> (status: Int32, output: String) {
         let process = Process()
@@ -90,6 +107,7 @@ open class JackTestCase: XCTestCase {
         process.standardError = pipe
         let ended = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in ended.signal() }
+        Self.keepDescriptorsFromChildren()
         try process.run()
         // The tool has its copy of the write end; ours would only keep the pipe open.
         try? pipe.fileHandleForWriting.close()

@@ -11,6 +11,12 @@ import XCTest
 /// start works. On a machine of its own (a private /dev/shm), so this
 /// machine's store is not touched.
 final class MetadataStoreTests: JackTestCase {
+    /// This process's descriptors: how many, and the highest.
+    private static func descriptors() -> String {
+        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int.init)
+        return "\(open.count) open, highest \(open.max() ?? -1)"
+    }
+
     /// jackd in `machine`, once jack_lsp there reaches it.
     private func startReadyJackd(_ machine: SeparateMachine, name: String) throws -> Process {
         let log = NSTemporaryDirectory() + "jackd-\(name).log"
@@ -24,7 +30,8 @@ final class MetadataStoreTests: JackTestCase {
         }
         // Once seen in CI (a loaded machine): no answer for 15 s; what jackd and jack_lsp said is kept.
         XCTAssertTrue(answered, "jackd '\(name)' in the machine does not answer (running: \(jackd.isRunning)); jackd said: "
-                      + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "nothing") + "; jack_lsp said: \(lsp)")
+                      + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "nothing") + "; jack_lsp said: \(lsp); "
+                      + "this test process's descriptors: \(Self.descriptors())")
         return jackd
     }
 
