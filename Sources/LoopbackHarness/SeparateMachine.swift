@@ -44,7 +44,7 @@ public final class SeparateMachine: Sendable {
         defer { unlink(logPath) }
         let script = "mount -t tmpfs -o mode=1777 jas-machine /dev/shm && exec sleep 2147483647"
         holder = try LoopbackServer.spawn([LoopbackServer.findExecutable("setpriv")!, "--pdeathsig", "TERM", "--",
-                                           LoopbackServer.findExecutable("unshare")!, "--mount", "--propagation", "private",
+                                           LoopbackServer.findExecutable("unshare")!, "--mount", "--ipc", "--propagation", "private",
                                            "--", "/bin/sh", "-c", script], logPath: logPath)
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -73,7 +73,7 @@ public final class SeparateMachine: Sendable {
 
     /// `arguments` as a command that runs in this machine.
     public func command(_ arguments: [String]) -> [String] {
-        [LoopbackServer.findExecutable("nsenter")!, "--target", String(holder), "--mount", "--"] + arguments
+        [LoopbackServer.findExecutable("nsenter")!, "--target", String(holder), "--mount", "--ipc", "--"] + arguments
     }
 
     /// Ends the holder; the namespace goes with the last process in it. Idempotent.
