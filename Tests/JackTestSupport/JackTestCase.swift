@@ -78,14 +78,12 @@ open class JackTestCase: XCTestCase {
     /// test fails naming the command, with the process's stacks (gdb), and the
     /// process is killed by its PID (status -1).
     /// Marks every descriptor this process has open close-on-exec, so that a
-    /// tool started next inherits none but its standard three: descriptors
-    /// some library opened without it pile up over a whole suite, and a JACK
-    /// client that inherits over a thousand dies in libjack's select()
-    /// ("malloc assertion failure in sysmalloc": jack_lsp in
-    /// MetadataStoreTests, twice, after the whole suite). (Closing them in
-    /// the child instead also closes Foundation's own descriptor that tells
-    /// it the child ended: its monitor thread then waits on the live child
-    /// for ever.)
+    /// tool started next inherits none but its standard three: a JACK client
+    /// that inherits over a thousand dies in libjack's select() ("malloc
+    /// assertion failure in sysmalloc", as HostileInputTests once saw from
+    /// leaked pipes). (Closing them in the child instead also closes
+    /// Foundation's own descriptor that tells it the child ended: its monitor
+    /// thread then waits on the live child for ever.)
     public static func keepDescriptorsFromChildren() {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
             guard let descriptor = Int32(name), descriptor > 2 else { continue }
