@@ -118,9 +118,16 @@ install: release
 uninstall:
 	rm -f $(INSTALLED) $(UNIT)
 
-# The README's Package.swift: a package that depends on this one by path builds (part of make test).
+# The README's Package.swift: a package that depends on this one by path builds (part of make test),
+# and its seed-listings (the guide's listings written for this library) run against a private jackd.
 example-check: deps
 	cd Examples/DependentPackage && $(SWIFT) build
+	scratch=$$(mktemp -d); server=seed-listings-$$$$; \
+	JACK_NO_AUDIO_RESERVATION=1 jackd -n $$server -r -d dummy -r 48000 -p 256 > $$scratch/jackd.log 2>&1 & jackd=$$!; \
+	trap 'kill $$jackd 2>/dev/null; wait $$jackd 2>/dev/null; rm -rf "$$scratch"' EXIT; \
+	for attempt in $$(seq 100); do jack_lsp -s $$server > /dev/null 2>&1 && break; sleep 0.1; done; \
+	JACK_DEFAULT_SERVER=$$server XDG_CONFIG_HOME=$$scratch timeout 120 Examples/DependentPackage/.build/debug/seed-listings \
+	  || { echo "example-check: seed-listings failed; jackd said:"; cat $$scratch/jackd.log; exit 1; }
 
 # make install into a scratch folder: every file is there and names every subcommand (part of make test).
 install-check:

@@ -19,5 +19,13 @@ let package = Package(
                 .product(name: "Metering", package: "JackAudioSession"),
             ]
         ),
+        // The guide's listings written for this library, run by `make example-check` against a private jackd.
+        .executableTarget(
+            name: "seed-listings",
+            dependencies: [
+                .product(name: "JackAudioSession", package: "JackAudioSession"),
+                .product(name: "LoopbackHarness", package: "JackAudioSession"),
+            ]
+        ),
     ]
 )

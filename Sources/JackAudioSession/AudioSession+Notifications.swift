@@ -40,6 +40,8 @@ extension AudioSession {
             enqueue { $0.periodChanged(to: frames, from: sender) }
         case .portRegistration:
             scheduleRouteRefresh()
+        case let .propertyChange(_, key, _) where DataSourceTraits.keys.contains(key):
+            scheduleRouteRefresh()   // a device said something new about a data source
         case let .clientRegistration(name, registered):
             scheduleRouteRefresh()
             // A session's client that went away may have been interrupting or

@@ -16,4 +16,8 @@ extension AudioSession {
     public typealias ErrorCode = AudioSessionError.Code
     /// `AVAudioSession.Port`: a device's type (`.builtInMic`, `.headphones`, ...).
     public typealias Port = AudioSessionPort
+    /// `AVAudioSession.Orientation`, `.Location`, `.PolarPattern`: what a data source says of itself.
+    public typealias Orientation = DataSourceOrientation
+    public typealias Location = DataSourceLocation
+    public typealias PolarPattern = JackAudioSession.PolarPattern
 }

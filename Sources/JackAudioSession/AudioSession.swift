@@ -16,6 +16,9 @@ public final class AudioSession: Sendable {
     /// The process-wide session, named after the program, on the default server.
     public static let shared = AudioSession()
 
+    /// `shared`, by the name the seeds' listings call it.
+    public static func sharedInstance() -> AudioSession { shared }
+
     /// The JACK client name the session asks for.
     public let clientName: String
     /// The JACK server the session uses.
@@ -54,7 +57,7 @@ public final class AudioSession: Sendable {
         self.applicationName = applicationName ?? clientName
         self.recordConsent = recordConsent
         self.latencyCalibration = latencyCalibration
-        hub = EventHub(center: notificationCenter, queue: notificationQueue)
+        hub = EventHub(center: notificationCenter, queue: notificationQueue, propertyWatch: board.propertyWatch)
         let core = SessionCore(clientName: clientName, serverName: self.serverName, applicationName: self.applicationName,
                                recordConsent: recordConsent, latencyCalibration: latencyCalibration, hub: hub, board: board)
         self.core = QueueBound(core, queue: DispatchQueue(label: "jackaudiosession.session.\(clientName)"))

@@ -152,8 +152,12 @@ final class EventHub: Sendable {
         weak var session: AudioSession?
     }
 
+    /// Told after each event is delivered: some change no stored state (a period, an xrun count).
+    private let propertyWatch: PropertyWatch
+
     /// `queue`: where observers run (nil: a serial queue of the hub's own).
-    init(center: NotificationCenter, queue: DispatchQueue?) {
+    init(center: NotificationCenter, queue: DispatchQueue?, propertyWatch: PropertyWatch) {
+        self.propertyWatch = propertyWatch
         (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
         self.center = center
         delivery = DispatchQueue(label: "jackaudiosession.events", target: queue)
@@ -173,6 +177,7 @@ final class EventHub: Sendable {
             let (name, info) = Self.notification(for: event)
             center.post(name: name, object: object, userInfo: info)
             continuation.yield(event)
+            propertyWatch.stateChanged()
         }
     }
 

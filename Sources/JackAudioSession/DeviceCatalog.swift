@@ -98,7 +98,10 @@ struct DeviceCatalog: Equatable {
                 }
                 let sources = banks.enumerated().map { index, bank in
                     DataSourceDescription(dataSourceID: index + 1, dataSourceName: bankName(bank),
-                                          channels: channels(bank.ports, named: "\(name) \(bankName(bank))"))
+                                          channels: channels(bank.ports, named: "\(name) \(bankName(bank))"),
+                                          traits: client.port(named: bank.ports[0]).map {
+                                              DataSourceTraits(readFrom: client, on: $0.uuid)
+                                          } ?? DataSourceTraits())
                 }
                 return PortDescription(portName: name, portType: type, uid: owner, channels: sources[0].channels,
                                        dataSources: sources, selectedDataSource: sources[0])

@@ -28,7 +28,9 @@ public struct ChannelDescription: Sendable, Equatable, Codable {
 /// One of a device's selectable inputs (AVAudioSessionDataSourceDescription):
 /// a bank of an interface's capture ports that shares one JACK port group
 /// (`http://jackaudio.org/metadata/port-group`), e.g. its analogue inputs,
-/// its ADAT inputs, its S/PDIF input.
+/// its ADAT inputs, its S/PDIF input, or one microphone of several. Where
+/// it is, which way it faces and its polar patterns are what the device
+/// sets in metadata (`DataSourceTraits`), nil when it says nothing.
 public struct DataSourceDescription: Sendable, Equatable, Codable {
     /// Its number within the device, from 1, in the order the server lists the ports.
     public let dataSourceID: Int
@@ -36,12 +38,40 @@ public struct DataSourceDescription: Sendable, Equatable, Codable {
     public let dataSourceName: String
     /// Its channels in order.
     public let channels: [ChannelDescription]
+    /// What the device says about it.
+    public let traits: DataSourceTraits
+    var link = SessionLink()
 
     /// A data source description.
-    public init(dataSourceID: Int, dataSourceName: String, channels: [ChannelDescription]) {
+    public init(dataSourceID: Int, dataSourceName: String, channels: [ChannelDescription],
+                traits: DataSourceTraits = DataSourceTraits()) {
         self.dataSourceID = dataSourceID
         self.dataSourceName = dataSourceName
         self.channels = channels
+        self.traits = traits
+    }
+
+    private enum CodingKeys: String, CodingKey { case dataSourceID, dataSourceName, channels, traits }
+
+    /// Where on the device it sits, if the device says.
+    public var location: DataSourceLocation? { traits.location }
+    /// Which way it faces, if the device says.
+    public var orientation: DataSourceOrientation? { traits.orientation }
+    /// The polar patterns it can switch between; nil when it cannot.
+    public var supportedPolarPatterns: [PolarPattern]? { traits.supportedPolarPatterns }
+    /// The polar pattern in use, if the device says.
+    public var selectedPolarPattern: PolarPattern? { traits.selectedPolarPattern }
+    /// The polar pattern a session asked the device for.
+    public var preferredPolarPattern: PolarPattern? { traits.preferredPolarPattern }
+
+    /// Asks the device for one of `supportedPolarPatterns` (`badParam` for
+    /// any other, or when it has none; nil withdraws the wish). The wish is
+    /// metadata on the source's ports; the device switches and says so in
+    /// `selectedPolarPattern`, and the route follows with a route change of
+    /// reason `routeConfigurationChange`. Works on a description read from a
+    /// session (`availableInputs`, `currentRoute`, `inputDataSources`).
+    public func setPreferredPolarPattern(_ pattern: PolarPattern?) throws(AudioSessionError) {
+        try link.session(for: "data source '\(dataSourceName)'").setPreferredPolarPattern(pattern, of: self)
     }
 }
 
@@ -61,9 +91,10 @@ public struct PortDescription: Sendable, Equatable, Codable {
     /// The device's channels in order (of the selected data source, when it has them).
     public let channels: [ChannelDescription]
     /// Its selectable inputs; nil when it has one bank only (nothing to switch).
-    public let dataSources: [DataSourceDescription]?
+    public private(set) var dataSources: [DataSourceDescription]?
     /// The data source in use; nil when it has none.
-    public let selectedDataSource: DataSourceDescription?
+    public private(set) var selectedDataSource: DataSourceDescription?
+    var link = SessionLink()
 
     /// A device description.
     public init(portName: String, portType: AudioSessionPort, uid: String, channels: [ChannelDescription],
@@ -80,8 +111,38 @@ public struct PortDescription: Sendable, Equatable, Codable {
     /// has no such source, or `name` is nil).
     public func selecting(_ name: String?) -> PortDescription {
         guard let name, let source = dataSources?.first(where: { $0.dataSourceName == name }) else { return self }
-        return PortDescription(portName: portName, portType: portType, uid: uid, channels: source.channels,
-                               dataSources: dataSources, selectedDataSource: source)
+        var selected = PortDescription(portName: portName, portType: portType, uid: uid, channels: source.channels,
+                                       dataSources: dataSources, selectedDataSource: source)
+        selected.link = link
+        return selected
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case portName, portType, uid, channels, dataSources, selectedDataSource
+    }
+
+    /// Prefers one of its `dataSources` for this input device (`badParam`
+    /// for any other, or when it has none; nil: its first). It is used
+    /// whenever the device is the session's input: at once when it is now,
+    /// with a route change of reason `routeConfigurationChange`. Works on a
+    /// description read from a session (`availableInputs`, `currentRoute`).
+    public func setPreferredDataSource(_ source: DataSourceDescription?) throws(AudioSessionError) {
+        try link.session(for: "device '\(uid)'").setPreferredDataSource(source, of: self)
+    }
+
+    /// The description, and its data sources, tied to `session`.
+    func linked(to session: AudioSession) -> PortDescription {
+        var linked = self
+        let link = SessionLink(session: session)
+        linked.link = link
+        if let sources = dataSources {
+            linked.dataSources = sources.map { var source = $0; source.link = link; return source }
+        }
+        if var source = selectedDataSource {
+            source.link = link
+            linked.selectedDataSource = source
+        }
+        return linked
     }
 }
 
@@ -100,6 +161,28 @@ public struct RouteDescription: Sendable, Equatable, Codable {
 
     /// The empty route.
     public static let empty = RouteDescription()
+
+    /// The route with its devices tied to `session`.
+    func linked(to session: AudioSession) -> RouteDescription {
+        RouteDescription(inputs: inputs.map { $0.linked(to: session) }, outputs: outputs.map { $0.linked(to: session) })
+    }
+}
+
+/// The session a description was read from, so the seeds' setters on
+/// descriptions (`setPreferredDataSource`, `setPreferredPolarPattern`) reach
+/// it. Not part of the value: descriptions compare and encode without it.
+struct SessionLink: Sendable, Equatable {
+    weak var session: AudioSession?
+
+    static func == (_: SessionLink, _: SessionLink) -> Bool { true }
+
+    func session(for what: String) throws(AudioSessionError) -> AudioSession {
+        guard let session else {
+            throw AudioSessionError(.badParam, "\(what) was not read from a session that still exists: "
+                                        + "take it from availableInputs or currentRoute")
+        }
+        return session
+    }
 }
 
 /// Why the route changed (AVAudioSession.RouteChangeReason, same raw values).

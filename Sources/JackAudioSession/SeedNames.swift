@@ -22,3 +22,50 @@ public let AVAudioSessionInterruptionWasSuspendedKey = "AVAudioSessionInterrupti
 public let AVAudioSessionRouteChangeReasonKey = AudioSessionNotification.routeChangeReasonKey
 public let AVAudioSessionRouteChangePreviousRouteKey = AudioSessionNotification.routeChangePreviousRouteKey
 public let AVAudioSessionSilenceSecondaryAudioHintTypeKey = AudioSessionNotification.silenceSecondaryAudioHintTypeKey
+
+// The guide's data-source listing names orientations, polar patterns and
+// port types by their Objective-C constants.
+public let AVAudioSessionOrientationTop = DataSourceOrientation.top
+public let AVAudioSessionOrientationBottom = DataSourceOrientation.bottom
+public let AVAudioSessionOrientationFront = DataSourceOrientation.front
+public let AVAudioSessionOrientationBack = DataSourceOrientation.back
+public let AVAudioSessionOrientationLeft = DataSourceOrientation.left
+public let AVAudioSessionOrientationRight = DataSourceOrientation.right
+public let AVAudioSessionLocationUpper = DataSourceLocation.upper
+public let AVAudioSessionLocationLower = DataSourceLocation.lower
+public let AVAudioSessionPolarPatternOmnidirectional = PolarPattern.omnidirectional
+public let AVAudioSessionPolarPatternCardioid = PolarPattern.cardioid
+public let AVAudioSessionPolarPatternSubcardioid = PolarPattern.subcardioid
+public let AVAudioSessionPolarPatternStereo = PolarPattern.stereo
+public let AVAudioSessionPortBuiltInMic = AudioSessionPort.builtInMic
+public let AVAudioSessionPortHeadsetMic = AudioSessionPort.headsetMic
+public let AVAudioSessionPortLineIn = AudioSessionPort.lineIn
+public let AVAudioSessionPortUSBAudio = AudioSessionPort.usbAudio
+public let AVAudioSessionPortBluetoothHFP = AudioSessionPort.bluetoothHFP
+public let AVAudioSessionPortCarAudio = AudioSessionPort.carAudio
+public let AVAudioSessionPortBuiltInSpeaker = AudioSessionPort.builtInSpeaker
+public let AVAudioSessionPortBuiltInReceiver = AudioSessionPort.builtInReceiver
+public let AVAudioSessionPortHeadphones = AudioSessionPort.headphones
+public let AVAudioSessionPortLineOut = AudioSessionPort.lineOut
+public let AVAudioSessionPortHDMI = AudioSessionPort.HDMI
+public let AVAudioSessionPortBluetoothA2DP = AudioSessionPort.bluetoothA2DP
+public let AVAudioSessionPortBluetoothLE = AudioSessionPort.bluetoothLE
+public let AVAudioSessionPortAirPlay = AudioSessionPort.airPlay
+
+// Categories and modes by the constants the guide's listings write
+// (`setCategory(AVAudioSessionCategoryPlayback, mode: AVAudioSessionModeMoviePlayback)`).
+public let AVAudioSessionCategoryAmbient = Category.ambient
+public let AVAudioSessionCategorySoloAmbient = Category.soloAmbient
+public let AVAudioSessionCategoryPlayback = Category.playback
+public let AVAudioSessionCategoryRecord = Category.record
+public let AVAudioSessionCategoryPlayAndRecord = Category.playAndRecord
+public let AVAudioSessionCategoryAudioProcessing = Category.audioProcessing
+public let AVAudioSessionCategoryMultiRoute = Category.multiRoute
+public let AVAudioSessionModeDefault = Mode.default
+public let AVAudioSessionModeVoiceChat = Mode.voiceChat
+public let AVAudioSessionModeGameChat = Mode.gameChat
+public let AVAudioSessionModeVideoRecording = Mode.videoRecording
+public let AVAudioSessionModeMeasurement = Mode.measurement
+public let AVAudioSessionModeMoviePlayback = Mode.moviePlayback
+public let AVAudioSessionModeVideoChat = Mode.videoChat
+public let AVAudioSessionModeSpokenAudio = Mode.spokenAudio

@@ -37,6 +37,15 @@ final class SessionBoard: Sendable {
 
     func read<T>(_ body: (Snapshot) -> T) -> T { snapshot.withLock { body($0) } }
 
+    /// The streams of property values, checked after every change.
+    let propertyWatch = PropertyWatch()
+
+    /// Changes the snapshot (the core's queue does, after each change of its state).
+    func store(_ body: (inout Snapshot) -> Void) {
+        snapshot.withLock { body(&$0) }
+        propertyWatch.stateChanged()
+    }
+
     func attach(_ object: any AudioObject) { audioObjects.withLock { $0[ObjectIdentifier(object)] = object } }
 
     func detach(_ object: any AudioObject) { audioObjects.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(object)) } }

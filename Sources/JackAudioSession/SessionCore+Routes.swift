@@ -102,9 +102,19 @@ extension SessionCore {
     /// `inputDataSources` (`badParam` otherwise). The route follows at once
     /// (`routeConfigurationChange`).
     func setInputDataSource(_ source: DataSourceDescription?) throws(AudioSessionError) {
-        guard let device = activation.plan.route.inputs.first, let sources = device.dataSources else {
+        guard let device = activation.plan.route.inputs.first, device.dataSources != nil else {
             throw AudioSessionError(.badParam, "the current input has no data sources to choose from"
                                         + (activation.plan.route.inputs.first.map { " ('\($0.uid)' has one bank)" } ?? ""))
+        }
+        try setPreferredDataSource(source, of: device.uid)
+    }
+
+    /// Prefers a data source of input device `uid`, used whenever it is the
+    /// input; it must be one of the device's (`badParam` otherwise).
+    func setPreferredDataSource(_ source: DataSourceDescription?, of uid: String) throws(AudioSessionError) {
+        let device = activation.plan.route.inputs.first { $0.uid == uid } ?? activation.catalog.input(uid)
+        guard let device, let sources = device.dataSources else {
+            throw AudioSessionError(.badParam, "'\(uid)' has no data sources to choose from (one bank, or not an input device)")
         }
         if let source {
             guard sources.contains(where: { $0.dataSourceName == source.dataSourceName }) else {

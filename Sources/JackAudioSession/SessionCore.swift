@@ -66,27 +66,27 @@ final class SessionCore {
     /// reads its generation from the board.
     var machine = SessionMachine() {
         didSet {
-            board.snapshot.withLock { [machine] in $0.machine = machine }
+            board.store { [machine] in $0.machine = machine }
             board.reconnectGeneration.store(machine.generation, ordering: .relaxed)
         }
     }
     var preferences = Preferences() {
-        didSet { board.snapshot.withLock { [preferences] in $0.preferences = preferences } }
+        didSet { board.store { [preferences] in $0.preferences = preferences } }
     }
     var activation = Activation() {
-        didSet { board.snapshot.withLock { [activation] in $0.activation = activation } }
+        didSet { board.store { [activation] in $0.activation = activation } }
     }
     /// This session's part in the arbitration between processes.
     var arbitration = ArbitrationState() {
-        didSet { board.snapshot.withLock { [arbitration] in $0.arbitration = arbitration } }
+        didSet { board.store { [arbitration] in $0.arbitration = arbitration } }
     }
     /// What the server lacks, each said once (`serverLimitation`) when a client found it.
     var limitationsSaid: [ServerLimitation] = [] {
-        didSet { board.snapshot.withLock { [limitationsSaid] in $0.limitations = limitationsSaid } }
+        didSet { board.store { [limitationsSaid] in $0.limitations = limitationsSaid } }
     }
     /// The preferred rate the server does not run, as last said (`sampleRateMismatch`).
     var sampleRateMismatch: SampleRateMismatch? {
-        didSet { board.snapshot.withLock { [sampleRateMismatch] in $0.sampleRateMismatch = sampleRateMismatch } }
+        didSet { board.store { [sampleRateMismatch] in $0.sampleRateMismatch = sampleRateMismatch } }
     }
     var arbitrationTimer: DispatchSourceTimer?
     /// The arbitration timer's ticks since it started (every 20th runs a full arbitration).

@@ -1,3 +1,4 @@
+import Foundation
 import JackAudioSession
 import JackKit
 import JackRuntime
@@ -23,10 +24,13 @@ public final class SimulatedDevice: Sendable {
 
     /// Plugs the device into `serverName`. `banks`, when given, names the
     /// JACK port group of each channel (e.g. two "analogue" and two "adat"),
-    /// as an interface with several input banks sets them.
+    /// as an interface with several input banks sets them; `traits` says,
+    /// per bank name, where a bank (a microphone) sits, faces and which
+    /// polar patterns it has. Like a device's bridge, it switches a bank to
+    /// the polar pattern a session prefers when the bank supports it.
     public init(name: String, serverName: String, type: AudioSessionPort, channels: Int = 2,
                 prettyName: String? = nil, captureLatency: Int = 0, playbackLatency: Int = 0,
-                banks: [String]? = nil) throws {
+                banks: [String]? = nil, traits: [String: DataSourceTraits] = [:]) throws {
         precondition(channels >= 1, "a device has at least one channel")
         precondition(banks == nil || banks?.count == channels, "one bank name per channel")
         self.name = name
@@ -49,6 +53,22 @@ public final class SimulatedDevice: Sendable {
         }
         for (bank, port) in zip(banks ?? [], capture) {
             try client.setProperty(MetadataKey.portGroup, value: bank, on: port.uuid)
+            try traits[bank]?.write(to: client, on: port.uuid)
+        }
+        if !traits.isEmpty {
+            let bankPorts = Dictionary(grouping: zip(banks ?? [], capture.map(\.uuid)), by: \.0).mapValues { $0.map(\.1) }
+            try client.setEventHandler { [client] event in
+                guard case let .propertyChange(subject, key, _) = event, key == DataSourceTraits.preferredPolarPatternKey,
+                      let bank = bankPorts.first(where: { $0.value.contains(subject) }) else { return }
+                // Not on libjack's notification thread: a metadata write from there waits on the server.
+                DispatchQueue.global().async {
+                    guard let wanted = client.property(key, on: subject).map(PolarPattern.init(rawValue:)),
+                          traits[bank.key]?.supportedPolarPatterns?.contains(wanted) == true else { return }
+                    for port in bank.value {
+                        try? client.setProperty(DataSourceTraits.selectedPolarPatternKey, value: wanted.rawValue, on: port)
+                    }
+                }
+            }
         }
         if let prettyName { try client.setProperty(MetadataKey.prettyName, value: prettyName, on: client.uuid) }
         let captureRange = LatencyRange(min: captureLatency, max: captureLatency)

@@ -1,0 +1,113 @@
+import Foundation
+import JackKit
+
+/// Which way a data source (a microphone of a device) faces
+/// (AVAudioSession.Orientation, the same raw values).
+public struct DataSourceOrientation: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+    public var description: String { rawValue }
+
+    public static let top: Self = "Top"
+    public static let bottom: Self = "Bottom"
+    public static let front: Self = "Front"
+    public static let back: Self = "Back"
+    public static let left: Self = "Left"
+    public static let right: Self = "Right"
+}
+
+/// Where on its device a data source sits (AVAudioSession.Location).
+public struct DataSourceLocation: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+    public var description: String { rawValue }
+
+    public static let upper: Self = "Upper"
+    public static let lower: Self = "Lower"
+}
+
+/// How a microphone's sensitivity depends on direction (AVAudioSession.PolarPattern).
+public struct PolarPattern: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+    public var description: String { rawValue }
+
+    public static let omnidirectional: Self = "Omnidirectional"
+    public static let cardioid: Self = "Cardioid"
+    public static let subcardioid: Self = "Subcardioid"
+    public static let stereo: Self = "Stereo"
+}
+
+/// What a device says about one of its banks (a data source) in JACK
+/// metadata on the bank's capture ports, read from its first port. JACK
+/// itself knows none of it: a device's bridge (the client that owns its
+/// ports) sets what it knows, and absent keys leave the values nil, as the
+/// seeds' properties are for a data source without them. The one key a
+/// session writes is the preferred polar pattern; the device answers by
+/// setting the selected one, when it can switch.
+public struct DataSourceTraits: Sendable, Equatable, Codable {
+    public var location: DataSourceLocation?
+    public var orientation: DataSourceOrientation?
+    /// The patterns the microphone can switch between; nil when it cannot.
+    public var supportedPolarPatterns: [PolarPattern]?
+    public var selectedPolarPattern: PolarPattern?
+    public var preferredPolarPattern: PolarPattern?
+
+    public static let locationKey = "urn:jackaudiosession:data-source:location"
+    public static let orientationKey = "urn:jackaudiosession:data-source:orientation"
+    /// Patterns separated by commas ("Cardioid,Omnidirectional").
+    public static let supportedPolarPatternsKey = "urn:jackaudiosession:data-source:supported-polar-patterns"
+    public static let selectedPolarPatternKey = "urn:jackaudiosession:data-source:selected-polar-pattern"
+    /// Written by sessions (`setPreferredPolarPattern`), read by the device.
+    public static let preferredPolarPatternKey = "urn:jackaudiosession:data-source:preferred-polar-pattern"
+    /// Every key above: a change of one may change a route's data sources.
+    public static let keys: Set<String> = [locationKey, orientationKey, supportedPolarPatternsKey,
+                                           selectedPolarPatternKey, preferredPolarPatternKey]
+
+    public init(location: DataSourceLocation? = nil, orientation: DataSourceOrientation? = nil,
+                supportedPolarPatterns: [PolarPattern]? = nil, selectedPolarPattern: PolarPattern? = nil,
+                preferredPolarPattern: PolarPattern? = nil) {
+        self.location = location
+        self.orientation = orientation
+        self.supportedPolarPatterns = supportedPolarPatterns
+        self.selectedPolarPattern = selectedPolarPattern
+        self.preferredPolarPattern = preferredPolarPattern
+    }
+
+    /// The traits set on the port `subject`. Non-real-time.
+    public init(readFrom client: Client, on subject: UInt64) {
+        func value(_ key: String) -> String? {
+            client.property(key, on: subject)?.trimmingCharacters(in: .whitespaces).nonEmpty
+        }
+        location = value(Self.locationKey).map(DataSourceLocation.init(rawValue:))
+        orientation = value(Self.orientationKey).map(DataSourceOrientation.init(rawValue:))
+        supportedPolarPatterns = value(Self.supportedPolarPatternsKey).map {
+            $0.split(separator: ",").compactMap { $0.trimmingCharacters(in: .whitespaces).nonEmpty }
+                .map(PolarPattern.init(rawValue:))
+        }
+        selectedPolarPattern = value(Self.selectedPolarPatternKey).map(PolarPattern.init(rawValue:))
+        preferredPolarPattern = value(Self.preferredPolarPatternKey).map(PolarPattern.init(rawValue:))
+    }
+
+    /// Sets what the traits hold on the port `subject` (a device's bridge
+    /// does this for its banks); nil values are left unset.
+    public func write(to client: Client, on subject: UInt64) throws(JackError) {
+        let values: [(String, String?)] = [
+            (Self.locationKey, location?.rawValue), (Self.orientationKey, orientation?.rawValue),
+            (Self.supportedPolarPatternsKey, supportedPolarPatterns?.map(\.rawValue).joined(separator: ",")),
+            (Self.selectedPolarPatternKey, selectedPolarPattern?.rawValue),
+            (Self.preferredPolarPatternKey, preferredPolarPattern?.rawValue),
+        ]
+        for case let (key, value?) in values { try client.setProperty(key, value: value, on: subject) }
+    }
+}
+
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
+}
