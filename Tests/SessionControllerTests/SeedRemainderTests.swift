@@ -274,4 +274,24 @@ final class SeedRemainderTests: JackTestCase {
         XCTAssertEqual(output.connections, ["system:playback_1"], "the plain client was left alone")
         XCTAssertFalse(plain.isClosed)
     }
+
+    /// "AVAudioSessionRouteChangeReasonNoSuitableRouteForCategory: The
+    /// route changed because no suitable route is now available for the
+    /// specified category." A server whose only output device goes: a
+    /// playback session is left without a route, and says why.
+    func testAPlaybackSessionWhoseOnlyOutputGoesHasNoSuitableRoute() throws {
+        let server = try startServer(loopbackChannels: 0, period: 256, backendArguments: ["-P", "0", "-C", "0"])
+        let headphones = try SimulatedDevice(name: "headphones", serverName: server.name, type: .headphones)
+        let session = AudioSession(clientName: "stranded", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playback)
+        try session.setActive(true)
+        XCTAssertEqual(session.currentRoute.outputs.map(\.uid), ["headphones"])
+        let recorder = EventRecorder(session)
+        headphones.unplug()
+        XCTAssertTrue(waitUntil { recorder.laterRouteChanges.last?.reason == .noSuitableRouteForCategory },
+                      "\(recorder.events)")
+        XCTAssertEqual(session.currentRoute.outputs, [])
+        XCTAssertTrue(session.isActive, "the session stays active, its ports waiting for a device")
+    }
 }
