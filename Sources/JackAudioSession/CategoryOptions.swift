@@ -14,12 +14,16 @@ public struct CategoryOptions: OptionSet, Sendable, Hashable, Codable {
     public static let defaultToSpeaker = CategoryOptions(rawValue: 0x8)
     /// Interrupt other spoken-audio sessions, mix with the rest (includes mixWithOthers).
     public static let interruptSpokenAudioAndMixWithOthers = CategoryOptions(rawValue: 0x11)
+    /// Let playAndRecord play to AirPlay devices (the guide: "by activating
+    /// the AVAudioSessionCategoryOptionAllowAirPlay option, you can enable
+    /// non-mirrored AirPlay output").
+    public static let allowAirPlay = CategoryOptions(rawValue: 0x40)
 
     /// Each option with its AVAudioSession name in lower camel case.
     public static let named: [(name: String, option: CategoryOptions)] = [
         ("mixWithOthers", .mixWithOthers), ("duckOthers", .duckOthers), ("allowBluetooth", .allowBluetooth),
         ("defaultToSpeaker", .defaultToSpeaker),
-        ("interruptSpokenAudioAndMixWithOthers", .interruptSpokenAudioAndMixWithOthers),
+        ("interruptSpokenAudioAndMixWithOthers", .interruptSpokenAudioAndMixWithOthers), ("allowAirPlay", .allowAirPlay),
     ]
 
     /// The names of the options set, as AVAudioSession spells them.

@@ -12,6 +12,7 @@ public enum CategoryRules {
         case .allowBluetooth: [.record, .playAndRecord]
         case .defaultToSpeaker: [.playAndRecord]
         case .interruptSpokenAudioAndMixWithOthers: [.playback, .playAndRecord]
+        case .allowAirPlay: [.playAndRecord]
         default: []
         }
     }

@@ -135,11 +135,19 @@ enum RoutePlanner {
 
     /// The devices a session may use: Bluetooth hands-free devices only with
     /// allowBluetooth ("allows Bluetooth hands-free devices to appear as
-    /// available input routes"), where the category takes that option.
+    /// available input routes"), where the category takes that option; AirPlay
+    /// devices under soloAmbient, ambient and playback ("support both the
+    /// mirrored and non-mirrored versions of AirPlay"), and under
+    /// playAndRecord only with allowAirPlay (its audio is the non-mirrored kind).
     static func usable(_ catalog: DeviceCatalog, category: Category, options: CategoryOptions) -> DeviceCatalog {
-        guard [.record, .playAndRecord].contains(category), !options.contains(.allowBluetooth) else { return catalog }
-        return DeviceCatalog(inputs: catalog.inputs.filter { $0.portType != .bluetoothHFP },
-                             outputs: catalog.outputs.filter { $0.portType != .bluetoothHFP })
+        var excluded: Set<AudioSessionPort> = []
+        if [.record, .playAndRecord].contains(category), !options.contains(.allowBluetooth) { excluded.insert(.bluetoothHFP) }
+        let airPlay = [.soloAmbient, .ambient, .playback].contains(category)
+            || (category == .playAndRecord && options.contains(.allowAirPlay))
+        if !airPlay { excluded.insert(.airPlay) }
+        guard !excluded.isEmpty else { return catalog }
+        return DeviceCatalog(inputs: catalog.inputs.filter { !excluded.contains($0.portType) },
+                             outputs: catalog.outputs.filter { !excluded.contains($0.portType) })
     }
 
     /// When the route is the built-in one (no other device came since): a

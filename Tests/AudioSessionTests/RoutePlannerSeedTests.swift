@@ -43,4 +43,30 @@ final class RoutePlannerSeedTests: XCTestCase {
         XCTAssertEqual(plan(.playAndRecord, [.allowBluetooth]).route.inputs.map(\.uid), ["hands-free"], "last in wins")
         XCTAssertEqual(plan(.playAndRecord, [.allowBluetooth]).inputPorts, ["hands-free:capture_1", "hands-free:capture_2"])
     }
+
+    /// "The following categories support both the mirrored and non-mirrored
+    /// versions of Airplay: SoloAmbient, Ambient, Playback. The
+    /// PlayAndRecord category only supports mirrored Airplay", and "by
+    /// activating the AVAudioSessionCategoryOptionAllowAirPlay option, you can
+    /// enable non-mirrored AirPlay output" with it.
+    func testAirPlayPlaysUnderPlaybackCategoriesAndUnderPlayAndRecordOnlyWithAllowAirPlay() throws {
+        let catalog = DeviceCatalog(inputs: [Self.device("mic", .builtInMic, output: false)],
+                                    outputs: [Self.device("speaker", .builtInSpeaker, output: true),
+                                              Self.device("appletv", .airPlay, output: true)])
+        func outputs(_ category: Category, _ options: CategoryOptions = []) -> [String] {
+            RoutePlanner.usable(catalog, category: category, options: options).outputs.map(\.uid)
+        }
+        for category in [Category.soloAmbient, .ambient, .playback] {
+            XCTAssertEqual(outputs(category), ["speaker", "appletv"], "\(category)")
+        }
+        XCTAssertEqual(outputs(.playAndRecord), ["speaker"])
+        XCTAssertEqual(outputs(.playAndRecord, .allowAirPlay), ["speaker", "appletv"])
+        XCTAssertEqual(outputs(.multiRoute), ["speaker"], "not among the guide's AirPlay categories")
+        XCTAssertEqual(try CategoryRules.resolve(.playAndRecord, mode: .default, options: .allowAirPlay), .allowAirPlay)
+        XCTAssertThrowsError(try CategoryRules.resolve(.playback, mode: .default, options: .allowAirPlay)) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+        }
+        XCTAssertEqual(CategoryOptions(name: "allowAirPlay"), .allowAirPlay)
+        XCTAssertEqual(CategoryOptions.allowAirPlay.rawValue, 0x40, "AVAudioSessionCategoryOptionAllowAirPlay")
+    }
 }
