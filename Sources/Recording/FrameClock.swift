@@ -38,11 +38,15 @@ public struct FrameClock: Sendable {
     static let rateSpan = 20.0
     /// How many clamped readings in a row are a jump of the server's clock.
     static let jumpReadings = 8
-    /// The rate is a least-squares line through the cycles' (frame, time)
-    /// since the last discontinuity, over up to ten minutes: sums per minute
-    /// (the last 10 and the current one), relative to `fitOrigin`. A reading
-    /// the loop clamped (a late callback) is left out.
+    /// The rate is the slope of least-squares lines through the cycles'
+    /// (frame, time) over up to ten minutes: sums per minute (the last 10 and
+    /// the current one), relative to `fitOrigin`. A discontinuity (a gap, a
+    /// jump of the server's clock after an xrun) starts a new segment, its own
+    /// origin and offset: the segments share one slope (each centred on its
+    /// own means), so a take with xruns is still measured. A reading the loop
+    /// clamped (a late callback) is left out.
     private struct Sums {
+        var segment = 0
         var count = 0.0, frames = 0.0, times = 0.0, framesSquared = 0.0, framesTimes = 0.0
         var firstTime: Double
         var lastTime: Double
@@ -57,12 +61,18 @@ public struct FrameClock: Sendable {
         }
 
         static func + (a: Sums, b: Sums) -> Sums {
-            Sums(count: a.count + b.count, frames: a.frames + b.frames, times: a.times + b.times,
+            Sums(segment: a.segment, count: a.count + b.count, frames: a.frames + b.frames, times: a.times + b.times,
                  framesSquared: a.framesSquared + b.framesSquared, framesTimes: a.framesTimes + b.framesTimes,
                  firstTime: min(a.firstTime, b.firstTime), lastTime: max(a.lastTime, b.lastTime))
         }
+
+        /// Σ(x − x̄)² and Σ(x − x̄)(y − ȳ): the segment's line without its offset.
+        var centred: (framesSquared: Double, framesTimes: Double) {
+            (framesSquared - frames * frames / count, framesTimes - frames * times / count)
+        }
     }
     private var minutes: [Sums] = []
+    private var segment = 0
     private var fitOrigin: (frame: Int64, time: Double) = (0, 0)
 
     // The wall clock: UTC minus monotonic, seconds.
@@ -90,8 +100,7 @@ public struct FrameClock: Sendable {
         guard let anchor = anchorFrame, continuous, frame > anchor else {
             anchorFrame = frame
             anchorTime = time
-            minutes.removeAll()
-            fitOrigin = (frame, time)
+            startSegment(frame: frame, time: time)
             return
         }
         let elapsedFrames = Double(frame - anchor)
@@ -113,8 +122,7 @@ public struct FrameClock: Sendable {
             clampedInARow = 0
             anchorFrame = frame
             anchorTime = time
-            minutes.removeAll()
-            fitOrigin = (frame, time)
+            startSegment(frame: frame, time: time)
             return
         }
         meanError += (min(abs(error), 10 * max(meanError, 50e-6)) - meanError) * 0.01
@@ -128,11 +136,21 @@ public struct FrameClock: Sendable {
         lockedSeconds += period
         guard error == clamped else { return }
         let (x, y) = (Double(frame - fitOrigin.frame), time - fitOrigin.time)
-        if minutes.last.map({ y - $0.firstTime >= 60 }) ?? true {
-            minutes.append(Sums(firstTime: y, lastTime: y))
-            if minutes.count > 11 { minutes.removeFirst() }
+        if minutes.last.map({ $0.segment != segment || y - $0.firstTime >= 60 }) ?? true {
+            minutes.append(Sums(segment: segment, firstTime: y, lastTime: y))
+            // Ten minutes of cycles and the current one, whatever the segments.
+            while minutes.count > 1, minutes.dropLast().reduce(0, { $0 + $1.lastTime - $1.firstTime }) > 600 {
+                minutes.removeFirst()
+            }
+            if minutes.count > 600 { minutes.removeFirst() }
         }
         minutes[minutes.count - 1].add(frame: x, time: y)
+    }
+
+    /// After a discontinuity: the line goes on with a new offset.
+    private mutating func startSegment(frame: Int64, time: Double) {
+        segment += 1
+        fitOrigin = (frame, time)
     }
 
     /// A reading of the wall clock; returns a step if the offset jumped.
@@ -178,14 +196,18 @@ public struct FrameClock: Sendable {
 
     /// How far the frame rate is from the nominal rate, measured against
     /// the wall clock over the last ten minutes, parts per million
-    /// (positive: fast); nil until 20 s of continuous cycles were seen.
+    /// (positive: fast); nil until 20 s of cycles were seen (in pieces, when
+    /// discontinuities broke them).
     public var rateErrorPPM: Double? {
-        guard isReady, let first = minutes.first else { return nil }
-        let sums = minutes.dropFirst().reduce(first, +)
-        guard sums.lastTime - sums.firstTime >= Self.rateSpan else { return nil }
-        let spread = sums.count * sums.framesSquared - sums.frames * sums.frames
+        guard isReady else { return nil }
+        let segments = Dictionary(grouping: minutes, by: \.segment).values.map { $0.dropFirst().reduce($0[0], +) }
+        let span = segments.reduce(0) { $0 + $1.lastTime - $1.firstTime }
+        guard span >= Self.rateSpan else { return nil }
+        let (spread, covariance) = segments.filter { $0.count >= 2 }.reduce((0.0, 0.0)) {
+            ($0.0 + $1.centred.framesSquared, $0.1 + $1.centred.framesTimes)
+        }
         guard spread > 0 else { return nil }
-        let secondsPerFrame = (sums.count * sums.framesTimes - sums.frames * sums.times) / spread
+        let secondsPerFrame = covariance / spread
         return (1 / secondsPerFrame / (1 + wallDrift) / Double(sampleRate) - 1) * 1e6
     }
 }

@@ -81,6 +81,16 @@ final class FrameClockTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(clock.rateErrorPPM), 300, accuracy: 2)
     }
 
+    func testTheRateIsMeasuredAcrossJumpsNoneOfThemTwentySecondsApart() throws {
+        // A loaded machine: the dummy driver's timing jumps every 8 s (xruns); the take lasts 36 s.
+        var notices: [FrameClock.Notice] = []
+        let jumps = stride(from: 1500, to: 7000, by: 1500).map { $0 }
+        let (clock, _) = run(seconds: 36, sampleClockPPM: -500,
+                             lateness: { cycle in Double(jumps.filter { $0 <= cycle }.count) * 0.003 + 20e-6 },
+                             wall: { $0 }, notices: &notices)
+        XCTAssertEqual(try XCTUnwrap(clock.rateErrorPPM, "measured over the pieces between the jumps"), -500, accuracy: 3)
+    }
+
     func testAStepIsNoticedOnceAndFollowed() throws {
         var notices: [FrameClock.Notice] = []
         let (clock, _) = run(seconds: 20, sampleClockPPM: 0, lateness: { _ in 10e-6 },
