@@ -246,6 +246,9 @@ final class RecordWatchTests: WatchTestCase {
         let (recorder, lines, url) = try startWatched(["record", "--server", server.name, "--ports", "loopback:capture_1",
                                                        "--output", path, "--http", "127.0.0.1:0", "--http-token", token])
         defer { if recorder.isRunning { recorder.terminate() } }
+        // The page serves from before the take is set up: watched once it runs (on a loaded machine that takes a while).
+        XCTAssertTrue(waitUntil(timeout: 15) { lines.objects.contains { $0["event"] as? String == "started" } },
+                      "the take did not start: \(lines.objects)")
         // With a token every route asks for it; a WebSocket client gives it in the address.
         let stream = try probe(["ws", url.replacingOccurrences(of: "http://", with: "ws://") + "ws?token=" + token, "2"])
         let messages = try XCTUnwrap(stream["messages"] as? [[String: Any]])
