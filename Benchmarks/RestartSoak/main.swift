@@ -10,7 +10,9 @@
 // as the anchor that does not recover. Exits 1 when a command did not come
 // back within 10 s, grew, or the take's length is off.
 //
-// usage: restart-soak [--restarts N] [--jas PATH]
+// usage: restart-soak [--restarts N] [--jas PATH] [--sigterm-only]
+// (each comeback over 0.5 s is listed with its round and monotonic times, to
+// lay beside a JACKKIT_TRACE file of the commands' steps)
 import CJack
 import Foundation
 import JackKit
@@ -20,14 +22,16 @@ import Synchronization
 LibraryMessages.silence()
 LoopbackServer.stopServersOnSignals()
 var restarts = 1000
+var sigtermOnly = false
 var jas = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("jas").path
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--restarts": restarts = Int(arguments.popFirst() ?? "") ?? restarts
     case "--jas": jas = arguments.popFirst() ?? jas
+    case "--sigterm-only": sigtermOnly = true
     default:
-        print("usage: restart-soak [--restarts N] [--jas PATH]")
+        print("usage: restart-soak [--restarts N] [--jas PATH] [--sigterm-only]")
         exit(2)
     }
 }
@@ -164,7 +168,8 @@ var anchorSurvived: Bool?
 let started = Date()
 for round in 1...restarts {
     let before = commands.map { $0.count($0.backEvent).count }
-    let killed = round % 2 == 0
+    let killed = !sigtermOnly && round % 2 == 0
+    let stoppedAt = cjack_monotonic_nanoseconds()
     if killed { server.kill() } else { server.stop() }
     let down = downTimes.next()
     usleep(UInt32(down * 1_000_000))
@@ -181,6 +186,11 @@ for round in 1...restarts {
             let delay = back > acceptedAt ? Double(back - acceptedAt) / 1e9 : 0
             backDelays[command.name, default: []].append(delay)
             if delay > 1 { slowComebacks.append((command.name, killed, down, delay)) }
+            if delay > 0.5 {
+                print("restart-soak: round \(round) (\(killed ? "SIGKILL" : "SIGTERM")): jas \(command.name) back "
+                      + String(format: "%.3f s after the server accepted (monotonic ms: stop %.1f, accepted %.1f, back %.1f)",
+                               delay, Double(stoppedAt) / 1e6, Double(acceptedAt) / 1e6, Double(back) / 1e6))
+            }
         } else {
             failures.append("round \(round) (\(killed ? "SIGKILL" : "SIGTERM")): jas \(command.name) not back within 10 s")
         }

@@ -60,6 +60,7 @@ extension AudioSession {
     func reconnect(after dead: Client, _ loss: SessionMachine.Loss) {
         let serverName = serverName
         Thread.detachNewThread { [weak self] in
+            StepTrace.note("reconnect: closing the dead client")
             // JackKit closes the dead client once libjack's notification
             // thread for it has exited (jack2 #395), within a bound; the
             // reconnect's first open waits for that close on the same lane.
@@ -67,6 +68,7 @@ extension AudioSession {
                 self?.reportLibraryWedged(why)
                 return
             }
+            StepTrace.note("reconnect: dead client closed")
             let watch = ServerWatch(serverName: serverName)
             var backoff = ReconnectBackoff()
             var saidStoreDamage = false
@@ -74,6 +76,13 @@ extension AudioSession {
                 guard let session = self,
                       session.board.reconnectGeneration.load(ordering: .relaxed) == loss.generation else { return true }
                 if let limit = session.reconnectLimit, Date().timeIntervalSince(loss.lostAt) > limit { return true }
+                // No open while jackd2 makes or removes its metadata store (its
+                // socket is absent then): libjack opens the store with every
+                // client, and Berkeley DB, finding it half made, waits 3 s.
+                if dead.serverHasRequestSocket, !JackKit.ServerProcess.requestSocketExists(serverName: serverName) {
+                    StepTrace.note("reconnect: no request socket yet, not opening")
+                    return false
+                }
                 return session.tryReset(loss) { damage in
                     // Said once per loss: the server cannot come back until the store is repaired.
                     guard !saidStoreDamage else { return }
@@ -81,7 +90,11 @@ extension AudioSession {
                     session.hub.post(.mediaServicesWereLost(reason: JackError.metadataStoreDamaged(damage).description))
                 }
             }
-            while !attempt() { backoff.pause(on: watch) }
+            while !attempt() {
+                StepTrace.note("reconnect: attempt failed, pausing up to \(backoff.delay) s")
+                backoff.pause(on: watch)
+            }
+            StepTrace.note("reconnect: done")
         }
     }
 
@@ -98,14 +111,19 @@ extension AudioSession {
             if case let .metadataStoreDamaged(damage)? = error.cause { storeDamaged(damage) }
             return false
         }
+        StepTrace.note("reconnect: client opened, adopting")
         switch core.sync({ $0.adopt(fresh, after: loss) }) {
         case .refused:
+            StepTrace.note("reconnect: refused")
             Thread.detachNewThread { fresh.close() }
             return false
         case .adopted:
+            StepTrace.note("reconnect: adopted")
             return true
         case let .reactivating(wait):
+            StepTrace.note("reconnect: adopted, reactivating")
             // Overtaken (lost again, closed): the loss or the close has the client now.
+            defer { StepTrace.note("reconnect: reactivation complete") }
             return (try? complete(wait)) != nil
         }
     }

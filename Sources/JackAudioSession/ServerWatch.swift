@@ -1,3 +1,4 @@
+import JackKit
 import Foundation
 
 /// Waits for a JACK server to come back: jackd2 creates its request socket
@@ -7,10 +8,10 @@ import Foundation
 final class ServerWatch {
     private let descriptor: Int32
     private let socketName: String
-    static let folder = "/dev/shm"
+    static let folder = JackKit.ServerProcess.serverFolder
 
     init(serverName: String) {
-        socketName = "jack_\(serverName)_\(getuid())_0"
+        socketName = JackKit.ServerProcess.requestSocketName(serverName: serverName)
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         if descriptor >= 0 {
             _ = inotify_add_watch(descriptor, Self.folder, UInt32(IN_CREATE | IN_MOVED_TO))
@@ -34,7 +35,10 @@ final class ServerWatch {
             guard poll(&poller, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
             let count = read(descriptor, &buffer, buffer.count)
             guard count > 0 else { continue }
-            if InotifyEvents.parse(buffer.prefix(count)).contains(where: { $0.name == socketName }) { return true }
+            if InotifyEvents.parse(buffer.prefix(count)).contains(where: { $0.name == socketName }) {
+                StepTrace.note("server watch: \(socketName) appeared")
+                return true
+            }
         }
     }
 }

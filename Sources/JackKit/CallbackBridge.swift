@@ -33,6 +33,7 @@ final class CallbackBridge: @unchecked Sendable { // the handlers and `client` a
     }
 
     func deliverShutdown(status: UInt32, reason: String) {
+        StepTrace.note("shutdown callback: \(reason)")
         serverGone.store(true, ordering: .releasing)
         ClientLifecycle.shared.noteShutdown()
         guard !isGated, !shutdownDelivered.exchange(true, ordering: .acquiringAndReleasing) else { return }

@@ -14,6 +14,10 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
     public let serverName: String
     /// The name the server gave the client (may differ from the one asked for).
     public let name: String
+    /// Whether the server's request socket was where jackd2 keeps it when
+    /// the client opened (false on PipeWire's JACK, or a jackd whose sockets
+    /// live elsewhere): then its absence later means the server is not there.
+    public let serverHasRequestSocket: Bool
     let bridge: CallbackBridge
     private let resources: Resources
     /// Open or closed, and the calls inside libjack on this client or its
@@ -47,7 +51,9 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         /// thread to be quiet, closes. A thread that never goes quiet wedges
         /// the library: the client is then left open for ever (closing it would hang).
         func close() -> ClientCloseOutcome {
+            StepTrace.note("close \(label): deactivating")
             jack_deactivate(handle)
+            StepTrace.note("close \(label): deactivated, waiting for its notification thread")
             if let thread = notificationThread,
                !thread.waitUntilQuiet(untilGone: bridge.serverWentAway, within: ClientLifecycle.quietBound) {
                 let reason = "the notification thread of \(label) was still handling a server notification after "
@@ -58,7 +64,9 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
             }
             ClientLifecycle.shared.noteClose()
             // Closing unlinks the client's notification socket, which names the client, not the server.
+            StepTrace.note("close \(label): notification thread quiet, closing")
             ClientNameLock.holding(String(cString: jack_get_client_name(handle))) { _ = jack_client_close(handle) }
+            StepTrace.note("close \(label): closed")
             bridgeRetain.release()
             processorRetain.withLock { retained in
                 retained?.release()
@@ -90,13 +98,17 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
             let status: UInt32
             let notificationTid: Int32
         }
+        StepTrace.note("open '\(name)' on '\(server)': waiting for the lane")
         let opened = try lifecycle.perform("opening JACK client '\(name)' on server '\(server)'",
                                            within: ClientLifecycle.openBound) {
             lifecycle.retireClientsBeforeOpen()
             var status = jack_status_t(rawValue: 0)
             var tid: Int32 = 0
             let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
+            StepTrace.note("open '\(name)' on '\(server)': calling jack_client_open")
+            lifecycle.noteOpenCalled()
             let handle = ClientNameLock.holding(name) { cjack_client_open_watched(name, options, &status, server, &tid) }
+            StepTrace.note("open '\(name)' on '\(server)': jack_client_open gave \(handle == nil ? "no client" : "a client"), status 0x\(String(status.rawValue, radix: 16))")
             if handle != nil { lifecycle.noteOpened() }
             return Opened(handle: handle, status: status.rawValue, notificationTid: tid)
         }
@@ -109,6 +121,7 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         self.handle = handle
         self.serverName = server
         self.name = String(cString: jack_get_client_name(handle))
+        serverHasRequestSocket = !LibraryVersion.isPipeWire && ServerProcess.requestSocketExists(serverName: server)
         bridge = CallbackBridge()
         bridge.client = handle
         bridge.installShutdownCallbacks(on: handle)

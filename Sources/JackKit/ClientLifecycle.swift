@@ -41,6 +41,13 @@ public final class ClientLifecycle: Sendable {
         queue.setSpecific(key: onLane, value: true)
     }
 
+    /// How many times this process has called `jack_client_open` (for tests
+    /// of when a program asks libjack, and for benchmarks).
+    public var opensCalled: Int { opens.load(ordering: .relaxed) }
+    private let opens = Atomic<Int>(0)
+
+    func noteOpenCalled() { opens.add(1, ordering: .relaxed) }
+
     /// Why libjack is wedged in this process (nil: it is not).
     public var wedgedReason: String? { wedge.withLock { $0 } }
 

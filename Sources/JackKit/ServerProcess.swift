@@ -5,6 +5,21 @@ import Glibc
 /// before libjack is asked. A client open on a stopped jackd never returns,
 /// and the thread stuck in it would leave libjack unusable in the process.
 public enum ServerProcess {
+    /// The folder jackd2 keeps its sockets and metadata store in.
+    public static let serverFolder = "/dev/shm"
+
+    /// The name of jackd2's request socket for `serverName` in `serverFolder`.
+    /// jackd creates it after its metadata store (the `JackServer` constructor
+    /// makes the store, `Open` the socket) and removes it before tearing the
+    /// store down on a clean stop (`Close` first, the destructor after): while
+    /// it exists, the store is neither being made nor being removed.
+    public static func requestSocketName(serverName: String) -> String { "jack_\(serverName)_\(getuid())_0" }
+
+    /// Whether jackd2's request socket for `serverName` exists.
+    public static func requestSocketExists(serverName: String) -> Bool {
+        access(serverFolder + "/" + requestSocketName(serverName: serverName), F_OK) == 0
+    }
+
     /// The PID of a stopped jackd serving `serverName`, if there is one.
     public static func stopped(serverName: String) -> Int32? {
         firstServing(serverName) { $0 == "T" || $0 == "t" }

@@ -139,6 +139,12 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             guard isRunning else { throw Failure.notReady(server: name, log: log) }
+            // Not before jackd's socket exists: until then it is making its
+            // metadata store, and an open meanwhile can wait 3 s in Berkeley DB.
+            if !LibraryVersion.isPipeWire, !ServerProcess.requestSocketExists(serverName: name) {
+                usleep(2_000)
+                continue
+            }
             if let probe = try? Client(name: "harness-probe", serverName: name) {
                 probe.close()
                 return

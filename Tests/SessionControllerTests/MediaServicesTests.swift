@@ -75,6 +75,36 @@ final class MediaServicesTests: JackTestCase {
         if analysis.lateSamples > 0 { XCTAssertGreaterThan(xrunsInWindow, 0, "late samples without an xrun: \(analysis)") }
     }
 
+    /// The comeback tail (issue 38): after a clean stop jackd removes its
+    /// metadata store once its socket is gone, and a new jackd makes it
+    /// before its socket exists; libjack opens that store with every client,
+    /// and Berkeley DB, finding it half made or half removed, waited 2-3 s
+    /// (`__env_attach` yielding) in one comeback of a hundred. The session
+    /// asks libjack nothing while the server's socket is absent, so no open
+    /// can meet the store in either state, and comes back when it appears.
+    func testAfterACleanStopTheSessionOpensNothingUntilTheServersSocketIsBack() throws {
+        let server = try startServer(period: 256)
+        let session = AudioSession(clientName: "unhurried", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playback)
+        let recorder = EventRecorder(session)
+        try session.setActive(true)
+
+        server.stop()   // SIGTERM: jackd removes its store as it exits
+        XCTAssertTrue(waitUntil { self.losses(recorder) == 1 })
+        let opensBefore = ClientLifecycle.shared.opensCalled
+        // A negative wait: an open while the server is down is the failure.
+        XCTAssertFalse(waitUntil(timeout: 1) { ClientLifecycle.shared.opensCalled > opensBefore },
+                       "the session asked libjack for a client while no server's socket existed")
+        let back = try startServer(name: server.name, period: 256)
+        let backAt = Date()
+        XCTAssertTrue(waitUntil(timeout: 5) { self.resets(recorder).count == 1 }, "\(recorder.events)")
+        XCTAssertLessThan(Date().timeIntervalSince(backAt), 1.0, "woken by the socket, not by a backoff step or Berkeley DB")
+        XCTAssertLessThanOrEqual(ClientLifecycle.shared.opensCalled - opensBefore, 10, "a few opens once the socket is there: the harness probe and the session")
+        XCTAssertTrue(session.isActive)
+        _ = back
+    }
+
     func testSIGKILLAndRestartWithAnotherPeriodReappliesThePreference() throws {
         let server = try startServer(period: 256)
         let session = AudioSession(clientName: "prefers", serverName: server.name)
