@@ -43,12 +43,24 @@ final class RecordRotationTests: JackTestCase {
         // the frames since (the first file's is its first callback's time,
         // before the clock's loop has more than one reading: within that
         // callback's lateness, about 2 ms on a busy machine).
+        // A dummy jackd that xruns restarts its timing from the late cycle
+        // (JACK-NOTES): the wall time it lost has no frames, so a file after
+        // an xrun starts later than the frames say (by more than the xrun's
+        // reported delay: seen 22 ms after one of 7 ms). Across an xrun only
+        // the direction is checked, and that it stays within 100 ms.
+        let log = logEvents("\(folder)/rot-001.log")
+        let xrunFrames = log.filter { $0["event"] as? String == "xrun" }.compactMap { $0["at_frame"] as? Int }
         let references = try readers.map { try XCTUnwrap($0.broadcastTimeReference) }
         for (index, reference) in references.enumerated() {
-            XCTAssertEqual(Double(Int64(reference) - Int64(references[1])), Double((index - 1) * 88200),
-                           accuracy: index == 0 ? 220 : 44, "file \(index + 1)")
+            let distance = Double(Int64(reference) - Int64(references[1])), frames = Double((index - 1) * 88200)
+            let between = min(index, 1) * 88200..<max(index, 1) * 88200
+            guard xrunFrames.contains(where: between.contains) else {
+                XCTAssertEqual(distance, frames, accuracy: index == 0 ? 220 : 44, "file \(index + 1)")
+                continue
+            }
+            let later = index == 0 ? frames - distance : distance - frames
+            XCTAssertTrue(((index == 0 ? -220 : -44)...4410).contains(later), "file \(index + 1): \(later) frames off across xruns at \(xrunFrames)")
         }
-        let log = logEvents("\(folder)/rot-001.log")
         XCTAssertEqual(log.filter { $0["event"] as? String == "rotated" }.compactMap { $0["at_frame"] as? Int },
                        [88200, 176400, 264600])
         XCTAssertEqual(log.filter { $0["event"] as? String == "part_skipped" }.count, 1, "\(log)")
