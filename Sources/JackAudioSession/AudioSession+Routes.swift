@@ -92,23 +92,20 @@ extension AudioSession {
         guard let client = openClient, !client.isClosed else {
             throw AudioSessionError(.mediaServicesFailed, "the session has not reached its server: nothing to ask the device")
         }
-        do {
-            for channel in source.channels {
-                guard let port = client.port(named: channel.jackPort) else {
-                    throw AudioSessionError(.badParam, "\(channel.jackPort) of data source '\(source.dataSourceName)' is gone")
-                }
+        for channel in source.channels {
+            guard let port = client.port(named: channel.jackPort) else {
+                throw AudioSessionError(.badParam, "\(channel.jackPort) of data source '\(source.dataSourceName)' is gone")
+            }
+            do throws(JackError) {
                 if let pattern {
                     try client.setProperty(DataSourceTraits.preferredPolarPatternKey, value: pattern.rawValue, on: port.uuid)
                 } else if client.property(DataSourceTraits.preferredPolarPatternKey, on: port.uuid) != nil {
                     try client.removeProperty(DataSourceTraits.preferredPolarPatternKey, on: port.uuid)
                 }
+            } catch {
+                throw AudioSessionError(.mediaServicesFailed, "cannot set the preferred polar pattern on \(channel.jackPort): "
+                                            + error.description, cause: error)
             }
-        } catch let error as JackError {
-            throw AudioSessionError(.mediaServicesFailed, "cannot set the preferred polar pattern: \(error.description)", cause: error)
-        } catch let error as AudioSessionError {
-            throw error
-        } catch {
-            throw AudioSessionError(.unspecified, "\(error)")
         }
         scheduleRouteRefresh()
     }

@@ -1,14 +1,23 @@
 import Foundation
 import JackKit
 
+/// A value AVAudioSession names by a string constant (its Objective-C
+/// `NSString` types): written as a literal, printed as its raw value.
+public protocol NamedByString: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible where RawValue == String {
+    init(rawValue: String)
+}
+
+extension NamedByString {
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+    public var description: String { rawValue }
+}
+
 /// Which way a data source (a microphone of a device) faces
 /// (AVAudioSession.Orientation, the same raw values).
-public struct DataSourceOrientation: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible {
+public struct DataSourceOrientation: NamedByString {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { rawValue = value }
-    public var description: String { rawValue }
 
     public static let top: Self = "Top"
     public static let bottom: Self = "Bottom"
@@ -19,24 +28,18 @@ public struct DataSourceOrientation: RawRepresentable, Hashable, Sendable, Codab
 }
 
 /// Where on its device a data source sits (AVAudioSession.Location).
-public struct DataSourceLocation: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible {
+public struct DataSourceLocation: NamedByString {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { rawValue = value }
-    public var description: String { rawValue }
 
     public static let upper: Self = "Upper"
     public static let lower: Self = "Lower"
 }
 
 /// How a microphone's sensitivity depends on direction (AVAudioSession.PolarPattern).
-public struct PolarPattern: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible {
+public struct PolarPattern: NamedByString {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { rawValue = value }
-    public var description: String { rawValue }
 
     public static let omnidirectional: Self = "Omnidirectional"
     public static let cardioid: Self = "Cardioid"

@@ -57,13 +57,16 @@ final class PropertyWatch: Sendable {
     /// Starts a stream with the value now.
     func add(_ watcher: Watcher) {
         queue.async { [self] in
-            if watcher.check() { watchers.withLock { $0.append(watcher) } }
+            // Listed before its first reading: a change meanwhile is checked again.
+            watchers.withLock { $0.append(watcher) }
+            if !watcher.check() { watchers.withLock { _ = $0.popLast() } }
         }
     }
 
     /// Something the properties read may have changed: check them all soon.
     func stateChanged() {
-        guard !checkPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !watchers.withLock({ $0.isEmpty }),
+              !checkPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.async { [self] in
             checkPending.store(false, ordering: .releasing)
             let current = watchers.withLock { $0 }
