@@ -46,7 +46,7 @@ extension AudioSession {
         let started = Date()
         while (try? Client(name: probeName, serverName: serverName))?.close() == nil {
             if let limit, Date().timeIntervalSince(started) >= limit { return false }
-            backoff.pause(on: watch)
+            backoff.pause(on: watch, serverName: serverName)
         }
         return true
     }
@@ -91,8 +91,8 @@ extension AudioSession {
                 }
             }
             while !attempt() {
-                StepTrace.note("reconnect: attempt failed, pausing up to \(backoff.delay) s")
-                backoff.pause(on: watch)
+                StepTrace.note("reconnect: attempt failed, pausing")
+                backoff.pause(on: watch, serverName: serverName)
             }
             StepTrace.note("reconnect: done")
         }

@@ -44,13 +44,42 @@ final class ServerWatch {
 }
 
 /// The pace of looking for a server that went away: 50 ms doubling to 1 s
-/// between attempts, and 10 ms once its socket appeared (it may need a
-/// moment to accept clients). The reconnect loop and `waitForServer` share it.
+/// between attempts, 10 ms after its socket appeared; and while its jackd
+/// is starting (its socket there and its process running, but no client
+/// taken yet: under load that took 0.6 s), every 20 ms for up to 3 s, so a
+/// doubled delay never sleeps past the moment it is ready. The reconnect
+/// loop and `waitForServer` share it.
 struct ReconnectBackoff {
     private(set) var delay = 0.05
+    /// When the server was first seen starting, monotonic seconds.
+    private var startingSince: Double?
+    static let startingPace = 0.02
+    static let startingWindow = 3.0
 
-    /// Waits the current delay on `watch`, then sets the next one.
-    mutating func pause(on watch: ServerWatch) {
-        delay = watch.wait(seconds: delay) ? 0.01 : min(delay * 2, 1)
+    /// The next pause, seconds, at monotonic time `now`; `paced`: the
+    /// starting server's pace (the delay does not grow).
+    mutating func nextPause(serverStarting: Bool, now: Double) -> (seconds: Double, paced: Bool) {
+        guard serverStarting else {
+            startingSince = nil
+            return (delay, false)
+        }
+        let since = startingSince ?? now
+        startingSince = since
+        return now - since < Self.startingWindow ? (Self.startingPace, true) : (delay, false)
+    }
+
+    /// After a pause of the delay: cut short by the socket's appearance (`woken`) or not.
+    mutating func paused(woken: Bool) {
+        delay = woken ? 0.01 : min(delay * 2, 1)
+    }
+
+    /// Waits before the next attempt to reach `serverName`, on `watch`.
+    mutating func pause(on watch: ServerWatch, serverName: String) {
+        let starting = JackKit.ServerProcess.requestSocketExists(serverName: serverName)
+            && JackKit.ServerProcess.serving(serverName: serverName) != nil
+        let next = nextPause(serverStarting: starting, now: Double(MonotonicClock.nanoseconds) / 1e9)
+        StepTrace.note("reconnect: pausing \(next.seconds) s" + (next.paced ? " (the server is starting)" : ""))
+        let woken = watch.wait(seconds: next.seconds)
+        if !next.paced { paused(woken: woken) }
     }
 }
