@@ -94,7 +94,7 @@ let package = Package(
         // that survive crashes and server restarts, pre-roll and trigger.
         .target(
             name: "Recording",
-            dependencies: ["Capture", "JackAudioSession", "JackKit", "CSndFile", "SoundFile", "EventSchema",
+            dependencies: ["Capture", "JackAudioSession", "JackKit", "CSndFile", "SoundFile", "EventSchema", "Metering",
                            .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["README.md"]
         ),

@@ -521,6 +521,9 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         guard let closing = files else { return }
         closing.close()
         files = nil
+        for writer in closing.writers {
+            if let loudness = writer.loudness { record(.fileLoudness(path: writer.path, loudness)) }
+        }
         for claim in claims { claim.release(paths: closing.paths) }
         let frames = closing.framesWritten
         let (start, end) = (setStart, setStart + frames)
@@ -538,7 +541,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         for writer in closing.writers {
             catalogue.closed(writer.path, index: fileSet, startUTC: setUTC, endUTC: endUTC, utcOffset: setOffset,
                              sampleRate: closing.sampleRate, channels: writer.channels, frames: frames,
-                             timeReference: setReference, gaps: gaps)
+                             timeReference: setReference, gaps: gaps, loudness: writer.loudness)
         }
     }
 

@@ -43,6 +43,8 @@ public enum RecordingEvent: Sendable, Equatable, Encodable {
     case newFile(path: String, sampleRate: Int, atFrame: Int64)
     /// The take goes on in the next file (`--rotate`), from timeline frame `atFrame`.
     case rotated(path: String, atFrame: Int64)
+    /// A file was closed and its loudness measured (also in its `bext` and manifest line).
+    case fileLoudness(path: String, FileLoudness)
     /// A later part's name was taken: the next free one is used instead.
     case partSkipped(reason: String)
     /// The sample clock's rate against the wall clock, measured (every minute).
@@ -148,6 +150,10 @@ public enum RecordingEvent: Sendable, Equatable, Encodable {
             try json.encode(path, forKey: "path")
             try json.encode(rate, forKey: "sample_rate")
             try json.encode(at, forKey: "at_frame")
+        case let .fileLoudness(path, loudness):
+            try json.encode("loudness", forKey: "event")
+            try json.encode(path, forKey: "path")
+            try loudness.encode(to: encoder)
         case let .rotated(path, at):
             try json.encode("rotated", forKey: "event")
             try json.encode(path, forKey: "path")
@@ -245,6 +251,11 @@ public enum RecordingEvent: Sendable, Equatable, Encodable {
             String(format: "JACK server back after %.3f s at %d Hz", downtime, rate)
         case let .newFile(path, rate, at):
             "the server came back at \(rate) Hz: continuing in '\(path)' from frame \(at)"
+        case let .fileLoudness(path, loudness):
+            "'\(path)' closed: " + [("integrated", loudness.integratedLUFS, "LUFS"), ("LRA", loudness.loudnessRangeLU, "LU"),
+                                    ("true peak", loudness.maxTruePeakDBTP, "dBTP")]
+                .map { name, figure, unit in "\(name) " + (figure.map { String(format: "%.1f ", $0) + unit } ?? "not measured") }
+                .joined(separator: ", ")
         case let .rotated(path, at):
             "continuing in '\(path)' from frame \(at)"
         case let .partSkipped(reason):

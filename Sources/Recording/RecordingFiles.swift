@@ -10,7 +10,8 @@ final class RecordingFiles {
     private var scratch: [Float] = []
     private var silence: [Float] = []
 
-    /// Opens the files at `paths` (one interleaved file, or one per channel).
+    /// Opens the files at `paths` (one interleaved file, or one per channel),
+    /// each metered for its loudness as it is written.
     init(paths: [String], channels: Int, sampleRate: Int, format: RecordingFormat,
          fifoDescriptor: Int32? = nil) throws(RecordingError) {
         self.sampleRate = sampleRate
@@ -19,7 +20,7 @@ final class RecordingFiles {
         for path in paths {
             writers.append(try SoundFileWriter(path: path, fileDescriptor: fifoDescriptor,
                                                channels: paths.count > 1 ? 1 : channels,
-                                               sampleRate: sampleRate, format: format))
+                                               sampleRate: sampleRate, format: format, measuresLoudness: true))
         }
         self.writers = writers
     }

@@ -17,15 +17,23 @@ public final class SoundFileWriter {
     public private(set) var framesWritten: Int64 = 0
     private var handle: OpaquePointer?
     private var wroteAudio = false
+    private var hasBroadcastExtension = false
+    /// Meters what is written, for the file's loudness (`measuresLoudness`).
+    private let loudnessMeter: FileLoudnessMeter?
+    /// The file's loudness, once it is closed (nil: not measured).
+    public private(set) var loudness: FileLoudness?
 
     /// Creates (truncates) `path`, or writes to the open descriptor `fileDescriptor`
-    /// when given (a FIFO: FLAC only; the writer closes it).
+    /// when given (a FIFO: FLAC only; the writer closes it). With
+    /// `measuresLoudness`, what is written is metered (EBU R128, true peak),
+    /// and at close the figures go in the file's `bext` (WAV, RF64) and `loudness`.
     public init(path: String, fileDescriptor: Int32? = nil, channels: Int, sampleRate: Int,
-                format: RecordingFormat) throws(RecordingError) {
+                format: RecordingFormat, measuresLoudness: Bool = false) throws(RecordingError) {
         self.path = path
         self.channels = channels
         self.sampleRate = sampleRate
         self.format = format
+        loudnessMeter = measuresLoudness ? FileLoudnessMeter(channels: channels, sampleRate: sampleRate) : nil
         var info = SF_INFO(frames: 0, samplerate: Int32(sampleRate), channels: Int32(channels),
                            format: format.libsndfileFormat, sections: 0, seekable: 0)
         let opened = if let fileDescriptor {
@@ -74,15 +82,16 @@ public final class SoundFileWriter {
         info.time_reference_low = UInt32(truncatingIfNeeded: timeReference)
         info.time_reference_high = UInt32(truncatingIfNeeded: timeReference >> 32)
         // libsndfile writes version 2 whatever is asked, and version 2 has
-        // EBU Tech 3285's five loudness fields: until they are measured they
-        // hold its "not calculated" value, never a 0 that reads as 0.00 LUFS.
+        // EBU Tech 3285's five loudness fields: until they are measured (at
+        // close) they hold its "not calculated" value, never a 0 that reads as 0.00 LUFS.
         info.version = 2
         info.loudness_value = Self.loudnessNotCalculated
         info.loudness_range = Self.loudnessNotCalculated
         info.max_true_peak_level = Self.loudnessNotCalculated
         info.max_momentary_loudness = Self.loudnessNotCalculated
         info.max_shortterm_loudness = Self.loudnessNotCalculated
-        sf_command(handle, Int32(SFC_SET_BROADCAST_INFO), &info, Int32(MemoryLayout<SF_BROADCAST_INFO>.size))
+        hasBroadcastExtension = sf_command(handle, Int32(SFC_SET_BROADCAST_INFO), &info,
+                                           Int32(MemoryLayout<SF_BROADCAST_INFO>.size)) == Int32(SF_TRUE)
     }
 
     /// Writes `frames` interleaved frames from `samples`.
@@ -94,6 +103,7 @@ public final class SoundFileWriter {
         let written = sf_writef_float(handle, samples, sf_count_t(frames))
         let cause = errno
         framesWritten += Int64(max(0, written))
+        loudnessMeter?.add(samples, frames: Int(max(0, written)))
         if written != frames {
             if cause == ENOSPC || cause == EDQUOT { throw .diskFull(path: path) }
             throw .file(path: path, reason: "write failed after \(framesWritten) frames: "
@@ -108,10 +118,15 @@ public final class SoundFileWriter {
         sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
     }
 
-    /// Finalises the header and closes the file.
+    /// Finalises the header and closes the file; a metered file's loudness
+    /// then goes in its `bext` chunk and `loudness`.
     public func close() {
         guard let handle else { return }
         sf_close(handle)
         self.handle = nil
+        guard let loudnessMeter else { return }
+        let measured = loudnessMeter.loudness
+        loudness = measured
+        if hasBroadcastExtension { BroadcastLoudnessPatch.write(measured, toFileAt: path) }
     }
 }

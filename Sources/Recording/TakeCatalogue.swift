@@ -30,8 +30,8 @@ final class TakeCatalogue: @unchecked Sendable { // `pending` is the queue's own
 
     /// A file was closed after `frames` frames ending at `endUTC`.
     func closed(_ path: String, index: Int, startUTC: Double, endUTC: Double, utcOffset: Int, sampleRate: Int,
-                channels: Int, frames: Int64, timeReference: UInt64?, gaps: [ManifestLine.Gap], recovered: Bool = false,
-                startEstimated: Bool = false) {
+                channels: Int, frames: Int64, timeReference: UInt64?, gaps: [ManifestLine.Gap], loudness: FileLoudness? = nil,
+                recovered: Bool = false, startEstimated: Bool = false) {
         let relative = manifest.relative(path)
         queue.async {
             var info = stat()
@@ -45,6 +45,7 @@ final class TakeCatalogue: @unchecked Sendable { // `pending` is the queue's own
             line.gaps = gaps
             line.sha256 = FileDigest.sha256(ofFile: path)
             line.bytes = Int64(info.st_size)
+            line.loudness = loudness
             line.recovered = recovered ? true : nil
             line.startEstimated = startEstimated ? true : nil
             self.write(line)

@@ -53,6 +53,8 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     public var gaps: [Gap]?
     public var sha256: String?
     public var bytes: Int64?
+    /// Its loudness (EBU Tech 3285's five figures, null where there is none).
+    public var loudness: FileLoudness?
     /// Closed by a later run: the run that wrote it ended without closing it (killed).
     public var recovered: Bool?
     /// The start is estimated (a recovered file its run never listed:
@@ -65,7 +67,7 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case event, path, index, startUTC = "start_utc", start, utcOffset = "utc_offset", sampleRate = "sample_rate",
              channels, device, inode, frames, endUTC = "end_utc", timeReference = "time_reference", gaps, sha256,
-             bytes, recovered, startEstimated = "start_estimated", reason, deletedUTC = "deleted_utc"
+             bytes, loudness, recovered, startEstimated = "start_estimated", reason, deletedUTC = "deleted_utc"
     }
 
     /// UTC as ISO 8601 with milliseconds.

@@ -1,12 +1,14 @@
 import Foundation
+import JackKit
 import JackTestSupport
 import XCTest
 
 /// The `bext` chunk of every WAV and RF64 file `jas record` writes, read back
 /// byte by byte (not through libsndfile, which wrote it): version 2, whose
-/// five loudness fields (EBU Tech 3285) say "not calculated" (0x7FFF) until
-/// the recorder measures them, never 0, which reads as a programme at 0.00
-/// LUFS with a true peak of 0.00 dBTP.
+/// five loudness fields (EBU Tech 3285) hold each file's loudness measured
+/// over its own frames, and "not set" (0x7FFF) for a figure the file is too
+/// short or too quiet for, never 0, which reads as a programme at 0.00 LUFS
+/// with a true peak of 0.00 dBTP.
 final class RecordBroadcastExtensionTests: JackTestCase {
     struct LoudnessFields: Equatable {
         let version: UInt16
@@ -36,7 +38,8 @@ final class RecordBroadcastExtensionTests: JackTestCase {
         return LoudnessFields(version: 0, values: [])
     }
 
-    func testEveryFileSaysItsLoudnessWasNotCalculated() throws {
+    /// Silent files of 1 s: nothing to measure, every field "not set".
+    func testASilentFileSaysItsLoudnessIsNotSet() throws {
         let server = try startServer(period: 256)
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -51,6 +54,86 @@ final class RecordBroadcastExtensionTests: JackTestCase {
             for file in files {
                 let fields = try Self.broadcastLoudness(of: "\(folder)/\(file)")
                 XCTAssertEqual(fields, LoudnessFields(version: 2, values: Array(repeating: 0x7FFF, count: 5)), file)
+            }
+        }
+    }
+
+    /// A file with a −20 dBFS 997 Hz sine (mono: −23.0 LUFS, its true peak
+    /// −20 dBTP) beside a silent one (`--per-channel`), cut at 4 s: each
+    /// file's `bext` holds its own figures; a 2 s file has no loudness range
+    /// or short-term maximum (both need 3 s) and says "not set" for them;
+    /// the silent files say it for all five. The manifest line and the log
+    /// carry the same figures.
+    func testEveryFileCarriesItsOwnMeasuredLoudness() throws {
+        let server = try startServer(period: 256)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: jas)
+        player.arguments = ["play", "--server", server.name, "--port", "loopback:playback_1", "--level=-20",
+                            "--frequency", "997", "--mix"]
+        player.standardOutput = FileHandle.nullDevice
+        player.standardError = FileHandle.nullDevice
+        try player.run()
+        defer { player.terminate() }
+        let observer = try Client(name: "loudness-observer", serverName: server.name)
+        defer { observer.close() }
+        XCTAssertTrue(waitUntil(timeout: 10) { observer.port(named: "loopback:playback_1")?.connections.isEmpty == false },
+                      "the player did not connect")
+        let result = try run([jas, "record", "--server", server.name, "--ports", "loopback:capture_*",
+                              "--per-channel", "--output", "\(folder)/take.wav", "--for", "6", "--rotate", "4s",
+                              "--rotate-from", "start", "--json"])
+        XCTAssertEqual(result.status, 0, result.output)
+        let summary = try XCTUnwrap(result.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.last { $0["manifest_path"] != nil }, result.output)
+        let manifest = try XCTUnwrap(summary["manifest_path"] as? String)
+        let closed = try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == "closed" }
+        XCTAssertEqual(closed.count, 4, "two sets of two files: \(closed)")
+        let logged = logEvents(try XCTUnwrap(summary["log_path"] as? String)).filter { $0["event"] as? String == "loudness" }
+        XCTAssertEqual(logged.count, 4, "one loudness line per file")
+        let notSet = Int16(0x7FFF)
+        for line in closed {
+            let relative = try XCTUnwrap(line["path"] as? String)
+            let path = relative.hasPrefix("/") ? relative : (manifest as NSString).deletingLastPathComponent + "/" + relative
+            let fields = try Self.broadcastLoudness(of: path)
+            XCTAssertEqual(fields.version, 2)
+            let figures = try XCTUnwrap(line["loudness"] as? [String: Any], "\(line)")
+            let keys = ["integrated_lufs", "lra_lu", "max_true_peak_dbtp", "max_momentary_lufs", "max_short_term_lufs"]
+            // The manifest says what bext says: the same hundredths, null for "not set".
+            for (key, field) in zip(keys, fields.values) {
+                if field == notSet {
+                    XCTAssertTrue(figures[key] is NSNull, "\(path) \(key): \(figures)")
+                } else {
+                    XCTAssertEqual(try XCTUnwrap(figures[key] as? Double, "\(path) \(key)"), Double(field) / 100, accuracy: 0.0051)
+                }
+            }
+            let log = try XCTUnwrap(logged.first { ($0["path"] as? String)?.hasSuffix((path as NSString).lastPathComponent) == true })
+            XCTAssertEqual((log["integrated_lufs"] as? Double), (figures["integrated_lufs"] as? Double))
+            let long = (line["frames"] as? Int ?? 0) >= 3 * 48000
+            if path.contains("_2") {
+                XCTAssertEqual(fields.values, Array(repeating: notSet, count: 5), "\(path): silence has no loudness")
+                continue
+            }
+            // The same meter over the same frames (`jas meter --file`): the same figures. Its true peak
+            // counts a step into the file's first sample, which a rotation's cut is not: ours is at most its.
+            let metered = try run([jas, "meter", "--file", path, "--json"])
+            let file = try XCTUnwrap(metered.output.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }.last { $0["event"] as? String == "summary" }, metered.output)
+            func hundredths(_ index: Int) -> Double { Double(fields.values[index]) / 100 }
+            XCTAssertEqual(hundredths(0), try XCTUnwrap(file["integrated_lufs"] as? Double), accuracy: 0.011, "\(path)")
+            XCTAssertEqual(hundredths(0), -23.0, accuracy: 0.5, "\(path): a -20 dBFS sine")
+            XCTAssertEqual(hundredths(3), try XCTUnwrap(file["max_momentary_lufs"] as? Double), accuracy: 0.011, "\(path)")
+            XCTAssertGreaterThanOrEqual(hundredths(2), -20.01, "\(path): no lower than the sample peak")
+            XCTAssertLessThanOrEqual(hundredths(2), try XCTUnwrap(file["true_peak_dbtp"] as? Double) + 0.011, "\(path)")
+            if long {
+                XCTAssertEqual(hundredths(1), try XCTUnwrap(file["lra_lu"] as? Double), accuracy: 0.011, "\(path)")
+                XCTAssertEqual(hundredths(4), try XCTUnwrap(file["max_short_term_lufs"] as? Double), accuracy: 0.011, "\(path)")
+            } else {
+                XCTAssertEqual([fields.values[1], fields.values[4]], [notSet, notSet], "\(path): under 3 s")
             }
         }
     }

@@ -1,0 +1,165 @@
+import EventSchema
+import Foundation
+import Metering
+
+/// EBU Tech 3285's five loudness figures of one recorded file, measured
+/// over exactly the frames written to it (gaps' silence included) by the
+/// meter `jas meter` uses. A figure the file is too short or too quiet for
+/// is nil: `bext` says "not set" (0x7FFF) and JSON says null, never a made-up number.
+public struct FileLoudness: Sendable, Equatable, Codable {
+    /// Integrated loudness (BS.1770 gates), LUFS.
+    public var integratedLUFS: Double?
+    /// Loudness range (EBU Tech 3342), LU.
+    public var loudnessRangeLU: Double?
+    /// Highest true peak over the file's channels, dBTP.
+    public var maxTruePeakDBTP: Double?
+    /// Highest momentary (400 ms) and short-term (3 s) loudness, LUFS.
+    public var maxMomentaryLUFS: Double?
+    public var maxShortTermLUFS: Double?
+
+    public init(integratedLUFS: Double?, loudnessRangeLU: Double?, maxTruePeakDBTP: Double?, maxMomentaryLUFS: Double?,
+                maxShortTermLUFS: Double?) {
+        self.integratedLUFS = integratedLUFS
+        self.loudnessRangeLU = loudnessRangeLU
+        self.maxTruePeakDBTP = maxTruePeakDBTP
+        self.maxMomentaryLUFS = maxMomentaryLUFS
+        self.maxShortTermLUFS = maxShortTermLUFS
+    }
+
+    init(_ summary: MeterSummary) {
+        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+        self.init(integratedLUFS: finite(summary.integratedLUFS), loudnessRangeLU: finite(summary.lraLU),
+                  maxTruePeakDBTP: finite(summary.truePeakDBTP), maxMomentaryLUFS: finite(summary.maxMomentaryLUFS),
+                  maxShortTermLUFS: finite(summary.maxShortTermLUFS))
+    }
+
+    /// EBU Tech 3285's "not set" value of a loudness field.
+    public static let notSet: Int16 = 0x7FFF
+
+    /// The five `bext` fields in their order (LoudnessValue, LoudnessRange,
+    /// MaxTruePeakLevel, MaxMomentaryLoudness, MaxShortTermLoudness): the
+    /// figure × 100, rounded; "not set" when there is none or it does not fit.
+    public var broadcastFields: [Int16] {
+        [integratedLUFS, loudnessRangeLU, maxTruePeakDBTP, maxMomentaryLUFS, maxShortTermLUFS].map { figure in
+            guard let figure, let hundredths = Int16(exactly: (figure * 100).rounded()), hundredths != Self.notSet
+            else { return Self.notSet }
+            return hundredths
+        }
+    }
+
+    /// The figures from `bext` fields (nil where "not set").
+    public init(broadcastFields fields: [Int16]) {
+        let figures = fields.map { $0 == Self.notSet ? nil : Double($0) / 100 }
+        self.init(integratedLUFS: figures[0], loudnessRangeLU: figures[1], maxTruePeakDBTP: figures[2],
+                  maxMomentaryLUFS: figures[3], maxShortTermLUFS: figures[4])
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case integratedLUFS = "integrated_lufs", loudnessRangeLU = "lra_lu", maxTruePeakDBTP = "max_true_peak_dbtp",
+             maxMomentaryLUFS = "max_momentary_lufs", maxShortTermLUFS = "max_short_term_lufs"
+    }
+
+    /// Every figure, null where there is none (0.01 dB, as `bext` holds them).
+    public func encode(to encoder: any Encoder) throws {
+        var json = encoder.container(keyedBy: EventKey.self)
+        try json.encodeFigure(integratedLUFS, forKey: "integrated_lufs")
+        try json.encodeFigure(loudnessRangeLU, forKey: "lra_lu")
+        try json.encodeFigure(maxTruePeakDBTP, forKey: "max_true_peak_dbtp")
+        try json.encodeFigure(maxMomentaryLUFS, forKey: "max_momentary_lufs")
+        try json.encodeFigure(maxShortTermLUFS, forKey: "max_short_term_lufs")
+    }
+}
+
+/// Meters a file as the disk thread writes it. A file starts mid-programme
+/// (a rotation cuts a running signal), so its first sample is not a step
+/// out of silence for the true peak. Momentary loudness needs 400 ms of the
+/// file and short-term loudness 3 s: a shorter file has none of that kind
+/// (where the meter would pad its window with silence).
+final class FileLoudnessMeter {
+    private let meter: ProgrammeMeter?
+    private let sampleRate: Int
+    private var frames = 0
+
+    /// nil meter (a layout libebur128 cannot meter): every figure is nil.
+    init(channels: Int, sampleRate: Int) {
+        self.sampleRate = sampleRate
+        var configuration = ProgrammeMeter.Configuration(channels: channels, sampleRate: sampleRate, layout: nil, sources: [])
+        configuration.joinsMidStream = true
+        meter = try? ProgrammeMeter(configuration: configuration)
+    }
+
+    func add(_ samples: UnsafePointer<Float>, frames: Int) {
+        self.frames += frames
+        meter?.add(samples, frames: frames)
+    }
+
+    var loudness: FileLoudness {
+        guard let meter else {
+            return FileLoudness(integratedLUFS: nil, loudnessRangeLU: nil, maxTruePeakDBTP: nil, maxMomentaryLUFS: nil,
+                                maxShortTermLUFS: nil)
+        }
+        var measured = FileLoudness(meter.summary())
+        let seconds = Double(frames) / Double(sampleRate)
+        if seconds < 3 { (measured.maxShortTermLUFS, measured.loudnessRangeLU) = (nil, nil) }
+        if seconds < 0.4 { (measured.maxMomentaryLUFS, measured.integratedLUFS) = (nil, nil) }
+        return measured
+    }
+}
+
+/// Writes loudness into the `bext` chunk of a closed WAV or RF64 file:
+/// libsndfile takes the chunk only before the first frame, and a file's
+/// loudness is known only once it is complete. The chunk's layout is EBU
+/// Tech 3285's: the five loudness fields are little-endian Int16 at byte
+/// 412 of its data, after the version (346) and the UMID (348).
+enum BroadcastLoudnessPatch {
+    static let fieldsOffset = 412
+
+    /// Finds `bext` and writes the fields; false when the file has no version-2 `bext`.
+    @discardableResult
+    static func write(_ loudness: FileLoudness, toFileAt path: String) -> Bool {
+        guard let handle = FileHandle(forUpdatingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let start = chunkData(named: "bext", in: handle, atLeast: fieldsOffset + 10) else { return false }
+        var bytes: [UInt8] = []
+        for field in loudness.broadcastFields {
+            let value = UInt16(bitPattern: field)
+            bytes += [UInt8(value & 0xFF), UInt8(value >> 8)]
+        }
+        do {
+            try handle.seek(toOffset: start + UInt64(fieldsOffset))
+            try handle.write(contentsOf: Data(bytes))
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The five fields as they are in the file's `bext` (nil: no such chunk).
+    static func read(fromFileAt path: String) -> FileLoudness? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let start = chunkData(named: "bext", in: handle, atLeast: fieldsOffset + 10),
+              (try? handle.seek(toOffset: start + UInt64(fieldsOffset))) != nil,
+              let data = try? handle.read(upToCount: 10), data.count == 10 else { return nil }
+        let fields = stride(from: 0, to: 10, by: 2).map { Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8) }
+        return FileLoudness(broadcastFields: fields)
+    }
+
+    /// Where the data of the chunk `name` starts, walking the RIFF/RF64
+    /// chunks before `data` (libsndfile writes `bext` before it).
+    private static func chunkData(named name: String, in handle: FileHandle, atLeast size: Int) -> UInt64? {
+        guard let header = try? handle.read(upToCount: 12), header.count == 12,
+              ["RIFF", "RF64"].contains(String(decoding: header.prefix(4), as: UTF8.self)),
+              String(decoding: header[8..<12], as: UTF8.self) == "WAVE" else { return nil }
+        var offset: UInt64 = 12
+        while let chunk = try? handle.read(upToCount: 8), chunk.count == 8 {
+            let id = String(decoding: chunk.prefix(4), as: UTF8.self)
+            let length = UInt64(chunk[4]) | UInt64(chunk[5]) << 8 | UInt64(chunk[6]) << 16 | UInt64(chunk[7]) << 24
+            if id == name { return length >= UInt64(size) ? offset + 8 : nil }
+            if id == "data" { return nil }
+            offset += 8 + length + (length & 1)
+            guard (try? handle.seek(toOffset: offset)) != nil else { return nil }
+        }
+        return nil
+    }
+}
