@@ -28,10 +28,16 @@ final class MetadataStoreTests: JackTestCase {
             lsp = result?.output ?? "jack_lsp did not run"
             return result?.status == 0
         }
-        // Once seen in CI (a loaded machine): no answer for 15 s; what jackd and jack_lsp said is kept.
+        // Seen in CI after the whole suite: no answer for 15 s, and jack_lsp dying in malloc; what jackd
+        // and jack_lsp said is kept, and where jackd's threads are.
+        var stacks = ""
+        if !answered, jackd.isRunning, FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
+            stacks = (try? run(["/usr/bin/gdb", "-p", String(jackd.processIdentifier), "-batch", "-ex", "thread apply all bt"],
+                               timeout: 60).output) ?? "gdb did not run"
+        }
         XCTAssertTrue(answered, "jackd '\(name)' in the machine does not answer (running: \(jackd.isRunning)); jackd said: "
                       + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "nothing") + "; jack_lsp said: \(lsp); "
-                      + "this test process's descriptors: \(Self.descriptors())")
+                      + "this test process's descriptors: \(Self.descriptors()); jackd's threads: " + String(stacks.suffix(8000)))
         return jackd
     }
 
