@@ -72,23 +72,35 @@ extension AudioSession {
             let watch = ServerWatch(serverName: serverName)
             var backoff = ReconnectBackoff()
             var saidStoreDamage = false
+            func reportStoreDamage(_ damage: MetadataStore.Damage) {
+                // Said once per loss: the server cannot come back until the store is repaired.
+                guard let session = self, !saidStoreDamage else { return }
+                saidStoreDamage = true
+                session.hub.post(.mediaServicesWereLost(reason: JackError.metadataStoreDamaged(damage).description))
+            }
             func attempt() -> Bool {
                 guard let session = self,
                       session.board.reconnectGeneration.load(ordering: .relaxed) == loss.generation else { return true }
                 if let limit = session.reconnectLimit, Date().timeIntervalSince(loss.lostAt) > limit { return true }
+                // A damaged store is said while the server is away (it is why it cannot come back: jackd
+                // dies of it too), by looking at its files, without libjack.
+                if !LibraryVersion.isPipeWire, let damage = MetadataStore().damage() {
+                    reportStoreDamage(damage)
+                    return false
+                }
                 // No open while jackd2 makes or removes its metadata store (its
-                // socket is absent then): libjack opens the store with every
-                // client, and Berkeley DB, finding it half made, waits 3 s.
+                // socket is absent then), nor while no jackd serves the name (a
+                // killed one leaves its socket): libjack opens the store with
+                // every client, and Berkeley DB, meeting it half made, waited 3 s.
                 if dead.serverHasRequestSocket, !JackKit.ServerProcess.requestSocketExists(serverName: serverName) {
                     StepTrace.note("reconnect: no request socket yet, not opening")
                     return false
                 }
-                return session.tryReset(loss) { damage in
-                    // Said once per loss: the server cannot come back until the store is repaired.
-                    guard !saidStoreDamage else { return }
-                    saidStoreDamage = true
-                    session.hub.post(.mediaServicesWereLost(reason: JackError.metadataStoreDamaged(damage).description))
+                if dead.serverProcessWasSeen, JackKit.ServerProcess.serving(serverName: serverName) == nil {
+                    StepTrace.note("reconnect: no jackd serves '\(serverName)' yet, not opening")
+                    return false
                 }
+                return session.tryReset(loss, storeDamaged: reportStoreDamage)
             }
             while !attempt() {
                 StepTrace.note("reconnect: attempt failed, pausing")

@@ -18,6 +18,10 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
     /// the client opened (false on PipeWire's JACK, or a jackd whose sockets
     /// live elsewhere): then its absence later means the server is not there.
     public let serverHasRequestSocket: Bool
+    /// Whether a jackd process serving the server's name was found when the
+    /// client opened (false on PipeWire's JACK, jackdbus, or a jackd this
+    /// process cannot see): then no such process later means no server.
+    public let serverProcessWasSeen: Bool
     let bridge: CallbackBridge
     private let resources: Resources
     /// Open or closed, and the calls inside libjack on this client or its
@@ -122,6 +126,7 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         self.serverName = server
         self.name = String(cString: jack_get_client_name(handle))
         serverHasRequestSocket = !LibraryVersion.isPipeWire && ServerProcess.requestSocketExists(serverName: server)
+        serverProcessWasSeen = !LibraryVersion.isPipeWire && ServerProcess.serving(serverName: server) != nil
         bridge = CallbackBridge()
         bridge.client = handle
         bridge.installShutdownCallbacks(on: handle)

@@ -76,9 +76,42 @@ public final class SeparateMachine: Sendable {
         [LoopbackServer.findExecutable("nsenter")!, "--target", String(holder), "--mount", "--ipc", "--"] + arguments
     }
 
+    /// Starts `arguments` in this machine as `LoopbackServer` starts jackd:
+    /// nothing blocked, the usual signals at their defaults, no audio device
+    /// reservation, its output in `logPath` (a test process's thread may
+    /// block or ignore signals, and those survive `exec`).
+    public func spawn(_ arguments: [String], logPath: String) throws -> MachineProgram {
+        MachineProgram(pid: try LoopbackServer.spawn(command(arguments), logPath: logPath))
+    }
+
     /// Ends the holder; the namespace goes with the last process in it. Idempotent.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         LoopbackServer.terminate(holder)
+    }
+}
+
+/// A program started in a `SeparateMachine`, reaped by its PID.
+public final class MachineProgram: Sendable {
+    public let processIdentifier: pid_t
+    private let exited = Atomic<Bool>(false)
+
+    init(pid: pid_t) { processIdentifier = pid }
+
+    /// Whether it still runs (reaps it once it has ended).
+    public var isRunning: Bool {
+        if exited.load(ordering: .acquiring) { return false }
+        var status: Int32 = 0
+        guard waitpid(processIdentifier, &status, WNOHANG) == processIdentifier else { return true }
+        exited.store(true, ordering: .releasing)
+        return false
+    }
+
+    /// Waits until it has ended, and reaps it.
+    public func waitUntilExit() {
+        guard !exited.load(ordering: .acquiring) else { return }
+        var status: Int32 = 0
+        while waitpid(processIdentifier, &status, 0) < 0 && errno == EINTR {}
+        exited.store(true, ordering: .releasing)
     }
 }
