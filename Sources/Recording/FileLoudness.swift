@@ -47,13 +47,6 @@ public struct FileLoudness: Sendable, Equatable, Codable {
         }
     }
 
-    /// The figures from `bext` fields (nil where "not set").
-    public init(broadcastFields fields: [Int16]) {
-        let figures = fields.map { $0 == Self.notSet ? nil : Double($0) / 100 }
-        self.init(integratedLUFS: figures[0], loudnessRangeLU: figures[1], maxTruePeakDBTP: figures[2],
-                  maxMomentaryLUFS: figures[3], maxShortTermLUFS: figures[4])
-    }
-
     private enum CodingKeys: String, CodingKey {
         case integratedLUFS = "integrated_lufs", loudnessRangeLU = "lra_lu", maxTruePeakDBTP = "max_true_peak_dbtp",
              maxMomentaryLUFS = "max_momentary_lufs", maxShortTermLUFS = "max_short_term_lufs"
@@ -61,12 +54,12 @@ public struct FileLoudness: Sendable, Equatable, Codable {
 
     /// Every figure, null where there is none (0.01 dB, as `bext` holds them).
     public func encode(to encoder: any Encoder) throws {
-        var json = encoder.container(keyedBy: EventKey.self)
-        try json.encodeFigure(integratedLUFS, forKey: "integrated_lufs")
-        try json.encodeFigure(loudnessRangeLU, forKey: "lra_lu")
-        try json.encodeFigure(maxTruePeakDBTP, forKey: "max_true_peak_dbtp")
-        try json.encodeFigure(maxMomentaryLUFS, forKey: "max_momentary_lufs")
-        try json.encodeFigure(maxShortTermLUFS, forKey: "max_short_term_lufs")
+        var json = encoder.container(keyedBy: CodingKeys.self)
+        for (figure, key) in [(integratedLUFS, CodingKeys.integratedLUFS), (loudnessRangeLU, .loudnessRangeLU),
+                              (maxTruePeakDBTP, .maxTruePeakDBTP), (maxMomentaryLUFS, .maxMomentaryLUFS),
+                              (maxShortTermLUFS, .maxShortTermLUFS)] {
+            try json.encode(Figure.rounded(figure, decimals: 2), forKey: key)
+        }
     }
 }
 
@@ -132,17 +125,6 @@ enum BroadcastLoudnessPatch {
         } catch {
             return false
         }
-    }
-
-    /// The five fields as they are in the file's `bext` (nil: no such chunk).
-    static func read(fromFileAt path: String) -> FileLoudness? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let start = chunkData(named: "bext", in: handle, atLeast: fieldsOffset + 10),
-              (try? handle.seek(toOffset: start + UInt64(fieldsOffset))) != nil,
-              let data = try? handle.read(upToCount: 10), data.count == 10 else { return nil }
-        let fields = stride(from: 0, to: 10, by: 2).map { Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8) }
-        return FileLoudness(broadcastFields: fields)
     }
 
     /// Where the data of the chunk `name` starts, walking the RIFF/RF64

@@ -45,6 +45,14 @@ final class SeedRemainderTests: JackTestCase {
                                               selectedPolarPattern: .omnidirectional)])
     }
 
+    /// A playAndRecord session named `name`, active on `server`.
+    private func activePlayAndRecordSession(_ name: String, on server: LoopbackServer) throws -> AudioSession {
+        let session = AudioSession(clientName: name, serverName: server.name, recordConsent: .givenByCaller)
+        try session.setCategory(.playAndRecord)
+        try session.setActive(true)
+        return session
+    }
+
     /// The guide's "Putting It All Together" listing, line for line with only
     /// the names changed: "Preferred Mic = Front, Preferred Polar Pattern =
     /// Cardioid", whose output on an iPhone is "Name: Front / Polar Pattern: Cardioid".
@@ -52,10 +60,8 @@ final class SeedRemainderTests: JackTestCase {
         let server = try startServer(period: 256)
         let microphones = try builtInMicrophones(on: server)
         defer { microphones.unplug() }
-        let session = AudioSession(clientName: "listing", serverName: server.name, recordConsent: .givenByCaller)
+        let session = try activePlayAndRecordSession("listing", on: server)
         defer { session.close() }
-        try session.setCategory(.playAndRecord)
-        try session.setActive(true)
 
         let preferredMicOrientation = AVAudioSessionOrientationFront
         let preferredPolarPattern = AVAudioSessionPolarPatternCardioid
@@ -90,10 +96,8 @@ final class SeedRemainderTests: JackTestCase {
         let server = try startServer(period: 256)
         let microphones = try builtInMicrophones(on: server)
         defer { microphones.unplug() }
-        let session = AudioSession(clientName: "chooser", serverName: server.name, recordConsent: .givenByCaller)
+        let session = try activePlayAndRecordSession("chooser", on: server)
         defer { session.close() }
-        try session.setCategory(.playAndRecord)
-        try session.setActive(true)
         func code(_ body: () throws -> Void) -> AudioSessionError.Code? {
             do { try body() } catch let error as AudioSessionError { return error.code } catch { return nil }
             return nil
