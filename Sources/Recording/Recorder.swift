@@ -48,6 +48,9 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         /// default for the output pattern (`TakeManifest.defaultPath`). A
         /// take to a device or a FIFO has none.
         public var manifestPath: String?
+        /// Signs each line of the manifest (Ed25519): `jas verify --key` then
+        /// proves no line was written without the private key.
+        public var manifestSigningKey: ManifestSigningKey?
         /// Which of its own files the logger deletes, and when.
         public var retention = Retention()
         /// End the take when the disk is full (else: close the file, wait for
@@ -162,7 +165,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         // listed there, never refused as someone else's).
         var manifest: TakeManifest?
         if RecordingLog.path(for: firstPath) != nil && !Self.isFIFO(firstPath) {
-            manifest = TakeManifest(path: config.manifestPath ?? TakeManifest.defaultPath(forPattern: config.outputPath))
+            manifest = TakeManifest(path: config.manifestPath ?? TakeManifest.defaultPath(forPattern: config.outputPath),
+                                    signingKey: config.manifestSigningKey)
         }
         // A take whose manifest another recorder is writing now is not continued (its files are refused as usual).
         let continuing = manifest.map { !TakeManifest.isInUse($0.path) } ?? false

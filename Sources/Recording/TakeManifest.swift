@@ -63,11 +63,16 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     // Deleted: why and when.
     public var reason: String?
     public var deletedUTC: Double?
+    /// The link to the line before it (`ManifestChain`): SHA-256 of that line as written.
+    public var previous: String?
+    /// The fingerprint of the key that signed it (its signature ends the line).
+    public var signingKey: String?
 
     enum CodingKeys: String, CodingKey {
         case event, path, index, startUTC = "start_utc", start, utcOffset = "utc_offset", sampleRate = "sample_rate",
              channels, device, inode, frames, endUTC = "end_utc", timeReference = "time_reference", gaps, sha256,
-             bytes, loudness, recovered, startEstimated = "start_estimated", reason, deletedUTC = "deleted_utc"
+             bytes, loudness, recovered, startEstimated = "start_estimated", reason, deletedUTC = "deleted_utc",
+             previous = "prev", signingKey = "signing_key"
     }
 
     /// UTC as ISO 8601 with milliseconds.
@@ -81,7 +86,9 @@ public struct ManifestLine: Codable, Sendable, Equatable {
 /// appended with one write and synced, so a crash leaves whole lines (a
 /// torn last line, from a full disk or a power cut, is cut off when the
 /// manifest is opened again). A restarted logger appends to the same
-/// manifest; while one recorder writes it (an exclusive `flock`), no other does.
+/// manifest; while one recorder writes it (an exclusive `flock`), no other
+/// does. Each line is linked to the one before it, and signed when a key
+/// is given (`ManifestChain`); `ManifestVerification` checks both.
 public final class TakeManifest: @unchecked Sendable { // its state and the descriptor are behind `lock`
     public let path: String
     private let lock = NSLock()
@@ -107,11 +114,15 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
         }
     }
     private var state = State()
+    /// The link the next line names: to the last whole line (set by `open()`).
+    private var head = ManifestChain.firstLink
+    private let signingKey: ManifestSigningKey?
 
     /// Reads what the manifest at `path` lists (nothing if there is none
-    /// yet); `open()` makes it writable.
-    public init(path: String) {
+    /// yet); `open()` makes it writable, its lines signed with `signingKey` when one is given.
+    public init(path: String, signingKey: ManifestSigningKey? = nil) {
         self.path = path
+        self.signingKey = signingKey
         for line in Self.read(path).lines { state.apply(line) }
     }
 
@@ -134,30 +145,25 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
             close(opened)
             throw .outputBusy(path: path)
         }
-        let tornBytes = Self.read(path).tornBytes
-        if tornBytes > 0 {
+        let written = ManifestChain.lines(of: FileManager.default.contents(atPath: path) ?? Data())
+        if written.tornBytes > 0 {
             var info = stat()
             fstat(opened, &info)
-            ftruncate(opened, info.st_size - off_t(tornBytes))
+            ftruncate(opened, info.st_size - off_t(written.tornBytes))
         }
-        lock.withLock { descriptor = opened }
+        lock.withLock {
+            descriptor = opened
+            head = written.lines.last.map(ManifestChain.link(to:)) ?? ManifestChain.firstLink
+        }
     }
 
     deinit { if descriptor >= 0 { close(descriptor) } }
 
     /// Every whole line of the manifest at `path`, and how many bytes of a torn last line follow them.
     public static func read(_ path: String) -> (lines: [ManifestLine], tornBytes: Int) {
-        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return ([], 0) }
-        var whole = data
-        var torn = 0
-        if data.last != UInt8(ascii: "\n") {
-            let cut = data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? data.startIndex
-            torn = data.endIndex - cut
-            whole = data[data.startIndex..<cut]
-        }
+        let written = ManifestChain.lines(of: FileManager.default.contents(atPath: path) ?? Data())
         let decoder = JSONDecoder()
-        let lines = whole.split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(ManifestLine.self, from: Data($0)) }
-        return (lines, torn)
+        return (written.lines.compactMap { try? decoder.decode(ManifestLine.self, from: Data($0)) }, written.tornBytes)
     }
 
     /// The highest set index it lists (0: none): a restarted logger goes on from the next.
@@ -168,14 +174,20 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
         lock.withLock { Array(state.openOnly.values) }.sorted { $0.startUTC < $1.startUTC }
     }
 
-    /// Appends `line` (one write, then fsync).
+    /// Appends `line`, linked to the one before it and signed when the
+    /// manifest has a key (one write, then fsync).
     public func append(_ line: ManifestLine) throws(RecordingError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(line) else { return }
-        let bytes = [UInt8](data) + [UInt8(ascii: "\n")]
+        var linked = line
+        linked.signingKey = signingKey?.publicKey.fingerprint
         let failure: String? = lock.withLock {
             guard descriptor >= 0 else { return "it is not open" }
+            linked.previous = head
+            guard let data = try? encoder.encode(linked) else { return "it cannot be encoded" }
+            var body = [UInt8](data)
+            if let signingKey { body = ManifestChain.signed(body, signature: signingKey.signature(for: body)) }
+            let bytes = body + [UInt8(ascii: "\n")]
             let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             guard written == bytes.count else {
                 let reason = written < 0 ? String(cString: strerror(errno)) : "only \(written) of \(bytes.count) bytes written"
@@ -188,7 +200,8 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
                 return reason
             }
             fsync(descriptor)
-            state.apply(line)
+            head = ManifestChain.link(to: body)
+            state.apply(linked)
             return nil
         }
         if let failure { throw .file(path: path, reason: "cannot add to the take's manifest: \(failure)") }
@@ -242,6 +255,6 @@ public enum FileDigest {
         defer { try? handle.close() }
         var hasher = SHA256()
         while let block = try? handle.read(upToCount: 1 << 20), !block.isEmpty { hasher.update(data: block) }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hasher.finalize().hex
     }
 }

@@ -62,6 +62,9 @@ struct Record: AsyncParsableCommand {
     @Option(help: "The take's manifest, JSON Lines: each file, its time, frames, gaps and SHA-256 (default: beside the files, named after --output, e.g. log.manifest.jsonl).")
     var manifest: String?
 
+    @Option(help: "Sign each line of the manifest with this private key (from 'jas keygen'); 'jas verify --key KEY.pub' then proves no line was written or changed without it.")
+    var signKey: String?
+
     @Flag(help: "End the take when a recorded port goes away (its client ends, its device is unplugged), instead of recording silence until it comes back.")
     var stopOnSourceLost = false
 
@@ -158,6 +161,14 @@ struct Record: AsyncParsableCommand {
         configuration.retention = try retention()
         configuration.stopsOnDiskFull = stopOnDiskFull
         configuration.manifestPath = manifest
+        if let signKey {
+            do {
+                configuration.manifestSigningKey = try ManifestSigningKey(contentsOf: signKey)
+            } catch {
+                Output.diagnostic("jas record: --sign-key: \(Output.reason(error))")
+                throw ExitCode(2)
+            }
+        }
         configuration.bufferSeconds = buffer
         configuration.prerollSeconds = preroll
         configuration.triggerDBFS = try triggerLevel()

@@ -80,6 +80,11 @@ final class RecordRetentionTests: JackTestCase {
         for path in summary.paths where !deletedPaths.contains(path) {
             XCTAssertTrue(FileManager.default.fileExists(atPath: path), path)
         }
+        // What the logger deleted itself is said, and is not a problem (`jas verify`).
+        let verification = try ManifestVerification(manifestPath: try XCTUnwrap(summary.manifestPath))
+        XCTAssertTrue(verification.intact, "\(verification.findings)")
+        XCTAssertEqual(verification.findings.filter { $0.kind == .deletedByRetention }.count, deletedPaths.count)
+        XCTAssertEqual(verification.filesIntact, summary.paths.count - deletedPaths.count)
     }
 
     private func awaitResult<T: Sendable>(_ task: Task<T, Never>) -> T {
