@@ -63,6 +63,8 @@ public enum MeterEvent: Sendable, Equatable, Encodable {
     /// The programme's integrated loudness and LRA start again, pause or resume.
     case programme(ProgrammeChange, seconds: Double)
     case warning(message: String)
+    /// A compliance alarm starts or ends (`LoudnessAlarm`), judged against `target`.
+    case loudnessAlarm(LoudnessAlarm.Change, target: LoudnessTarget)
 
     public enum ProgrammeChange: String, Sendable {
         case reset = "loudness_reset", paused = "loudness_paused", resumed = "loudness_resumed"
@@ -91,6 +93,19 @@ public enum MeterEvent: Sendable, Equatable, Encodable {
         case let .warning(message):
             try json.encode("warning", forKey: "event")
             try json.encode(message, forKey: "message")
+        case let .loudnessAlarm(change, target):
+            try json.encode(change.on ? "loudness_alarm" : "loudness_alarm_end", forKey: "event")
+            try json.encode(change.kind.rawValue, forKey: "alarm")
+            try json.encode(change.seconds, forKey: "seconds")
+            try json.encode(change.sinceSeconds, forKey: "since_seconds")
+            if let lasted = change.lastedSeconds { try json.encode(lasted, forKey: "lasted_seconds") }
+            let unit = change.kind == .truePeakOver ? "dbtp" : "lufs"
+            try json.encodeFigure(change.level, forKey: EventKey(stringValue: "level_" + unit))
+            try json.encodeFigure(change.threshold, forKey: EventKey(stringValue: "threshold_" + unit))
+            try json.encode(target.name, forKey: "target")
+            try json.encodeFigure(target.targetLUFS, forKey: "target_lufs")
+            try json.encodeFigure(target.toleranceLU, forKey: "tolerance_lu")
+            try json.encodeFigure(target.maxTruePeakDBTP, forKey: "max_true_peak_dbtp")
         }
     }
 

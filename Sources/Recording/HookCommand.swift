@@ -14,21 +14,21 @@ import Synchronization
 /// A failure (not started, non-zero status, killed) is reported. At the end
 /// of the take, `finish(within:)` waits a bounded time for commands still
 /// running, then ends them (SIGTERM to their group, SIGKILL a second later).
-final class HookCommand: Sendable {
-    let command: String
+public final class HookCommand: Sendable {
+    public let command: String
     private let onFailure: @Sendable (_ reason: String) -> Void
     /// Commands running now: process id → when it started (monotonic seconds).
     private let running = Mutex<[pid_t: Double]>([:])
     /// Ids this object ended itself at the end of the take (their signal is no failure).
     private let ended = Mutex<Set<pid_t>>([])
 
-    init(command: String, onFailure: @escaping @Sendable (_ reason: String) -> Void) {
+    public init(command: String, onFailure: @escaping @Sendable (_ reason: String) -> Void) {
         self.command = command
         self.onFailure = onFailure
     }
 
     /// Starts the command with `environment` added to ours; returns at once.
-    func run(environment: [String: String]) {
+    public func run(environment: [String: String]) {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -88,7 +88,7 @@ final class HookCommand: Sendable {
     /// At the end of the take: waits up to `seconds` for the commands still
     /// running, then ends each (SIGTERM to its group, SIGKILL a second later
     /// if need be). Returns a sentence per command it had to end, for the log.
-    func finish(within seconds: Double) -> [String] {
+    public func finish(within seconds: Double) -> [String] {
         let deadline = Self.now + seconds
         while runningCount > 0 && Self.now < deadline { usleep(10_000) }
         let left = running.withLock { $0 }

@@ -29,6 +29,9 @@ public final class WatchBoard: Sendable {
         var progress: Stamped<RecordingProgress>?
         var serverUp = true
         var silence = false
+        /// The compliance target kept (nil: none) and its alarms on now.
+        var loudnessTarget: LoudnessTarget?
+        var loudnessAlarms: Set<String> = []
         var xruns = 0
         var resets = 0
         var recent: [Stamped<AnyEvent>] = []
@@ -90,11 +93,16 @@ public final class WatchBoard: Sendable {
         publish(event: event, at: time)
     }
 
-    /// A meter's event: dead air and its end.
+    /// A meter's event: dead air, compliance alarms and their ends.
     public func publish(_ event: MeterEvent, at time: Date = Date()) {
         switch event {
         case .silence: setSilence(true)
         case .signal: setSilence(false)
+        case let .loudnessAlarm(change, _):
+            state.withLock { state in
+                if change.on { state.loudnessAlarms.insert(change.kind.rawValue) } else { state.loudnessAlarms.remove(change.kind.rawValue) }
+            }
+            metrics.setLoudnessAlarm(change.kind, on: change.on)
         default: break
         }
         publish(event: event, at: time)
@@ -108,6 +116,12 @@ public final class WatchBoard: Sendable {
             if state.recent.count > Self.recentEvents { state.recent.removeFirst(state.recent.count - Self.recentEvents) }
         }
         hub.broadcast(EventEncoding.line(stamped))
+    }
+
+    /// The tool keeps this loudness target: its alarms are on the metrics and in the status.
+    public func keepLoudness(_ target: LoudnessTarget) {
+        state.withLock { $0.loudnessTarget = target }
+        metrics.watchLoudness()
     }
 
     /// The JACK server went away (false) or the session is back on one (true).
@@ -154,6 +168,13 @@ public final class WatchBoard: Sendable {
             try json.encode(tool.rawValue, forKey: "tool")
             try json.encode(state.serverUp, forKey: "server_up")
             try json.encode(state.silence, forKey: "silence")
+            if let target = state.loudnessTarget {
+                try json.encode(state.loudnessAlarms.sorted(), forKey: "loudness_alarms")
+                try json.encode(target.name, forKey: "loudness_target")
+                try json.encodeFigure(target.targetLUFS, forKey: "target_lufs")
+                try json.encodeFigure(target.toleranceLU, forKey: "tolerance_lu")
+                try json.encodeFigure(target.maxTruePeakDBTP, forKey: "max_true_peak_dbtp")
+            }
             try json.encode(state.xruns, forKey: "xruns")
             try json.encode(state.resets, forKey: "media_services_resets")
             try json.encode(state.ports, forKey: "ports")

@@ -19,6 +19,8 @@ final class WatchMetrics: Sendable {
     /// Per channel (1-based label), made at the first reading that has it.
     private let channels = Mutex<[Int: (samplePeak: Gauge, truePeak: Gauge)]>([:])
     private let record: RecordCounters?
+    /// Per compliance alarm (`alarm` label), made when a target is set.
+    private let loudnessAlarms = Mutex<[LoudnessAlarm.Kind: Gauge]>([:])
 
     private final class RecordCounters: Sendable {
         let framesWritten: Counter
@@ -89,6 +91,21 @@ final class WatchMetrics: Sendable {
     func setSilence(_ on: Bool) { silence.set(to: on ? 1 : 0) }
 
     func setViewers(_ count: Int) { viewers.set(to: Double(count)) }
+
+    /// A target is kept: its alarms are exposed, each 0 until it is on.
+    func watchLoudness() {
+        loudnessAlarms.withLock { gauges in
+            for kind in LoudnessAlarm.Kind.allCases where gauges[kind] == nil {
+                gauges[kind] = registry.makeGauge(name: "jas_loudness_alarm", labels: [("alarm", kind.rawValue)],
+                                                  help: "1 while the loudness compliance alarm is on (too_loud, too_quiet, true_peak_over)")
+                gauges[kind]?.set(to: 0)
+            }
+        }
+    }
+
+    func setLoudnessAlarm(_ kind: LoudnessAlarm.Kind, on: Bool) {
+        loudnessAlarms.withLock { $0[kind] }?.set(to: on ? 1 : 0)
+    }
 
     func updateRecord(framesWritten: Int64, overruns: Int, gapFrames: Int64, clockRateErrorPPM: Double?) {
         guard let record else { return }

@@ -2,7 +2,9 @@
 /// a machine room without internet). It reads the WebSocket, redraws at
 /// every reading (10 a second by default), keeps a peak hold per channel,
 /// says plainly when the JACK server is gone or the tool does not answer,
-/// and reconnects by itself.
+/// and reconnects by itself. It draws the short-term loudness of the last
+/// hour from the readings it receives (kept in the page), with the target
+/// band, true-peak overs and the times a compliance alarm was on.
 enum WatchPage {
     static let html = #"""
 <!DOCTYPE html>
@@ -18,6 +20,9 @@ enum WatchPage {
   #banner.server { display: block; background: #a30; color: #fff; }
   #banner.tool { display: block; background: #555; color: #fff; }
   #banner.silence { display: block; background: #a80; color: #000; }
+  #banner.loudness { display: block; background: #c22; color: #fff; }
+  #graph { display: block; width: 100%; max-width: 960px; height: 180px; margin-top: 1em; background: #181818; border: 1px solid #333; }
+  .caption { font-size: 12px; color: #999; margin-top: .3em; }
   .row { display: flex; align-items: center; gap: .6em; margin: 3px 0; }
   .name { width: 12em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   .bar { position: relative; flex: 1; height: 16px; border: 1px solid #333;
@@ -49,9 +54,12 @@ enum WatchPage {
   <div class="bar"><div class="rest" id="m-rest"></div><div class="mark" id="target"></div></div>
   <span class="num" id="m">–</span></div>
 <table>
-  <tr><td>Short-term</td><td id="s">–</td><td>Integrated</td><td id="i">–</td><td>LRA</td><td id="lra">–</td><td>Target</td><td>−23 LUFS (EBU R128)</td></tr>
+  <tr><td>Short-term</td><td id="s">–</td><td>Integrated</td><td id="i">–</td><td>LRA</td><td id="lra">–</td><td>Target</td><td id="target-text">−23 LUFS (EBU R128)</td></tr>
   <tr><td>Metered</td><td id="seconds">–</td><td>Xruns</td><td id="xruns">0</td><td>Server resets</td><td id="resets">0</td><td>Silence</td><td id="silence">no</td></tr>
+  <tr><td>Compliance</td><td id="compliance" colspan="7">no target (jas meter --loudness r128)</td></tr>
 </table>
+<canvas id="graph" width="960" height="180"></canvas>
+<div class="caption">Short-term loudness (LUFS) since the page opened, up to the last hour of audio: the target band shaded blue, the times a compliance alarm was on in red, a true peak over the ceiling as a red mark at the top.</div>
 <table id="record">
   <tr><td>State</td><td id="r-state">–</td><td>Elapsed</td><td id="r-elapsed">–</td><td>File</td><td id="r-file">–</td></tr>
   <tr><td>Ring</td><td id="r-ring">–</td><td>Gaps</td><td id="r-gaps">0</td><td>Overruns</td><td id="r-overruns">0</td></tr>
@@ -61,7 +69,9 @@ enum WatchPage {
 "use strict";
 const MIN = -60, HOLD_MS = 2000;
 const $ = (id) => document.getElementById(id);
-const state = { serverUp: true, silence: false, connected: false, holds: {}, xruns: 0, resets: 0, reading: null };
+const state = { serverUp: true, silence: false, connected: false, holds: {}, xruns: 0, resets: 0, reading: null,
+                target: null, alarms: new Set(), history: [], drawnAt: 0 };
+const HISTORY_SECONDS = 3600, GRAPH_LOW = -50, GRAPH_HIGH = -5;
 const percent = (db, lo, hi) => (db === null || db === undefined || !isFinite(db)) ? 0 : Math.max(0, Math.min(100, (db - lo) / (hi - lo) * 100));
 const show = (v, digits = 1) => (v === null || v === undefined || !isFinite(v)) ? "–" : v.toFixed(digits);
 $("target").style.left = percent(-23, -59, 0) + "%";
@@ -71,6 +81,10 @@ function banner() {
   if (!state.connected) { b.className = "tool"; b.textContent = "jas is not answering: reconnecting…"; }
   else if (!state.serverUp) { b.className = "server"; b.textContent = "The JACK server is gone: jas waits for it to come back."; }
   else if (state.silence) { b.className = "silence"; b.textContent = "Silence: the level has stayed below the threshold."; }
+  else if (state.alarms.size > 0) {
+    b.className = "loudness";
+    b.textContent = "Loudness alarm: " + Array.from(state.alarms).sort().join(", ").replace(/_/g, " ") + ".";
+  }
   else { b.className = ""; b.textContent = ""; }
 }
 
@@ -112,6 +126,62 @@ function drawReading(r) {
   $("seconds").textContent = show(r.seconds) + " s";
 }
 
+// The last hour of readings on the audio's timeline; a new timeline (the tool restarted) starts afresh.
+function remember(r) {
+  const h = state.history;
+  if (h.length && r.seconds < h[h.length - 1].t) h.length = 0;
+  const tp = Math.max(...r.channels.map(c => (c.true_peak_dbtp === null ? -Infinity : c.true_peak_dbtp)));
+  h.push({ t: r.seconds, s: r.short_term_lufs, tp: tp, alarm: state.alarms.size > 0 });
+  while (h.length && h[0].t < r.seconds - HISTORY_SECONDS) h.shift();
+  const now = Date.now();
+  if (now - state.drawnAt >= 500) { state.drawnAt = now; drawGraph(); }
+}
+
+function drawGraph() {
+  const canvas = $("graph"), g = canvas.getContext("2d"), w = canvas.width, ht = canvas.height, h = state.history;
+  const y = (lufs) => ht - (Math.max(GRAPH_LOW, Math.min(GRAPH_HIGH, lufs)) - GRAPH_LOW) / (GRAPH_HIGH - GRAPH_LOW) * ht;
+  g.clearRect(0, 0, w, ht);
+  g.font = "10px sans-serif";
+  for (let lufs = GRAPH_LOW + 5; lufs < GRAPH_HIGH; lufs += 5) {
+    g.fillStyle = "#2a2a2a"; g.fillRect(0, y(lufs), w, 1);
+    g.fillStyle = "#777"; g.fillText(String(lufs), 2, y(lufs) - 2);
+  }
+  const target = state.target || { target_lufs: -23, tolerance_lu: 0 };
+  g.fillStyle = "rgba(60, 140, 255, 0.25)";
+  g.fillRect(0, y(target.target_lufs + target.tolerance_lu), w, Math.max(1, y(target.target_lufs - target.tolerance_lu) - y(target.target_lufs + target.tolerance_lu)));
+  let alarmed = 0, overs = 0;
+  if (h.length) {
+    // The span shown grows with what there is, from a minute to the hour kept.
+    const end = h[h.length - 1].t, span = Math.min(HISTORY_SECONDS, Math.max(60, end - h[0].t));
+    const x = (t) => w - (end - t) / span * w;
+    g.fillStyle = "#777";
+    for (let ago = span / 4; ago < span; ago += span / 4) {
+      g.fillRect(x(end - ago), ht - 6, 1, 6);
+      g.fillText("−" + (ago >= 120 ? Math.round(ago / 60) + " min" : Math.round(ago) + " s"), x(end - ago) + 3, ht - 2);
+    }
+    for (const p of h) {
+      if (p.alarm) { alarmed += 1; g.fillStyle = "rgba(220, 40, 40, 0.45)"; g.fillRect(x(p.t), 0, Math.max(1, w / span * 0.1 + 0.5), ht); }
+      if (state.target && p.tp > state.target.max_true_peak_dbtp) { overs += 1; g.fillStyle = "#f33"; g.fillRect(x(p.t), 0, 2, 8); }
+    }
+    g.strokeStyle = "#ddd"; g.lineWidth = 1.5; g.beginPath();
+    let drawing = false;
+    for (const p of h) {
+      if (p.s === null || p.s === undefined) { drawing = false; continue; }
+      if (drawing) g.lineTo(x(p.t), y(p.s)); else g.moveTo(x(p.t), y(p.s));
+      drawing = true;
+    }
+    g.stroke();
+  }
+  canvas.dataset.points = h.length; canvas.dataset.alarmed = alarmed; canvas.dataset.overs = overs;
+}
+
+function showCompliance() {
+  if (!state.target) return;
+  const t = state.target;
+  $("target-text").textContent = t.target_lufs + " LUFS ±" + t.tolerance_lu + " LU, true peak ≤ " + t.max_true_peak_dbtp + " dBTP (" + t.loudness_target + ")";
+  $("compliance").textContent = state.alarms.size ? "ALARM: " + Array.from(state.alarms).sort().join(", ").replace(/_/g, " ") : "within the target";
+}
+
 function drawProgress(p) {
   $("record").style.display = "table";
   $("r-state").textContent = p.server_lost ? "waiting for the server" : (p.recording ? "recording" : "armed");
@@ -137,10 +207,15 @@ function handle(e) {
       state.serverUp = e.server_up; state.silence = e.silence;
       $("xruns").textContent = e.xruns; $("resets").textContent = e.media_services_resets;
       $("silence").textContent = e.silence ? "YES" : "no";
+      if (e.loudness_target) {
+        state.target = e; state.alarms = new Set(e.loudness_alarms || []); showCompliance();
+      }
       if (e.reading) drawReading(e.reading);
       if (e.progress) drawProgress(e.progress);
       break;
-    case "reading": drawReading(e); return;
+    case "reading": drawReading(e); remember(e); return;
+    case "loudness_alarm": state.alarms.add(e.alarm); showCompliance(); break;
+    case "loudness_alarm_end": state.alarms.delete(e.alarm); showCompliance(); break;
     case "progress": drawProgress(e); return;
     case "mediaServicesWereLost": case "server_lost": state.serverUp = false; break;
     case "mediaServicesWereReset": case "server_back":

@@ -56,6 +56,9 @@ struct Meter: AsyncParsableCommand {
     @Option(help: "... for this long, e.g. 10s or 2min (default 10s); a 'signal' event when it comes back.")
     var silenceHold: String?
 
+    @OptionGroup(title: "Loudness compliance")
+    var compliance: LoudnessOptions
+
     @OptionGroup(title: "Watching from a browser or Prometheus")
     var http: HTTPOptions
 
@@ -66,6 +69,8 @@ struct Meter: AsyncParsableCommand {
         try OptionCheck.number(vuReference, "--vu-reference", in: -60...0, unit: "dBFS")
         _ = try logIntervalSeconds()
         _ = try silenceSettings()
+        _ = try compliance.loudnessTarget()
+        _ = try compliance.holdSeconds()
         if file != nil && (!ports.isEmpty || server.name != nil || log != nil || http.address != nil) {
             throw ValidationError("--file meters a file; --ports, --server, --log and --http are for live metering")
         }
@@ -89,16 +94,30 @@ struct Meter: AsyncParsableCommand {
 
     func run() async throws {
         let display = MeterDisplay(json: json)
-                if let file {
+        let loudnessAlarm = try compliance.loudnessTarget().map {
+            LoudnessAlarmWatch(target: $0, holdSeconds: try compliance.holdSeconds())
+        }
+        let alarmHook = compliance.onLoudnessAlarm.map { command in
+            HookCommand(command: command) { display.warn("--on-loudness-alarm: \($0)") }
+        }
+        let checkCompliance: @Sendable (MeterReading) -> Void = { reading in
+            loudnessAlarm?.observe(reading) { change in
+                display.loudnessAlarm(change, target: loudnessAlarm!.target)
+                alarmHook?.run(environment: LoudnessOptions.hookEnvironment(change, target: loudnessAlarm!.target))
+            }
+        }
+        if let file {
             do {
                 let summary = try FileMeter.meter(path: file, layout: layout, interval: try intervalSeconds(),
                                                   vuReferenceDBFS: vuReference, kScale: kScale,
-                                                  onReading: { display.show($0) }, onWarning: { display.warn($0) })
+                                                  onReading: { display.show($0); checkCompliance($0) },
+                                                  onWarning: { display.warn($0) })
                 display.finish(summary)
             } catch {
                 Output.diagnostic("jas meter: \(Output.reason(error))")
                 throw ExitCode(2)
             }
+            for ended in alarmHook?.finish(within: 5) ?? [] { display.warn("--on-loudness-alarm: \(ended)") }
             return
         }
         var configuration = LiveMeter.Configuration()
@@ -127,10 +146,12 @@ struct Meter: AsyncParsableCommand {
         let board = WatchBoard(tool: .meter, server: meter.session.serverName)
         let watch = try await http.start(board, controls: controls, command: "meter", json: json)
         if watch != nil { display.watch = board }
+        if let loudnessAlarm { board.keepLoudness(loudnessAlarm.target) }
         let finish: @Sendable () -> Void = {
             let summary = meter.stop()
             loudnessLog?.finish()
             if let summary { display.finish(summary) }
+            for ended in alarmHook?.finish(within: 5) ?? [] { display.warn("--on-loudness-alarm: \(ended)") }
         }
         Signals.onInterrupt(exitStatus: 0, finish)
         WedgeWatch.start(command: "meter", finalise: finish)
@@ -144,6 +165,7 @@ struct Meter: AsyncParsableCommand {
                 display.show(reading)
                 loudnessLog?.add(reading)
                 silence?.observe(reading) { display.silence($0, tick: DeadAirWatch.tick) }
+                checkCompliance(reading)
             }, onEvent: { event in
                 switch event {
                 case .mediaServicesWereLost, .mediaServicesWereReset, .interruption, .serverLimitation: display.event(event)

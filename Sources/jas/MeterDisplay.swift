@@ -77,6 +77,29 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
         }
     }
 
+    /// A compliance alarm starts or ends.
+    func loudnessAlarm(_ change: LoudnessAlarm.Change, target: LoudnessTarget) {
+        lock.lock()
+        defer { lock.unlock() }
+        emit(.loudnessAlarm(change, target: target))
+        guard !json else { return }
+        let what: String
+        switch change.kind {
+        case .tooLoud: what = String(format: "too loud: short-term up to %.1f LUFS, over %.1f", change.level, change.threshold)
+        case .tooQuiet: what = String(format: "too quiet: short-term down to %.1f LUFS, under %.1f", change.level, change.threshold)
+        case .truePeakOver: what = String(format: "true peak %.1f dBTP, over %.1f", change.level, change.threshold)
+        }
+        Output.diagnostic(String(format: "%.1f s: ", change.seconds)
+                          + (change.on ? "LOUDNESS ALARM \(what) (\(Self.describe(target)))"
+                                       : "loudness alarm ended (\(change.kind.rawValue.replacingOccurrences(of: "_", with: " ")), "
+                                         + String(format: "%.1f s)", change.lastedSeconds ?? 0)))
+    }
+
+    static func describe(_ target: LoudnessTarget) -> String {
+        String(format: "%@: %.1f LUFS ±%.1f LU, true peak ≤ %.1f dBTP", target.name, target.targetLUFS, target.toleranceLU,
+               target.maxTruePeakDBTP)
+    }
+
     /// Metered ports that went away or came back.
     func source(_ change: LiveMeter.SourceChange) {
         lock.lock()

@@ -137,6 +137,60 @@ final class MeterWatchTests: WatchTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { lines.objects.contains { $0["event"] as? String == "summary" } })
     }
 
+    /// A compliance alarm reaches everyone who watches: its event, the
+    /// metric `jas_loudness_alarm`, `/api/status`, and the command of
+    /// `--on-loudness-alarm`; and its end when the tone stops (silence ends a too-loud alarm).
+    func testALoudnessAlarmReachesTheMetricsTheStatusAndItsCommand() throws {
+        let server = try startServer(period: 256)
+        let player = try play(server, level: -12)
+        defer { if player.isRunning { player.terminate() } }
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let hooks = "\(folder)/hooks.txt"
+        let (meter, lines, url) = try startWatched([
+            "meter", "--server", server.name, "--ports", "loopback:capture_1", "--http", "127.0.0.1:0",
+            "--loudness", "r128", "--loudness-hold", "1s",
+            "--on-loudness-alarm", "echo \"$JAS_EVENT $JAS_ALARM\" >> '\(hooks)'"])
+        defer { if meter.isRunning { meter.terminate() } }
+        let before = try probe(["metrics", url + "metrics"])
+        XCTAssertNotNil(metric(before, "jas_loudness_alarm{alarm=true_peak_over}"), "\(before.keys.sorted())")
+        XCTAssertTrue(waitUntil(timeout: 20) { lines.objects.contains { $0["event"] as? String == "loudness_alarm" } },
+                      "no loudness alarm: \(lines.objects.suffix(3))")
+        let alarm = try XCTUnwrap(lines.objects.first { $0["event"] as? String == "loudness_alarm" })
+        XCTAssertEqual(alarm["alarm"] as? String, "too_loud")
+        // The worst so far: the 3 s window is still filling with the tone after a hold of 1 s.
+        XCTAssertGreaterThan(alarm["level_lufs"] as? Double ?? -99, -22)
+        XCTAssertEqual(alarm["threshold_lufs"] as? Double, -22)
+
+        let values = try probe(["metrics", url + "metrics"])
+        XCTAssertEqual(metric(values, "jas_loudness_alarm{alarm=too_loud}"), 1, "\(values)")
+        XCTAssertEqual(metric(values, "jas_loudness_alarm{alarm=true_peak_over}"), 0)
+        XCTAssertEqual(metric(values, "jas_loudness_alarm{alarm=too_quiet}"), 0)
+        let status = try run(["python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                              url + "api/status"])
+        let state = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any], status.output)
+        XCTAssertEqual(state["loudness_alarms"] as? [String], ["too_loud"], "\(state)")
+        XCTAssertEqual(state["target_lufs"] as? Double, -23)
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            ((try? String(contentsOfFile: hooks, encoding: .utf8)) ?? "").contains("loudness_alarm too_loud")
+        }, "the command did not run")
+
+        player.terminate()
+        XCTAssertTrue(waitUntil(timeout: 20) { lines.objects.contains { $0["event"] as? String == "loudness_alarm_end" } },
+                      "the alarm never ended: \(lines.objects.suffix(3))")
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            (try? self.probe(["metrics", url + "metrics"])).flatMap { self.metric($0, "jas_loudness_alarm{alarm=too_loud}") } == 0
+        })
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            ((try? String(contentsOfFile: hooks, encoding: .utf8)) ?? "").contains("loudness_alarm_end too_loud")
+        }, "the command did not run at the end")
+        XCTAssertEqual(lines.objects.filter { ($0["event"] as? String ?? "").hasPrefix("loudness_alarm") }.count, 2,
+                       "one alarm and one end: \(lines.objects.filter { ($0["event"] as? String ?? "").hasPrefix("loudness") })")
+        meter.interrupt()
+        meter.waitUntilExit()
+        XCTAssertEqual(meter.terminationStatus, 0)
+    }
+
     /// Control routes: 403 without a token set, 401 with a wrong one, done with the right one.
     func testControlRoutesAskForTheToken() throws {
         let server = try startServer(period: 256)
@@ -284,15 +338,20 @@ final class RecordWatchTests: WatchTestCase {
 }
 
 /// The page in a real browser: headless Chromium loads it, its meters move,
-/// and it carries on after the tool restarts on the same port.
+/// its graph draws the short-term loudness with the alarm the tone is in
+/// (−12 dBFS is about −15 LUFS: too loud for R128), and it carries on after
+/// the tool restarts on the same port.
 final class WatchPageTests: WatchTestCase {
     func testThePageMovesAndSurvivesARestartOfTheTool() throws {
         let server = try startServer(period: 256)
         let player = try play(server, level: -12)
         defer { player.terminate() }
-        let (meter, _, url) = try startWatched(["meter", "--server", server.name, "--ports", "loopback:capture_1",
-                                                "--http", "127.0.0.1:0"])
+        let compliance = ["--loudness", "r128", "--loudness-hold", "1s"]
+        let (meter, lines, url) = try startWatched(["meter", "--server", server.name, "--ports", "loopback:capture_1",
+                                                    "--http", "127.0.0.1:0"] + compliance)
         defer { if meter.isRunning { meter.terminate() } }
+        XCTAssertTrue(waitUntil(timeout: 20) { lines.objects.contains { $0["event"] as? String == "loudness_alarm" } },
+                      "no loudness alarm: \(lines.objects.suffix(3))")
         let address = url.replacingOccurrences(of: "http://", with: "").replacingOccurrences(of: "/", with: "")
         let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(".build/test-artifacts")
@@ -316,7 +375,7 @@ final class WatchPageTests: WatchTestCase {
         // The tool stays away for a while on purpose: long enough for the page to say so.
         usleep(1_500_000)
         let (again, _, _) = try startWatched(["meter", "--server", server.name, "--ports", "loopback:capture_1",
-                                              "--http", address])
+                                              "--http", address] + compliance)
         defer { if again.isRunning { again.terminate() } }
         browser.waitUntilExit()
         XCTAssertEqual(browser.terminationStatus, 0, text.text)
@@ -329,12 +388,19 @@ final class WatchPageTests: WatchTestCase {
         XCTAssertNotEqual(first["seconds"] as? String, second["seconds"] as? String, "the page did not move")
         XCTAssertEqual((second["levels"] as? [String])?.first, "-12.0", "\(second)")
         XCTAssertTrue((second["title"] as? String ?? "").contains(server.name), "\(second)")
-        XCTAssertEqual(second["banner"] as? String, "")
+        XCTAssertEqual(second["banner"] as? String, "Loudness alarm: too loud.")
+        XCTAssertEqual(second["compliance"] as? String, "ALARM: too loud")
+        // The graph holds the readings since the page opened (ten a second), each drawn in alarm, no true peak over.
+        let graph = try XCTUnwrap(second["graph"] as? [String: String], "\(second)")
+        let points = Int(graph["points"] ?? "") ?? 0
+        XCTAssertGreaterThanOrEqual(points, 10, "\(graph)")
+        XCTAssertEqual(graph["alarmed"], graph["points"], "\(graph)")
+        XCTAssertEqual(graph["overs"], "0")
         let later = try XCTUnwrap(result["later"] as? [[String: Any]])
         XCTAssertTrue(later.contains { ($0["banner"] as? String ?? "").contains("not answering") },
                       "the page never said the tool was gone: \(later.map { $0["banner"] ?? "" })")
         let last = try XCTUnwrap(later.last)
-        XCTAssertEqual(last["banner"] as? String, "", "the page did not come back: \(later)")
+        XCTAssertFalse((last["banner"] as? String ?? "").contains("not answering"), "the page did not come back: \(later)")
         let seconds = Double((last["seconds"] as? String ?? "").replacingOccurrences(of: " s", with: "")) ?? 99
         XCTAssertLessThan(seconds, 8, "the readings are the new meter's: \(last)")
         again.interrupt()

@@ -118,6 +118,8 @@ def browser(url, shot, wait_after_shot):
                   seconds: document.getElementById('seconds').textContent,
                   momentary: document.getElementById('m').textContent,
                   banner: document.getElementById('banner').textContent,
+                  compliance: document.getElementById('compliance').textContent,
+                  graph: Object.assign({}, document.getElementById('graph').dataset),
                   title: document.getElementById('title').textContent}"""
         deadline = time.monotonic() + 10
         first = driver.execute_script(read)

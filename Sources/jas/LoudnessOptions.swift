@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import Metering
+
+/// The compliance target of `jas meter`: a standard's (`--loudness r128`,
+/// `a85`) or figures of one's own, and how long a level must stay out
+/// before it is an alarm; `--on-loudness-alarm` runs a command at each.
+struct LoudnessOptions: ParsableArguments {
+    @Option(help: "Alarm when the programme leaves a standard's loudness: r128 (-23 LUFS ±1 LU, true peak ≤ -1 dBTP) or a85 (-24 LKFS ±2 dB, ≤ -2 dBTP).")
+    var loudness: String?
+
+    @Option(parsing: .unconditional, help: "The target loudness, e.g. -23 or -23LUFS (instead of, or changing, --loudness's).")
+    var target: String?
+
+    @Option(help: "How far the short-term loudness may stray from the target, e.g. 1 or 1LU (default: the standard's, else 1).")
+    var tolerance: String?
+
+    @Option(parsing: .unconditional, help: "The true-peak ceiling, e.g. -1 or -1dBTP (default: the standard's, else -1).")
+    var maxTruePeak: String?
+
+    @Option(help: "How long the short-term loudness must stay out (or back in, 0.5 LU inside) before an alarm starts (or ends), e.g. 10s; a true peak over starts its alarm at once and ends it after this long without one.")
+    var loudnessHold: String = "10s"
+
+    @Option(help: "A shell command to run when a loudness alarm starts or ends (environment: JAS_EVENT, JAS_ALARM, JAS_LEVEL, JAS_THRESHOLD, JAS_TARGET, JAS_POSITION_SECONDS, JAS_TIME).")
+    var onLoudnessAlarm: String?
+
+    /// The target asked for; nil when no loudness option was given.
+    func loudnessTarget() throws -> LoudnessTarget? {
+        guard loudness != nil || target != nil || tolerance != nil || maxTruePeak != nil else {
+            if onLoudnessAlarm != nil { throw ValidationError("--on-loudness-alarm needs a target: --loudness r128, --loudness a85 or --target LUFS") }
+            return nil
+        }
+        var chosen: LoudnessTarget
+        switch loudness?.lowercased() {
+        case nil:
+            guard target != nil else {
+                throw ValidationError("give the loudness to keep: --loudness r128, --loudness a85 or --target LUFS (--tolerance and --max-true-peak change it)")
+            }
+            chosen = LoudnessTarget(targetLUFS: LoudnessTarget.r128.targetLUFS, toleranceLU: LoudnessTarget.r128.toleranceLU,
+                                    maxTruePeakDBTP: LoudnessTarget.r128.maxTruePeakDBTP)
+        case "r128", "ebu-r128", "ebu": chosen = .r128
+        case "a85", "atsc-a85", "atsc": chosen = .a85
+        case let other?:
+            throw ValidationError("--loudness must be r128 or a85, not '\(other)' (or give --target LUFS)")
+        }
+        if let target {
+            chosen.targetLUFS = try Self.figure(target, "--target", units: ["lufs", "lkfs"], in: -60 ... -5, example: "-23")
+            if loudness != nil { chosen.name += " with target \(Self.spoken(chosen.targetLUFS))" }
+        }
+        if let tolerance { chosen.toleranceLU = try Self.figure(tolerance, "--tolerance", units: ["lu", "db"], in: 0.1...20, example: "1") }
+        if let maxTruePeak {
+            chosen.maxTruePeakDBTP = try Self.figure(maxTruePeak, "--max-true-peak", units: ["dbtp", "db"], in: -30...3, example: "-1")
+        }
+        return chosen
+    }
+
+    func holdSeconds() throws -> Double {
+        try OptionCheck.duration(loudnessHold, "--loudness-hold", in: 0.1...3600, example: "10s or 1min")
+    }
+
+    /// What `--on-loudness-alarm` finds in its environment.
+    static func hookEnvironment(_ change: LoudnessAlarm.Change, target: LoudnessTarget) -> [String: String] {
+        [
+            "JAS_EVENT": change.on ? "loudness_alarm" : "loudness_alarm_end",
+            "JAS_ALARM": change.kind.rawValue,
+            "JAS_LEVEL": String(format: "%.2f", change.level),
+            "JAS_THRESHOLD": String(format: "%.2f", change.threshold),
+            "JAS_TARGET": MeterDisplay.describe(target),
+            "JAS_POSITION_SECONDS": String(format: "%.3f", change.seconds),
+            "JAS_TIME": ISO8601DateFormatter().string(from: Date()),
+        ]
+    }
+
+    /// A number typed with or without its unit (`-23`, `-23LUFS`, `-23 LUFS`).
+    static func figure(_ text: String, _ option: String, units: [String], in range: ClosedRange<Double>, example: String) throws -> Double {
+        var number = text.lowercased().trimmingCharacters(in: .whitespaces)
+        for unit in units where number.hasSuffix(unit) {
+            number.removeLast(unit.count)
+            break
+        }
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, range.contains(value) else {
+            throw ValidationError("\(option) must be a number from \(spoken(range.lowerBound)) to \(spoken(range.upperBound))\(units.first.map { " " + $0.uppercased() } ?? ""), "
+                                  + "e.g. \(example) or \(example)\(units.first?.uppercased() ?? ""), not '\(text)'")
+        }
+        return value
+    }
+
+    private static func spoken(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
