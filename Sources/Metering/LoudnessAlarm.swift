@@ -29,7 +29,8 @@ public struct LoudnessTarget: Sendable, Equatable {
 ///   plus the tolerance (below it less the tolerance) for the hold time;
 ///   it ends once the level has stayed `hysteresisLU` inside the band for
 ///   the hold time. Readings below the −70 LUFS gate (silence: dead air's
-///   alarm) raise no `tooQuiet`, do not end one, and end a `tooLoud`.
+///   alarm) raise no `tooQuiet`, do not end one, and end a `tooLoud`; nor
+///   do the first 3 s, while the short-term window fills.
 /// - `truePeakOver`: a true peak over the ceiling starts it at once; it
 ///   ends after the hold time without one.
 ///
@@ -94,9 +95,13 @@ public struct LoudnessAlarm: Sendable {
     /// (or a filter's tail after it), not a programme that is too quiet.
     public static let gateLUFS = -70.0
 
+    /// The short-term window: before this much audio was metered it is not full, and judges nothing.
+    public static let windowSeconds = 3.0
+
     /// Takes the reading that ends at `seconds`; returns what changed.
     public mutating func observe(seconds: Double, shortTermLUFS measured: Double?, truePeakDBTP: Double) -> [Change] {
-        let shortTermLUFS = measured.flatMap { $0 >= Self.gateLUFS ? $0 : nil }
+        let full = seconds >= Self.windowSeconds - 1e-9
+        let shortTermLUFS = measured.flatMap { $0 >= Self.gateLUFS && full ? $0 : nil }
         var changes: [Change] = []
         for kind in Kind.allCases {
             var track = tracks[kind] ?? Track()

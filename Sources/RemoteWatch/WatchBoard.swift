@@ -32,6 +32,8 @@ public final class WatchBoard: Sendable {
         /// The compliance target kept (nil: none) and its alarms on now.
         var loudnessTarget: LoudnessTarget?
         var loudnessAlarms: Set<String> = []
+        /// The compliance log's last interval line (with the hour's and the day's loudness so far).
+        var lastInterval: Stamped<LoudnessLogLine>?
         var xruns = 0
         var resets = 0
         var recent: [Stamped<AnyEvent>] = []
@@ -108,6 +110,13 @@ public final class WatchBoard: Sendable {
         publish(event: event, at: time)
     }
 
+    /// A line of the compliance log: an interval on the clock's boundaries, an hour, a day, a gap.
+    public func publish(_ line: LoudnessLogLine, at time: Date = Date()) {
+        let stamped = Stamped(line, at: time)
+        if case .interval = line { state.withLock { $0.lastInterval = stamped } }
+        hub.broadcast(EventEncoding.line(stamped))
+    }
+
     /// Any other event of the schema (the tool's own: its summary, where it serves).
     public func publish(event: some Encodable & Sendable, at time: Date = Date()) {
         let stamped = Stamped(AnyEvent(event), at: time)
@@ -180,6 +189,7 @@ public final class WatchBoard: Sendable {
             try json.encode(state.ports, forKey: "ports")
             try json.encodeOrNull(state.reading, forKey: "reading")
             try json.encodeOrNull(state.progress, forKey: "progress")
+            if let interval = state.lastInterval { try json.encode(interval, forKey: "last_interval") }
             try json.encode(state.recent, forKey: "recent_events")
         }
     }

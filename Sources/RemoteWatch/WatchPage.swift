@@ -56,6 +56,7 @@ enum WatchPage {
 <table>
   <tr><td>Short-term</td><td id="s">–</td><td>Integrated</td><td id="i">–</td><td>LRA</td><td id="lra">–</td><td>Target</td><td id="target-text">−23 LUFS (EBU R128)</td></tr>
   <tr><td>Metered</td><td id="seconds">–</td><td>Xruns</td><td id="xruns">0</td><td>Server resets</td><td id="resets">0</td><td>Silence</td><td id="silence">no</td></tr>
+  <tr><td>This hour</td><td id="hour-i">–</td><td>LRA</td><td id="hour-lra">–</td><td>Today</td><td id="day-i">–</td><td>LRA</td><td id="day-lra">–</td></tr>
   <tr><td>Compliance</td><td id="compliance" colspan="7">no target (jas meter --loudness r128)</td></tr>
 </table>
 <canvas id="graph" width="960" height="180"></canvas>
@@ -182,6 +183,14 @@ function showCompliance() {
   $("compliance").textContent = state.alarms.size ? "ALARM: " + Array.from(state.alarms).sort().join(", ").replace(/_/g, " ") : "within the target";
 }
 
+// The clock's hour and day so far, from the compliance log's last interval line.
+function drawClocked(line) {
+  $("hour-i").textContent = show(line.hour_integrated_lufs) + " LUFS";
+  $("hour-lra").textContent = show(line.hour_lra_lu) + " LU";
+  $("day-i").textContent = show(line.day_integrated_lufs) + " LUFS";
+  $("day-lra").textContent = show(line.day_lra_lu) + " LU";
+}
+
 function drawProgress(p) {
   $("record").style.display = "table";
   $("r-state").textContent = p.server_lost ? "waiting for the server" : (p.recording ? "recording" : "armed");
@@ -211,9 +220,12 @@ function handle(e) {
         state.target = e; state.alarms = new Set(e.loudness_alarms || []); showCompliance();
       }
       if (e.reading) drawReading(e.reading);
+      if (e.last_interval) drawClocked(e.last_interval);
       if (e.progress) drawProgress(e.progress);
       break;
     case "reading": drawReading(e); remember(e); return;
+    case "interval": drawClocked(e); return;
+    case "hour": case "day": case "gap": break;
     case "loudness_alarm": state.alarms.add(e.alarm); showCompliance(); break;
     case "loudness_alarm_end": state.alarms.delete(e.alarm); showCompliance(); break;
     case "progress": drawProgress(e); return;

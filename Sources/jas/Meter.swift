@@ -89,7 +89,15 @@ struct Meter: AsyncParsableCommand {
     }
 
     func logIntervalSeconds() throws -> Double {
-        try OptionCheck.duration(logInterval, "--log-interval", in: 0.1...86_400, example: "10s, 1min or 1h")
+        let seconds = try OptionCheck.duration(logInterval, "--log-interval", in: 0.1...86_400, example: "10s, 1min or 1h")
+        guard ClockedLoudness.dividesADay(seconds) else {
+            throw ValidationError("--log-interval must divide a day, so that its lines fall on the clock's boundaries "
+                                  + "(e.g. 1s, 10s, 1min, 15min, 1h), not '\(logInterval)'")
+        }
+        guard seconds >= (try intervalSeconds()) - 1e-9 else {
+            throw ValidationError("--log-interval (\(logInterval)) must be at least --interval (\(interval)): each line gathers readings")
+        }
+        return seconds
     }
 
     func run() async throws {
@@ -130,14 +138,17 @@ struct Meter: AsyncParsableCommand {
         let meter = LiveMeter(configuration: configuration)
         var opened: LoudnessLog?
         do {
-            if let log {
-                opened = try LoudnessLog(path: log, intervalSeconds: try logIntervalSeconds()) { display.warn($0) }
+            // Without --log, the clock's intervals, hours and days still go to the live page.
+            if log != nil || http.address != nil {
+                opened = try LoudnessLog(path: log, intervalSeconds: try logIntervalSeconds(), readingSeconds: try intervalSeconds(),
+                                         onLine: { display.watch?.publish($0) }, onProblem: { display.warn($0) })
             }
         } catch {
             Output.diagnostic("jas meter: \(Output.reason(error))")
             throw ExitCode(2)
         }
         let loudnessLog = opened
+        display.log = loudnessLog
         let control = ProgrammeControl(meter: meter, display: display, log: loudnessLog)
         var controls = WatchServer.Controls()
         controls.resetLoudness = { control.perform("reset") }

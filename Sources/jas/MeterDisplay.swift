@@ -13,6 +13,8 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
     let json: Bool
     /// Set before metering starts.
     var watch: WatchBoard?
+    /// The compliance log the meter's alarms, dead air and server events go in too (set before metering starts).
+    var log: LoudnessLog?
     private let terminal = isatty(STDOUT_FILENO) != 0
     private let lock = NSLock()
     private var linesDrawn = 0
@@ -53,6 +55,7 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
             Output.diagnostic(EventFormat.text(event))
         }
         watch?.publish(event)
+        log?.note(event)
     }
 
     /// An event only the watch hears (an xrun: the summary counts them for stdout).
@@ -258,5 +261,9 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
     private func emit(_ event: MeterEvent) {
         if json { Output.line(EventEncoding.line(event, at: Date())) }
         watch?.publish(event)
+        switch event {
+        case .silence, .signal, .source, .loudnessAlarm: log?.note(event)
+        case .programme, .warning: break // the programme's commands are logged where they are carried out
+        }
     }
 }

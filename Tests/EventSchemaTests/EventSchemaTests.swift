@@ -61,6 +61,9 @@ final class EventSchemaTests: XCTestCase {
         }
         add("meter-programme", EventEncoding.line(MeterEvent.programme(.paused, seconds: 61.5), at: time))
         add("meter-warning", EventEncoding.line(MeterEvent.warning(message: "one \"quoted\" thing"), at: time))
+        let alarm = LoudnessAlarm.Change(kind: .tooLoud, on: false, sinceSeconds: 40.1, seconds: 45.1, level: -17.955,
+                                         threshold: -22.5, lastedSeconds: 20)
+        add("meter-loudness-alarm", EventEncoding.line(MeterEvent.loudnessAlarm(alarm, target: .r128), at: time))
         for (name, event) in EventSamples.recordingEvents { add("record/" + name, EventEncoding.line(event, at: time)) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("event-schema-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -75,7 +78,8 @@ final class EventSchemaTests: XCTestCase {
             add("record/" + name, EventEncoding.line(summary, at: time))
         }
         let loudnessPath = folder.appendingPathComponent("loudness.jsonl").path
-        let loudness = try LoudnessLog(path: loudnessPath, intervalSeconds: 10)
+        let loudness = try LoudnessLog(path: loudnessPath, intervalSeconds: 10, timeZone: TimeZone(identifier: "UTC")!,
+                                       clock: { EventSamples.time.timeIntervalSince1970 })
         loudness.add(MeterReading(seconds: 5, momentaryLUFS: -20.5, shortTermLUFS: nil, integratedLUFS: nil,
                                   loudnessRangeLU: nil, channels: EventSamples.channels))
         loudness.add(MeterReading(seconds: 10, momentaryLUFS: -21.25, shortTermLUFS: -22.123, integratedLUFS: -23.5,

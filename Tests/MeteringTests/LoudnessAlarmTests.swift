@@ -19,6 +19,12 @@ final class LoudnessAlarmTests: JackTestCase {
                 changes += alarm.observe(seconds: time, shortTermLUFS: level(time), truePeakDBTP: truePeak)
             }
         }
+        // The first 3 s, while the window fills (its loudness rising from far below), judge nothing.
+        var startup = LoudnessAlarm(target: .r128, holdSeconds: 1)
+        let early = (1...50).flatMap { tick in
+            startup.observe(seconds: Double(tick) / 10, shortTermLUFS: tick < 30 ? -40 + Double(tick) / 2 : -23, truePeakDBTP: -10)
+        }
+        XCTAssertEqual(early, [], "the filling window raised an alarm")
         feed(0.1...20) { _ in -23 }
         feed(20.1...40) { _ in -18 }
         feed(40.1...60) { _ in -23 }

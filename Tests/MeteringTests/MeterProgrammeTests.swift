@@ -106,7 +106,11 @@ final class MeterProgrammeTests: JackTestCase {
         XCTAssertGreaterThanOrEqual(intervals.count, 11, "\(log)")
         XCTAssertEqual(log.compactMap { $0["event"] as? String }.filter { $0.hasPrefix("loudness_") }, commanded)
         XCTAssertTrue(intervals.contains { $0["paused"] as? Bool == true }, "\(intervals)")
-        XCTAssertTrue(intervals.allSatisfy { $0["time"] is String && $0["to_seconds"] is Double })
+        // On the clock's seconds, to the millisecond.
+        XCTAssertTrue(intervals.allSatisfy { ($0["from"] as? String ?? "").hasSuffix(".000Z") && $0["audio_seconds"] is Double },
+                      "\(intervals)")
+        XCTAssertTrue(intervals.dropLast().allSatisfy { $0["partial"] == nil })
+        XCTAssertEqual(log.filter { $0["event"] as? String == "hour" }.count, 1, "the hour under way, at the end")
         let loudest = intervals.compactMap { $0["max_momentary_lufs"] as? Double }.max() ?? -99
         XCTAssertGreaterThan(loudest, -12, "the louder tone's seconds are logged while paused too")
     }
