@@ -13,7 +13,7 @@ SWIFT ?= swift
 # sox: the tests open recordings with it too; tmux: the live meter is tested in a real terminal of a given size; gdb: a test stops a program inside jackd's metadata store to kill it there;
 # chromium, chromium-driver: the --http page is tested in a real browser. From PyPI: pyloudnorm, the second loudness
 # implementation the tests compare with; prometheus_client, websockets and selenium read the --http server as users do.
-APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox gdb tmux systemd chromium chromium-driver pipewire pipewire-bin pipewire-jack
+APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev sox gdb tmux systemd chromium chromium-driver pipewire pipewire-bin pipewire-jack prometheus
 PIP_PACKAGES := pyloudnorm prometheus_client websockets selenium
 # The toolchain's clang ships RealtimeSanitizer's runtime.
 CLANG := $(dir $(realpath $(shell command -v $(SWIFT))))clang
@@ -104,6 +104,8 @@ INSTALLED := $(DESTDIR)$(PREFIX)/bin/jas $(DESTDIR)$(PREFIX)/share/man/man1/jas.
   $(DESTDIR)$(PREFIX)/share/bash-completion/completions/jas $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_jas \
   $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/jas.fish
 UNIT := $(DESTDIR)$(PREFIX)/lib/systemd/system/jas-record@.service
+# For the fleet's Prometheus and Grafana: the alerting rules and a dashboard.
+CONTRIB := $(DESTDIR)$(PREFIX)/share/jas/prometheus/jas-alerts.yml $(DESTDIR)$(PREFIX)/share/jas/grafana/jas-dashboard.json
 install: release
 	$(SWIFT) package --disable-sandbox generate-manual --configuration release
 	install -Dm755 .build/release/jas $(DESTDIR)$(PREFIX)/bin/jas
@@ -114,9 +116,11 @@ install: release
 	install -Dm644 .build/jas-completion.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/jas.fish
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/jas-record@.service > .build/jas-record@.service
 	install -Dm644 .build/jas-record@.service $(UNIT)
+	install -Dm644 contrib/prometheus/jas-alerts.yml $(DESTDIR)$(PREFIX)/share/jas/prometheus/jas-alerts.yml
+	install -Dm644 contrib/grafana/jas-dashboard.json $(DESTDIR)$(PREFIX)/share/jas/grafana/jas-dashboard.json
 
 uninstall:
-	rm -f $(INSTALLED) $(UNIT)
+	rm -f $(INSTALLED) $(UNIT) $(CONTRIB)
 
 # The README's Package.swift: a package that depends on this one by path builds (part of make test),
 # and its seed-listings (the guide's listings written for this library) run against a private jackd.
@@ -144,7 +148,9 @@ install-check:
 	sed -e "s|/usr/bin/jas|$$scratch/usr/bin/jas|g" -e "s|/etc/jas/record-%i.conf|$$scratch/record-check.conf|" "$$unit" \
 	  > $$scratch/jas-record@check.service; \
 	systemd-analyze verify --man=no $$scratch/jas-record@check.service || { echo "install-check: systemd-analyze verify refuses $$unit"; exit 1; }; \
-	echo "install-check: jas, its man page, bash/zsh/fish completions and the systemd unit install; every subcommand is named; systemd-analyze accepts the unit"
+	promtool check rules $$scratch/usr/share/jas/prometheus/jas-alerts.yml > /dev/null || { echo "install-check: promtool refuses the alerting rules"; exit 1; }; \
+	python3 -m json.tool $$scratch/usr/share/jas/grafana/jas-dashboard.json > /dev/null || { echo "install-check: the Grafana dashboard is not JSON"; exit 1; }; \
+	echo "install-check: jas, its man page, bash/zsh/fish completions, the systemd unit, the Prometheus rules and the Grafana dashboard install; every subcommand is named; systemd-analyze and promtool accept what they check"
 
 # What the benchmarks compare with: jack_delay, jack_capture, ffmpeg, and the C reference client.
 bench-tools: deps

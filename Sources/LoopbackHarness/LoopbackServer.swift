@@ -163,7 +163,7 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
         return nil
     }
 
-    static func spawn(_ arguments: [String], logPath: String, environment extra: [String: String] = [:]) throws -> pid_t {
+    public static func spawn(_ arguments: [String], logPath: String, environment extra: [String: String] = [:]) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

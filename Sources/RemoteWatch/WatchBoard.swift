@@ -67,6 +67,14 @@ public final class WatchBoard: Sendable {
         let stamped = Stamped(progress, at: time)
         metrics.updateRecord(framesWritten: progress.framesWritten, overruns: progress.overruns,
                              gapFrames: progress.gapFrames, clockRateErrorPPM: progress.rateErrorPPM)
+        if let path = progress.path {
+            var disk = statvfs()
+            if statvfs((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent,
+                       &disk) == 0 {
+                metrics.updateDisk(freeBytes: Double(disk.f_bavail) * Double(disk.f_frsize),
+                                   sizeBytes: Double(disk.f_blocks) * Double(disk.f_frsize))
+            }
+        }
         state.withLock { $0.progress = stamped }
         hub.broadcast(EventEncoding.line(stamped))
     }

@@ -27,6 +27,8 @@ final class WatchMetrics: Sendable {
         let overruns: Counter
         let gapFrames: Counter
         let clockRateError: Gauge
+        let diskFree: Gauge
+        let diskSize: Gauge
         /// The totals last exposed: the counters move by the difference.
         let last = Mutex<(frames: Int64, overruns: Int, gapFrames: Int64)>((0, 0, 0))
 
@@ -40,6 +42,11 @@ final class WatchMetrics: Sendable {
             clockRateError = registry.makeGauge(name: "jas_record_clock_rate_error_ppm",
                                                 help: "The sample clock's rate against the wall clock, parts per million (NaN until measured)")
             clockRateError.set(to: .nan)
+            diskFree = registry.makeGauge(name: "jas_record_disk_free_bytes",
+                                          help: "Bytes free for unprivileged writers on the disk the take is written to (NaN until known)")
+            diskSize = registry.makeGauge(name: "jas_record_disk_size_bytes", help: "Size of the disk the take is written to, bytes")
+            diskFree.set(to: .nan)
+            diskSize.set(to: .nan)
         }
     }
 
@@ -117,6 +124,12 @@ final class WatchMetrics: Sendable {
         if moves.0 > 0 { record.framesWritten.increment(by: Double(moves.0)) }
         if moves.1 > 0 { record.overruns.increment(by: Double(moves.1)) }
         if moves.2 > 0 { record.gapFrames.increment(by: Double(moves.2)) }
+    }
+
+    /// The disk the take is written to: bytes free and its size.
+    func updateDisk(freeBytes: Double, sizeBytes: Double) {
+        record?.diskFree.set(to: freeBytes)
+        record?.diskSize.set(to: sizeBytes)
     }
 
     /// The exposition text (`text/plain; version=0.0.4`).
