@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Metering", targets: ["Metering"]),
         .library(name: "LoopbackHarness", targets: ["LoopbackHarness"]),
         .library(name: "RemoteWatch", targets: ["RemoteWatch"]),
+        .library(name: "ComplianceReport", targets: ["ComplianceReport"]),
         .executable(name: "jas", targets: ["jas"]),
     ],
     dependencies: [
@@ -133,12 +134,17 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        // A compliance report to look at: the records of jas meter and jas record as one HTML page and a CSV.
+        .target(
+            name: "ComplianceReport",
+            dependencies: ["Metering"]
+        ),
         // The command-line tool: parses, calls the library, prints.
         .executableTarget(
             name: "jas",
             dependencies: [
                 "JackAudioSession", "Measurement", "Capture", "Recording", "Metering", "LoopbackHarness", "JackKit", "JackRuntime",
-                "RemoteWatch", "EventSchema",
+                "RemoteWatch", "EventSchema", "ComplianceReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],

@@ -94,7 +94,7 @@ public final class LoudnessLog: @unchecked Sendable { // the file and the gather
 
     private func write<Value: Encodable>(_ value: Value) {
         guard let handle else { return }
-        let line = EventEncoding.line(Line(value: value, time: ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: clock()))))
+        let line = EventEncoding.line(Line(value: value, time: LoudnessLogLine.iso(clock())))
         do {
             try handle.write(contentsOf: Data((line + "\n").utf8))
             problemSaid = false

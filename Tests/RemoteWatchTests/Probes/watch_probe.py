@@ -9,6 +9,8 @@
   wsopen URL [COOKIE]     opens the WebSocket: {"status": 101, "first": the first message} or the refusal's status
   browser URL SHOT        the page in headless Chromium (selenium, Debian's chromedriver):
                           two reads of the meter elements 1.5 s apart, a screenshot at SHOT
+  report FILE SHOT        a jas report page in headless Chromium: its marks, graph and hour rows
+                          as the browser sees them, how long it took to load, a screenshot at SHOT
 """
 import asyncio
 import json
@@ -140,6 +142,34 @@ def browser(url, shot, wait_after_shot):
         driver.quit()
 
 
+def report(path, shot):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1300,1200"]:
+        options.add_argument(argument)
+    options.binary_location = "/usr/bin/chromium"
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        started = time.monotonic()
+        driver.get("file://" + path)
+        loaded = time.monotonic() - started
+        read = """const marks = (kind) => Array.from(document.querySelectorAll('#loudness rect.' + kind)).map(r => ({
+                      from: r.dataset.from, to: r.dataset.to, detail: r.dataset.detail, width: r.getBBox().width}));
+                  return {alarms: marks('alarm'), silences: marks('silence'), gaps: marks('gap'),
+                          columns: Number(document.getElementById('short-term').dataset.columns),
+                          shortTermLength: document.getElementById('short-term').getTotalLength(),
+                          hours: Array.from(document.querySelectorAll('#hours tr[data-from]')).map(r => ({
+                              from: r.dataset.from, integrated: r.dataset.integrated}))}"""
+        result = driver.execute_script(read)
+        result["load_seconds"] = loaded
+        driver.save_screenshot(shot)
+        print(json.dumps(result))
+    finally:
+        driver.quit()
+
+
 if __name__ == "__main__":
     command = sys.argv[1]
     if command == "metrics":
@@ -155,6 +185,8 @@ if __name__ == "__main__":
         asyncio.run(websocket_open(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None))
     elif command == "ws":
         asyncio.run(websocket(sys.argv[2], float(sys.argv[3])))
+    elif command == "report":
+        report(sys.argv[2], sys.argv[3])
     elif command == "browser":
         browser(sys.argv[2], sys.argv[3], float(sys.argv[4]) if len(sys.argv) > 4 else 0)
     else:
