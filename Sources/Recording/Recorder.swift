@@ -517,6 +517,9 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         }
     }
 
+    /// An event found beside the take (its meter's compliance alarms): in its log and its event stream.
+    public func note(_ event: RecordingEvent) { emit(event) }
+
     private func emit(_ event: RecordingEvent) {
         log?.append(event)
         events.yield(event)

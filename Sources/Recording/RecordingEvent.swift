@@ -1,5 +1,6 @@
 import EventSchema
 import Foundation
+import Metering
 
 /// Something that happened to a recording, with its place in the file.
 /// Positions are frames from the start of the recording's timeline.
@@ -68,6 +69,8 @@ public enum RecordingEvent: Sendable, Equatable, Encodable {
     case writeFailed(atFrame: Int64, reason: String)
     /// The recording ended, and why ("duration reached", "SIGTERM", …).
     case stopped(framesWritten: Int64, reason: String)
+    /// A compliance alarm on what the take wrote starts or ends (`jas record --loudness`).
+    case loudnessAlarm(LoudnessAlarm.Change, target: LoudnessTarget)
 
     /// The event as a line of the take's log and of `--json`.
     public func encode(to encoder: any Encoder) throws {
@@ -154,6 +157,9 @@ public enum RecordingEvent: Sendable, Equatable, Encodable {
             try json.encode("loudness", forKey: "event")
             try json.encode(path, forKey: "path")
             try loudness.encode(to: encoder)
+        case let .loudnessAlarm(change, target):
+            // The same line as jas meter's.
+            try MeterEvent.loudnessAlarm(change, target: target).encode(to: encoder)
         case let .rotated(path, at):
             try json.encode("rotated", forKey: "event")
             try json.encode(path, forKey: "path")
@@ -279,6 +285,11 @@ public enum RecordingEvent: Sendable, Equatable, Encodable {
             "writing stopped at frame \(at): \(reason)"
         case let .stopped(frames, reason):
             "stopped after \(frames) frames (\(reason))"
+        case let .loudnessAlarm(change, target):
+            change.on ? String(format: "loudness alarm %@ at %.1f s: %.1f against %.1f (%@)", change.kind.rawValue, change.seconds,
+                               change.level, change.threshold, target.name)
+                : String(format: "loudness alarm %@ ended at %.1f s after %.1f s", change.kind.rawValue, change.seconds,
+                         change.lastedSeconds ?? 0)
         }
     }
 }

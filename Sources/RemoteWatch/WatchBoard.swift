@@ -98,6 +98,7 @@ public final class WatchBoard: Sendable {
         case .silence: setSilence(true)
         case .signal: setSilence(false)
         case .xrun: addXruns(1)
+        case let .loudnessAlarm(change, _): setLoudnessAlarm(change)
         default: break
         }
         publish(event: event, at: time)
@@ -108,11 +109,7 @@ public final class WatchBoard: Sendable {
         switch event {
         case .silence: setSilence(true)
         case .signal: setSilence(false)
-        case let .loudnessAlarm(change, _):
-            state.withLock { state in
-                if change.on { state.loudnessAlarms.insert(change.kind.rawValue) } else { state.loudnessAlarms.remove(change.kind.rawValue) }
-            }
-            metrics.setLoudnessAlarm(change.kind, on: change.on)
+        case let .loudnessAlarm(change, _): setLoudnessAlarm(change)
         default: break
         }
         publish(event: event, at: time)
@@ -133,6 +130,13 @@ public final class WatchBoard: Sendable {
             if state.recent.count > Self.recentEvents { state.recent.removeFirst(state.recent.count - Self.recentEvents) }
         }
         hub.broadcast(EventEncoding.line(stamped))
+    }
+
+    func setLoudnessAlarm(_ change: LoudnessAlarm.Change) {
+        state.withLock { state in
+            if change.on { state.loudnessAlarms.insert(change.kind.rawValue) } else { state.loudnessAlarms.remove(change.kind.rawValue) }
+        }
+        metrics.setLoudnessAlarm(change.kind, on: change.on)
     }
 
     /// The tool keeps this loudness target: its alarms are on the metrics and in the status.

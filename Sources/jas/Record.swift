@@ -62,6 +62,9 @@ struct Record: AsyncParsableCommand {
     @Option(help: "The take's manifest, JSON Lines: each file, its time, frames, gaps and SHA-256 (default: beside the files, named after --output, e.g. log.manifest.jsonl).")
     var manifest: String?
 
+    @OptionGroup(title: "Loudness compliance (of what the take writes)")
+    var compliance: LoudnessOptions
+
     @Option(help: "Sign each line of the manifest with this private key (from 'jas keygen'); 'jas verify --key KEY.pub' then proves no line was written or changed without it.")
     var signKey: String?
 
@@ -108,6 +111,8 @@ struct Record: AsyncParsableCommand {
         _ = try OptionCheck.duration(silenceHold, "--silence-hold", in: 0.1...86_400, example: "10s or 2min")
         _ = try rotateSeconds()
         _ = try retention()
+        _ = try compliance.loudnessTarget()
+        _ = try compliance.holdSeconds()
         try OptionCheck.seconds(seconds, "--for")
         try OptionCheck.number(buffer, "--buffer", in: 0.1...600, unit: "seconds")
         try OptionCheck.seconds(preroll, "--preroll", allowZero: true, maximum: 600)
@@ -182,7 +187,13 @@ struct Record: AsyncParsableCommand {
         configuration.onSignal = onSignal
         configuration.stopsOnSourceLost = stopOnSourceLost
         let takeMeter = TakeMeter()
-        if http.address != nil { configuration.onWritten = { takeMeter.add($0, frames: $1) } }
+        let loudnessAlarm = try compliance.loudnessTarget().map {
+            LoudnessAlarmWatch(target: $0, holdSeconds: try compliance.holdSeconds())
+        }
+        let alarmHook = compliance.onLoudnessAlarm.map { command in
+            HookCommand(command: command) { Output.diagnostic("jas record: --on-loudness-alarm: \($0)") }
+        }
+        if http.address != nil || loudnessAlarm != nil { configuration.onWritten = { takeMeter.add($0, frames: $1) } }
         // Nothing a reader of stdout does stops a take.
         Output.whenReaderGoes = .keepRecording
         let recorder = Recorder(configuration: configuration)
@@ -227,7 +238,8 @@ struct Record: AsyncParsableCommand {
         // Stopped while it was set up (the stop waited for it): the ending under way exits.
         if Signals.isEnding { Signals.waitForExit() }
         display.announce(recorder)
-        if watch != nil {
+        if let loudnessAlarm { board.keepLoudness(loudnessAlarm.target) }
+        if watch != nil || loudnessAlarm != nil {
             let summary = recorder.summary
             board.describe(["path": summary.path], ports: summary.ports)
             var meterConfiguration = ProgrammeMeter.Configuration(
@@ -236,6 +248,10 @@ struct Record: AsyncParsableCommand {
             meterConfiguration.vuReferenceDBFS = -18
             takeMeter.meter = try? IntervalMeter(configuration: meterConfiguration, interval: 0.1) { reading in
                 display.reading(reading)
+                loudnessAlarm?.observe(reading) { change in
+                    recorder.note(.loudnessAlarm(change, target: loudnessAlarm!.target))
+                    alarmHook?.run(environment: LoudnessOptions.hookEnvironment(change, target: loudnessAlarm!.target))
+                }
             }
         }
         if configuration.waitsForStartCommand {
@@ -262,6 +278,7 @@ struct Record: AsyncParsableCommand {
         service?.stopping()
         WedgeWatch.claimEnding()
         recorder.stop()
+        for ended in alarmHook?.finish(within: 5) ?? [] { Output.diagnostic("jas record: --on-loudness-alarm: \(ended)") }
         let summary = recorder.summary
         display.finish(summary)
         await watch?.stop()

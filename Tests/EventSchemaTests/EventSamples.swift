@@ -80,6 +80,8 @@ enum EventSamples {
         ("recovered", .recovered(path: "/tmp/a/take-5.wav")),
         ("write-failed", .writeFailed(atFrame: 1000, reason: "EIO")),
         ("stopped", .stopped(framesWritten: 1_234_567, reason: "SIGTERM")),
+        ("loudness-alarm", .loudnessAlarm(LoudnessAlarm.Change(kind: .truePeakOver, on: true, sinceSeconds: 12.3, seconds: 12.3,
+                                                               level: -0.42, threshold: -1, lastedSeconds: nil), target: .a85)),
     ]
 
     static let progress: [(String, RecordingProgress)] = [

@@ -94,4 +94,42 @@ final class ComplianceReportTests: WatchTestCase {
         let row = try XCTUnwrap(hours.first { $0["from"] as? String == hour["from"] as? String }, "\(hours) vs \(hour)")
         XCTAssertEqual(Double(row["integrated"] as? String ?? "") ?? 0, hour["integrated_lufs"] as? Double ?? 1, accuracy: 0.005)
     }
+
+    /// `jas record --loudness`: the take's own meter raises the alarm, in its
+    /// log and its JSON, and runs the command; `jas report` on the take's
+    /// manifest gives a point per file.
+    func testARecordingAlarmsOnWhatItWritesAndItsManifestMakesAReport() throws {
+        let server = try startServer(period: 256)
+        let player = try play(server, level: -10)
+        defer { player.terminate() }
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let hooks = "\(folder)/hooks.txt"
+        let recorder = Process()
+        let output = Pipe()
+        recorder.executableURL = URL(fileURLWithPath: jas)
+        recorder.arguments = ["record", "--server", server.name, "--ports", "loopback:capture_1", "--output", "\(folder)/take-%H%M%S.wav",
+                              "--utc", "--rotate", "2s", "--for", "7", "--json", "--loudness", "r128", "--loudness-hold", "1s",
+                              "--on-loudness-alarm", "echo \"$JAS_EVENT $JAS_ALARM\" >> '\(hooks)'"]
+        recorder.standardOutput = output
+        let lines = LineCollector(output)
+        try recorder.run()
+        recorder.waitUntilExit()
+        XCTAssertEqual(recorder.terminationStatus, 0)
+        XCTAssertTrue(waitUntil(timeout: 10) { lines.objects.contains { $0["event"] as? String == "summary" } || lines.objects.contains { $0["frames_written"] != nil } })
+        let alarm = try XCTUnwrap(lines.objects.first { $0["event"] as? String == "loudness_alarm" }, "\(lines.objects.filter { $0["event"] as? String != "progress" })")
+        XCTAssertEqual(alarm["alarm"] as? String, "too_loud")
+        let summary = try XCTUnwrap(lines.objects.last { $0["manifest_path"] != nil })
+        let log = try String(contentsOfFile: try XCTUnwrap(summary["log_path"] as? String), encoding: .utf8)
+        XCTAssertTrue(log.contains(#""event":"loudness_alarm""#), "the take's log has the alarm")
+        XCTAssertTrue(((try? String(contentsOfFile: hooks, encoding: .utf8)) ?? "").contains("loudness_alarm too_loud"))
+
+        let manifest = try XCTUnwrap(summary["manifest_path"] as? String)
+        let made = try run([jas, "report", manifest, "--output", "\(folder)/report.html", "--csv", "\(folder)/report.csv"])
+        XCTAssertEqual(made.status, 0, made.output)
+        let closed = try String(contentsOfFile: manifest, encoding: .utf8).components(separatedBy: #""event":"closed""#).count - 1
+        let rows = try String(contentsOfFile: "\(folder)/report.csv", encoding: .utf8).split(separator: "\n").count - 1
+        XCTAssertEqual(rows, closed)
+        XCTAssertGreaterThanOrEqual(closed, 3)
+    }
 }
