@@ -9,7 +9,7 @@ struct LoudnessOptions: ParsableArguments {
     @Option(help: "Alarm when the programme leaves a standard's loudness: r128 (-23 LUFS ±1 LU, true peak ≤ -1 dBTP) or a85 (-24 LKFS ±2 dB, ≤ -2 dBTP).")
     var loudness: String?
 
-    @Option(parsing: .unconditional, help: "The target loudness, e.g. -23 or -23LUFS (instead of, or changing, --loudness's).")
+    @Option(parsing: .unconditional, help: "The target loudness, e.g. -23 or -23LUFS (instead of, or changing, --loudness's; without --loudness, R128's figures stand for those not given).")
     var target: String?
 
     @Option(help: "How far the short-term loudness may stray from the target, e.g. 1 or 1LU (default: the standard's, else 1).")
@@ -33,9 +33,7 @@ struct LoudnessOptions: ParsableArguments {
         var chosen: LoudnessTarget
         switch loudness?.lowercased() {
         case nil:
-            guard target != nil else {
-                throw ValidationError("give the loudness to keep: --loudness r128, --loudness a85 or --target LUFS (--tolerance and --max-true-peak change it)")
-            }
+            // Figures of one's own: R128's for those not given.
             chosen = LoudnessTarget(targetLUFS: LoudnessTarget.r128.targetLUFS, toleranceLU: LoudnessTarget.r128.toleranceLU,
                                     maxTruePeakDBTP: LoudnessTarget.r128.maxTruePeakDBTP)
         case "r128", "ebu-r128", "ebu": chosen = .r128
