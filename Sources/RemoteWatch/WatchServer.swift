@@ -142,10 +142,13 @@ public final class WatchServer: Sendable {
         router.get("/") { _, _ in
             Self.response(.ok, type: "text/html; charset=utf-8", WatchPage.html)
         }
-        router.get("/metrics") { _, _ in
+        router.get("/metrics") { request, _ in
             board.metrics.setViewers(board.viewers)
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: board.metrics.exposition())))
+            // OpenMetrics for a scraper that asks for it (Prometheus does), else the classic text format.
+            let openMetrics = request.headers[.accept]?.contains("application/openmetrics-text") ?? false
+            let format: MetricsExposition.Format = openMetrics ? .openMetrics : .text
+            return Response(status: .ok, headers: [.contentType: format.contentType],
+                            body: .init(byteBuffer: ByteBuffer(bytes: MetricsExposition.render(board.metrics.exposition(), as: format))))
         }
         router.get("/api/status") { _, _ in
             Self.response(.ok, type: "application/json", board.statusLine())

@@ -33,6 +33,19 @@ final class PrometheusAlertTests: WatchTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { recorded.objects.contains { $0["event"] as? String == "progress" } })
         let served = Set(try probe(["metrics", url + "metrics"]).keys.map(Self.name))
             .union(try probe(["metrics", recordURL + "metrics"]).keys.map(Self.name))
+        // As OpenMetrics (what Prometheus asks for): valid for the strict parser, NaN and −Inf included
+        // (nothing plays yet: the loudness is below the gate, the peaks are digital silence).
+        for watched in [url, recordURL] {
+            let open = try probe(["openmetrics", watched + "metrics"])
+            XCTAssertTrue((open["content_type"] as? String ?? "").hasPrefix("application/openmetrics-text"), "\(open)")
+            let values = open["values"] as? [String: String] ?? [:]
+            XCTAssertGreaterThan(values.count, 5, "\(open)")
+            if watched == url {
+                XCTAssertEqual(values["jas_shortterm_lufs"], "nan", "\(values)")
+                XCTAssertEqual(values["jas_sample_peak_dbfs{channel=1}"], "-inf", "\(values)")
+                XCTAssertNotNil(values["jas_xruns_total"], "a counter's sample keeps _total")
+            }
+        }
         recorder.interrupt()
         recorder.waitUntilExit()
         // Every metric the rules and the dashboard name is served (a renamed metric would leave them blind).

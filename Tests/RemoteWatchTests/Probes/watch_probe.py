@@ -2,6 +2,8 @@
 
   metrics URL             /metrics parsed by prometheus_client's text parser:
                           {"name{label=value,...}": value, ...}
+  openmetrics URL         /metrics asked for as OpenMetrics (Accept header), parsed by prometheus_client's
+                          OpenMetrics parser: {"content_type": ..., "families": N, "values": {...}}
   ws URL SECONDS          every WebSocket message for SECONDS: {"messages": [...]}
   scrape URL SECONDS      GET /metrics every second for SECONDS (a Prometheus server's load)
   post URL [HEADER]       a POST (HEADER: an Authorization value): {"status": ..., "body": ...}
@@ -30,6 +32,21 @@ def metrics(url):
             value = sample.value
             values[key] = value if value == value and abs(value) != float("inf") else str(value)
     print(json.dumps(values))
+
+
+def openmetrics(url):
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+    request = urllib.request.Request(url, headers={"Accept": "application/openmetrics-text; version=1.0.0"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        kind = response.headers.get("Content-Type")
+        text = response.read().decode()
+    families = list(text_string_to_metric_families(text))
+    values = {}
+    for family in families:
+        for sample in family.samples:
+            labels = ",".join(f"{k}={v}" for k, v in sorted(sample.labels.items()))
+            values[sample.name + ("{" + labels + "}" if labels else "")] = str(sample.value)
+    print(json.dumps({"content_type": kind, "families": len(families), "values": values}))
 
 
 def scrape(url, seconds):
@@ -174,6 +191,8 @@ if __name__ == "__main__":
     command = sys.argv[1]
     if command == "metrics":
         metrics(sys.argv[2])
+    elif command == "openmetrics":
+        openmetrics(sys.argv[2])
     elif command == "scrape":
         scrape(sys.argv[2], float(sys.argv[3]))
     elif command == "post":
