@@ -137,4 +137,69 @@ final class RecordBroadcastExtensionTests: JackTestCase {
             }
         }
     }
+
+    /// What the issue asks of every file: its `bext` loudness is what
+    /// pyloudnorm (integrated, ±0.1 LU) and ffmpeg's ebur128 filter (true
+    /// peak, ±0.3 dB) measure on that file alone, for a take of noise and a
+    /// tone cut into 3 s, 3 s and 1 s files; the 1 s file's short-term and
+    /// range are "not set".
+    func testEachFilesLoudnessIsWhatPyloudnormAndFfmpegMeasureOnThatFileAlone() throws {
+        let server = try startServer(period: 256)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var players: [Process] = []
+        defer { players.forEach { $0.terminate() } }
+        // A tone with noise well below it, as programme has (full-scale white noise alone is where
+        // 4x oversampling differs most: ours, libebur128's 49-tap Hann-windowed sinc, read it 0.37 dB under ffmpeg's).
+        for arguments in [["--signal", "noise", "--level=-38"], ["--frequency", "997", "--level=-22"]] {
+            let player = Process()
+            player.executableURL = URL(fileURLWithPath: jas)
+            player.arguments = ["play", "--server", server.name, "--port", "loopback:playback_1", "--mix"] + arguments
+            player.standardOutput = FileHandle.nullDevice
+            player.standardError = FileHandle.nullDevice
+            try player.run()
+            players.append(player)
+        }
+        let observer = try Client(name: "loudness-observer", serverName: server.name)
+        defer { observer.close() }
+        XCTAssertTrue(waitUntil(timeout: 10) { observer.port(named: "loopback:playback_1")?.connections.count == 2 },
+                      "the players did not connect")
+        let result = try run([jas, "record", "--server", server.name, "--ports", "loopback:capture_1",
+                              "--output", "\(folder)/take.wav", "--for", "7", "--rotate", "3s", "--rotate-from", "start", "--json"])
+        XCTAssertEqual(result.status, 0, result.output)
+        let summary = try XCTUnwrap(result.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.last { $0["manifest_path"] != nil }, result.output)
+        let paths = try XCTUnwrap(summary["paths"] as? [String])
+        XCTAssertEqual(paths.count, 3, "\(paths)")
+        let notSet = Int16(0x7FFF)
+        let reference = """
+            import sys, subprocess, numpy, pyloudnorm
+            raw = subprocess.run(["sox", sys.argv[1], "-t", "f32", "-"], capture_output=True, check=True).stdout
+            x = numpy.frombuffer(raw, dtype="<f4").astype("float64")
+            print(pyloudnorm.Meter(48000).integrated_loudness(x))
+            """
+        for path in paths {
+            let fields = try Self.broadcastLoudness(of: path)
+            func figure(_ index: Int) -> Double { Double(fields.values[index]) / 100 }
+            let theirs = try run(["python3", "-c", reference, path])
+            XCTAssertEqual(theirs.status, 0, theirs.output)
+            let integrated = try XCTUnwrap(Double(theirs.output.trimmingCharacters(in: .whitespacesAndNewlines)), theirs.output)
+            XCTAssertNotEqual(fields.values[0], notSet, path)
+            XCTAssertEqual(figure(0), integrated, accuracy: 0.1, "\(path): integrated, pyloudnorm")
+            let ffmpeg = try run(["ffmpeg", "-hide_banner", "-nostats", "-i", path, "-filter_complex", "ebur128=peak=true",
+                                  "-f", "null", "-"])
+            let peakLine = try XCTUnwrap(ffmpeg.output.split(separator: "\n").last { $0.contains("Peak:") }, ffmpeg.output)
+            let peak = try XCTUnwrap(Double(peakLine.split(separator: " ").dropFirst().first ?? ""), String(peakLine))
+            XCTAssertEqual(figure(2), peak, accuracy: 0.3, "\(path): true peak, ffmpeg")
+            print(String(format: "%@: integrated %.2f (pyloudnorm %.2f), true peak %.2f (ffmpeg %.2f)",
+                         (path as NSString).lastPathComponent, figure(0), integrated, figure(2), peak))
+            if path == paths.last {
+                XCTAssertEqual([fields.values[1], fields.values[4]], [notSet, notSet], "\(path): 1 s has no range or short-term")
+                XCTAssertNotEqual(fields.values[3], notSet, "\(path): but a momentary maximum")
+            } else {
+                XCTAssertFalse(fields.values.contains(notSet), "\(path): \(fields.values)")
+            }
+        }
+    }
 }
