@@ -66,7 +66,7 @@ public final class NetJackRig: @unchecked Sendable {
         let serial = LoopbackServer.uniqueName(prefix: "net")
         slaveName = serial + "-slave"
         netName = serial + "-box"
-        udpPort = try Self.freeUDPPort()
+        udpPort = try FreePort.udp()
         slaveLogPath = NSTemporaryDirectory() + "/\(slaveName).log"
         master = try Self.startMaster(name: serial + "-master", channels: loopbackChannels, sampleRate: sampleRate,
                                       period: period, udpPort: udpPort)
@@ -200,22 +200,5 @@ public final class NetJackRig: @unchecked Sendable {
             throw Failure.netmanagerNotLoaded(master: name, output: ended ? output : "jack_load did not end within 10 s")
         }
         return server
-    }
-
-    /// A UDP port nobody uses now, chosen by the kernel.
-    static func freeUDPPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw LoopbackServer.Failure.spawnFailed(errno: errno) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw LoopbackServer.Failure.spawnFailed(errno: errno) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -123,7 +123,8 @@ function drawReading(r) {
   $("m-rest").style.width = (100 - percent(r.momentary_lufs, -59, 0)) + "%";
   $("s").textContent = show(r.short_term_lufs);
   $("i").textContent = show(r.integrated_lufs);
-  $("lra").textContent = show(r.lra_lu);
+  // Tech 3342: the range is not settled in the programme's first minute (the log's interval lines say).
+  $("lra").textContent = show(r.lra_lu) + (state.lraSettled === false ? " (unsettled)" : "");
   $("seconds").textContent = show(r.seconds) + " s";
 }
 
@@ -185,6 +186,7 @@ function showCompliance() {
 
 // The clock's hour and day so far, from the compliance log's last interval line.
 function drawClocked(line) {
+  state.lraSettled = line.lra_settled;
   $("hour-i").textContent = show(line.hour_integrated_lufs) + " LUFS";
   $("hour-lra").textContent = show(line.hour_lra_lu) + " LU";
   $("day-i").textContent = show(line.day_integrated_lufs) + " LUFS";

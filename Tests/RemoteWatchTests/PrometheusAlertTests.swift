@@ -57,7 +57,7 @@ final class PrometheusAlertTests: WatchTestCase {
         }
 
         // Prometheus, scraping the meter every second with the rules loaded.
-        let port = try Self.freePort()
+        let port = try FreePort.tcp()
         let address = url.replacingOccurrences(of: "http://", with: "").replacingOccurrences(of: "/", with: "")
         let configuration = """
             global: {scrape_interval: 1s, evaluation_interval: 1s}
@@ -100,19 +100,4 @@ final class PrometheusAlertTests: WatchTestCase {
 
     /// `jas_loudness_alarm{alarm=too_loud}` → `jas_loudness_alarm`.
     static func name(_ key: String) -> String { String(key.prefix { $0 != "{" }) }
-
-    static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw CocoaError(.fileWriteUnknown) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }

@@ -119,15 +119,20 @@ async def websocket(url, seconds):
     print(json.dumps({"messages": messages}))
 
 
-def browser(url, shot, wait_after_shot):
+def chromium(window):
+    """Debian's headless Chromium through its chromedriver, with a window of `window` (e.g. "1000,700")."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1000,700"]:
+                     "--window-size=" + window]:
         options.add_argument(argument)
     options.binary_location = "/usr/bin/chromium"
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def browser(url, shot, wait_after_shot):
+    driver = chromium("1000,700")
     try:
         driver.set_page_load_timeout(15)
         driver.get(url)
@@ -160,14 +165,7 @@ def browser(url, shot, wait_after_shot):
 
 
 def report(path, shot):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1300,1200"]:
-        options.add_argument(argument)
-    options.binary_location = "/usr/bin/chromium"
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = chromium("1300,1200")
     try:
         started = time.monotonic()
         driver.get("file://" + path)
