@@ -130,6 +130,7 @@ example-check: deps
 	scratch=$$(mktemp -d); server=seed-listings-$$$$; \
 	JACK_NO_AUDIO_RESERVATION=1 jackd -n $$server -r -d dummy -r 48000 -p 256 > $$scratch/jackd.log 2>&1 & jackd=$$!; \
 	trap 'kill $$jackd 2>/dev/null; wait $$jackd 2>/dev/null; rm -rf "$$scratch"' EXIT; \
+	for attempt in $$(seq 100); do test -S /dev/shm/jack_$${server}_$$(id -u)_0 && break; sleep 0.1; done; \
 	for attempt in $$(seq 100); do jack_lsp -s $$server > /dev/null 2>&1 && break; sleep 0.1; done; \
 	JACK_DEFAULT_SERVER=$$server XDG_CONFIG_HOME=$$scratch timeout 120 Examples/DependentPackage/.build/debug/seed-listings \
 	  || { echo "example-check: seed-listings failed; jackd said:"; cat $$scratch/jackd.log; exit 1; }

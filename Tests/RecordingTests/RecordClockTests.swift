@@ -70,13 +70,19 @@ final class RecordClockTests: JackTestCase {
             XCTAssertEqual(steps.count, take.label == "step" ? 1 : 0, "\(take.label): \(steps)")
             if take.label == "step" { XCTAssertEqual(steps.first?["seconds"] as? Double ?? 0, 3.7, accuracy: 0.01) }
             let stepFrame = Int64(steps.first?["at_frame"] as? Int ?? -1)
-            // Setting the wall clock makes no gap (gaps are measured on the monotonic clock).
-            if take.label == "step" {
-                XCTAssertFalse(gapRanges(log).contains { abs(Int64($0.lowerBound) - stepFrame) < 48000 }, "\(log)")
-            }
             // A dummy jackd that xruns restarts its timing from the late cycle
             // (JACK-NOTES): the time it lost has no frames; such a file is not counted.
             let xruns = log.filter { ["xrun", "gap"].contains($0["event"] as? String) }.compactMap { ($0["at_frame"] as? Int).map(Int64.init) }
+            // Setting the wall clock makes no gap (gaps are measured on the monotonic clock). A gap an
+            // xrun made near the step is the xrun's (seen under load: a discontinuity 0.16 s before it).
+            if take.label == "step" {
+                let xrunFrames = log.filter { $0["event"] as? String == "xrun" }.compactMap { ($0["at_frame"] as? Int).map(Int64.init) }
+                let unexplained = gapRanges(log).filter { gap in
+                    abs(Int64(gap.lowerBound) - stepFrame) < 48000
+                        && !xrunFrames.contains { abs($0 - Int64(gap.lowerBound)) < 4800 }
+                }
+                XCTAssertEqual(unexplained, [], "\(log)")
+            }
             var firstFrame: Int64 = 0
             var names: [String] = []
             for (index, file) in files.enumerated() {

@@ -22,6 +22,12 @@ final class MetadataStoreTests: JackTestCase {
         let log = NSTemporaryDirectory() + "jackd-\(name).log"
         defer { try? FileManager.default.removeItem(atPath: log) }
         let jackd = try startJackd(machine, name: name, log: log)
+        // Not before jackd's request socket exists: until then it is making its metadata store, and a
+        // client that opens meanwhile joins a half-made Berkeley DB environment. That was the failure
+        // seen after the whole suite: jack_lsp dying in malloc, then no client answered for 15 s.
+        let socket = machine.sharedMemoryPath + "/" + ServerProcess.requestSocketName(serverName: name)
+        XCTAssertTrue(waitUntil(timeout: 15) { !jackd.isRunning || FileManager.default.fileExists(atPath: socket) },
+                      "jackd '\(name)' made no request socket in the machine")
         var lsp = ""
         let answered = waitUntil(timeout: 15) {
             let result = try? self.run(machine.command(["jack_lsp", "-s", name]))
