@@ -36,8 +36,9 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
         case jackdNotFound
         /// jackd could not be spawned.
         case spawnFailed(errno: Int32)
-        /// jackd exited or never accepted a client; the log says why.
-        case notReady(server: String, log: String)
+        /// jackd exited or never accepted a client; the log says why, and
+        /// `probe` what the last client this process tried to open was told.
+        case notReady(server: String, log: String, probe: String?)
 
         public var description: String {
             switch self {
@@ -45,11 +46,12 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
                 return "jackd not found on PATH: install it with `apt-get install jackd2` (`make run` does)"
             case let .spawnFailed(code):
                 return "could not start jackd: \(String(cString: strerror(code)))"
-            case let .notReady(server, log) where log.contains("Too many servers already active"):
+            case let .notReady(server, log, _) where log.contains("Too many servers already active"):
                 return "jackd '\(server)' could not register: all 8 server slots of /dev/shm/jack-shm-registry "
                     + "are held by running servers; stop one (jack_control/killall jackd) and retry"
-            case let .notReady(server, log):
-                return "jackd '\(server)' did not accept clients; its log:\n\(log)"
+            case let .notReady(server, log, probe):
+                return "jackd '\(server)' did not accept clients"
+                    + (probe.map { " (this process's last try: \($0))" } ?? "") + "; its log:\n\(log)"
             }
         }
     }
@@ -137,21 +139,24 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
 
     private func waitUntilReady(timeout: Double) throws {
         let deadline = Date().addingTimeInterval(timeout)
+        var probeFailure: String?
         while Date() < deadline {
-            guard isRunning else { throw Failure.notReady(server: name, log: log) }
+            guard isRunning else { throw Failure.notReady(server: name, log: log, probe: probeFailure) }
             // Not before jackd's socket exists: until then it is making its
             // metadata store, and an open meanwhile can wait 3 s in Berkeley DB.
             if !LibraryVersion.isPipeWire, !ServerProcess.requestSocketExists(serverName: name) {
                 usleep(2_000)
                 continue
             }
-            if let probe = try? Client(name: "harness-probe", serverName: name) {
-                probe.close()
+            do {
+                try Client(name: "harness-probe", serverName: name).close()
                 return
+            } catch {
+                probeFailure = error.description
             }
             usleep(20_000)
         }
-        throw Failure.notReady(server: name, log: log)
+        throw Failure.notReady(server: name, log: log, probe: probeFailure)
     }
 
     static func findExecutable(_ program: String) -> String? {
