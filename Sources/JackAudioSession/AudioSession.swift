@@ -160,6 +160,12 @@ public final class AudioSession: Sendable {
     /// Xruns the server reported since the session opened its client.
     public var xrunCount: Int { board.xruns.load(ordering: .relaxed) }
 
+    /// Times the session has read the other sessions of its server and acted
+    /// on them (interrupted, ducked, hinted, published itself). One that began
+    /// after a change has seen it: wait for two more than before the change to
+    /// know that nothing it should have done was left undone.
+    public var arbitrationsCompleted: Int { board.arbitrationsCompleted.load(ordering: .acquiring) }
+
     /// Process cycles completed in the current activation.
     public var cyclesCompleted: UInt64 {
         board.read { $0.activation.processor }?.cyclesCompleted ?? 0

@@ -32,6 +32,10 @@ final class SessionBoard: Sendable {
     let refreshPendingSince = Atomic<UInt64>(0)
     /// Set while an arbitration is queued, so a burst of requests runs it once.
     let arbitrationScheduled = Atomic<Bool>(false)
+    /// Arbitrations that read the registry and acted on it, so that whoever
+    /// must know a change was seen (a test that something did not happen)
+    /// waits for this to move instead of for a time.
+    let arbitrationsCompleted = Atomic<Int>(0)
     let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))
     private let audioObjects = Mutex<[ObjectIdentifier: any AudioObject]>([:])
 

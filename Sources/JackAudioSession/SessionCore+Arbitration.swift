@@ -149,6 +149,7 @@ extension SessionCore {
         arbitration.secondaryHint = hint
         if hintChanged && isActive { hub.post(.silenceSecondaryAudioHint(begin: hint)) }
         publishState(on: client)
+        board.arbitrationsCompleted.add(1, ordering: .releasing)
     }
 
     /// Silences the session at once and stops its client: another session took the audio.

@@ -253,9 +253,10 @@ final class InterruptionTests: JackTestCase {
             defer { mixing.close() }
             let events = EventRecorder(mixing)
             try mixing.setCategory(category, options: options)
+            let seen = mixing.arbitrationsCompleted
             XCTAssertNoThrow(try mixing.setActive(true), "\(category) \(options.names) mixes: it may activate")
-            // The arbitration runs at least every 2 s: wait past one, then it must still be playing.
-            usleep(2_300_000)
+            // Two whole arbitrations after its activation (one runs at least every 2 s): it must still be playing.
+            XCTAssertTrue(waitUntil(timeout: 10) { mixing.arbitrationsCompleted >= seen + 2 })
             XCTAssertTrue(mixing.isActive, "\(name) was interrupted by the call it started during")
             XCTAssertTrue(events.interruptions.isEmpty, "\(events.events)")
             XCTAssertTrue(call.isActive)
@@ -404,15 +405,15 @@ final class InterruptionTests: JackTestCase {
             XCTAssertEqual(Array(value.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }, value.utf8.count)
             XCTAssertEqual(flock(descriptor, LOCK_EX), 0)
             planted.append(descriptor)
-            usleep(50_000)
-            XCTAssertTrue(session.isActive, "interrupted by a hostile value: \(value.prefix(80))")
-            XCTAssertFalse(session.isDucked)
         }
         XCTAssertEqual(mkfifo(registry.directory + "/fifo.json", 0o600), 0)
         XCTAssertEqual(symlink("/dev/zero", registry.directory + "/link.json"), 0)
         XCTAssertEqual(mkdir(registry.directory + "/folder.json", 0o700), 0)
-        usleep(300_000)
-        XCTAssertTrue(session.isActive)
+        // Two whole arbitrations after all of it was planted: the session has read every file.
+        let seen = session.arbitrationsCompleted
+        XCTAssertTrue(waitUntil(timeout: 10) { session.arbitrationsCompleted >= seen + 2 })
+        XCTAssertTrue(session.isActive, "interrupted by one of the hostile values: \(values.map { $0.prefix(40) })")
+        XCTAssertFalse(session.isDucked, "ducked by one of the hostile values: \(values.map { $0.prefix(40) })")
         XCTAssertTrue(session.publishedSessions().allSatisfy { $0.state.client == "victim" })
         XCTAssertEqual(session.publishedSessions().count, 1)
         XCTAssertEqual(probe.levels()[0], 20 * log10(0.25), accuracy: 0.1, "the plain client's audio changed")

@@ -380,7 +380,9 @@ final class SeedBehaviourTests: JackTestCase {
             if interrupts {
                 XCTAssertTrue(waitUntil(timeout: 3) { !meter.isActive }, "a non-mixable multiRoute session interrupts")
             } else {
-                usleep(2_300_000)
+                // Two whole arbitrations of the meter after the stimulus activated.
+                let seen = meter.arbitrationsCompleted
+                XCTAssertTrue(waitUntil(timeout: 10) { meter.arbitrationsCompleted >= seen + 2 })
                 XCTAssertTrue(meter.isActive, "mixWithOthers: the measurement goes on: \(meterEvents.events)")
                 XCTAssertTrue(meterEvents.interruptions.isEmpty)
             }

@@ -116,9 +116,10 @@ final class SeedNotificationTests: JackTestCase {
         let hints = Received(AudioSessionNotification.silenceSecondaryAudioHint, object: game)
         let music = try player("music", server, port: 2)
         defer { music.close() }
+        let seen = game.arbitrationsCompleted
         try music.setActive(true)
-        // The arbitration runs at least every 2 s: an inactive session would have heard by then.
-        usleep(2_500_000)
+        // Two whole arbitrations of the game after the music activated: an inactive session would have heard by then.
+        XCTAssertTrue(waitUntil(timeout: 10) { game.arbitrationsCompleted >= seen + 2 })
         XCTAssertTrue(game.secondaryAudioShouldBeSilencedHint, "the property answers an inactive session too")
         XCTAssertTrue(hints.userInfos.isEmpty, "an inactive session was sent the hint: \(hints.userInfos)")
         try game.setActive(true)
