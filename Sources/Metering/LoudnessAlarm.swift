@@ -20,6 +20,16 @@ public struct LoudnessTarget: Sendable, Equatable {
     public static let r128 = LoudnessTarget(name: "r128", targetLUFS: -23, toleranceLU: 1, maxTruePeakDBTP: -1)
     /// ATSC A/85: −24 LKFS ±2 dB, true peak at most −2 dBTP.
     public static let a85 = LoudnessTarget(name: "a85", targetLUFS: -24, toleranceLU: 2, maxTruePeakDBTP: -2)
+
+    /// The standard a name says, as people write it (`r128`, `EBU`,
+    /// `atsc-a85`, ...); nil for a name it does not know.
+    public static func named(_ name: String) -> LoudnessTarget? {
+        switch name.lowercased() {
+        case "r128", "ebu-r128", "ebu": .r128
+        case "a85", "atsc-a85", "atsc": .a85
+        default: nil
+        }
+    }
 }
 
 /// Compliance alarms on a meter's readings, with hysteresis so a level

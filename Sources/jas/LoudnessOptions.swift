@@ -31,15 +31,15 @@ struct LoudnessOptions: ParsableArguments {
             return nil
         }
         var chosen: LoudnessTarget
-        switch loudness?.lowercased() {
-        case nil:
+        if let loudness {
+            guard let named = LoudnessTarget.named(loudness) else {
+                throw ValidationError("--loudness must be r128 or a85, not '\(loudness)' (or give --target LUFS)")
+            }
+            chosen = named
+        } else {
             // Figures of one's own: R128's for those not given.
             chosen = LoudnessTarget(targetLUFS: LoudnessTarget.r128.targetLUFS, toleranceLU: LoudnessTarget.r128.toleranceLU,
                                     maxTruePeakDBTP: LoudnessTarget.r128.maxTruePeakDBTP)
-        case "r128", "ebu-r128", "ebu": chosen = .r128
-        case "a85", "atsc-a85", "atsc": chosen = .a85
-        case let other?:
-            throw ValidationError("--loudness must be r128 or a85, not '\(other)' (or give --target LUFS)")
         }
         if let target {
             chosen.targetLUFS = try Self.figure(target, "--target", units: ["lufs", "lkfs"], in: -60 ... -5, example: "-23")

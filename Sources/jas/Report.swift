@@ -52,12 +52,11 @@ struct Report: ParsableCommand {
     }
 
     func target() throws -> LoudnessTarget? {
-        switch loudness?.lowercased() {
-        case nil: return nil
-        case "r128": return .r128
-        case "a85": return .a85
-        case let other?: throw ValidationError("--loudness must be r128 or a85, not '\(other)'")
+        guard let loudness else { return nil }
+        guard let named = LoudnessTarget.named(loudness) else {
+            throw ValidationError("--loudness must be r128 or a85, not '\(loudness)'")
         }
+        return named
     }
 
     func run() throws {

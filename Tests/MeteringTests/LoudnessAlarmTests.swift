@@ -66,6 +66,14 @@ final class LoudnessAlarmTests: JackTestCase {
     /// `jas meter --file` with a target: the events and the command, on a
     /// file whose loudness steps 5 LU over R128's target and back, with a
     /// 50 ms burst at full scale later.
+    func testTheStandardsAreFoundByTheNamesPeopleWrite() {
+        for name in ["r128", "R128", "EBU", "ebu-r128"] { XCTAssertEqual(LoudnessTarget.named(name), .r128, name) }
+        for name in ["a85", "ATSC", "atsc-a85"] { XCTAssertEqual(LoudnessTarget.named(name), .a85, name) }
+        XCTAssertNil(LoudnessTarget.named("r129"))
+        XCTAssertEqual(LoudnessTarget.r128.targetLUFS, -23)
+        XCTAssertEqual(LoudnessTarget.a85.toleranceLU, 2)
+    }
+
     func testJasMeterSaysEachAlarmOnceAndRunsTheCommand() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
