@@ -15,7 +15,7 @@ public enum PortTap {
                                clientName: String) throws(CaptureError) -> (ports: [String], sampleRate: Int) {
         let probe: Client
         do {
-            probe = try Client(name: "\(clientName)-probe", serverName: serverName)
+            probe = try Client.checkedOpen(name: "\(clientName)-probe", serverName: serverName)
         } catch {
             throw .session(AudioSessionError(.mediaServicesFailed, error.description, cause: error))
         }

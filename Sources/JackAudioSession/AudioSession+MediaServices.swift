@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 
 /// What to do when the JACK server comes back after a loss.
 public enum ResetPolicy: Sendable {
@@ -44,7 +45,7 @@ extension AudioSession {
         let watch = ServerWatch(serverName: serverName)
         var backoff = ReconnectBackoff()
         let started = Date()
-        while (try? Client(name: probeName, serverName: serverName))?.close() == nil {
+        while (try? Client.checkedOpen(name: probeName, serverName: serverName))?.close() == nil {
             if let limit, Date().timeIntervalSince(started) >= limit { return false }
             backoff.pause(on: watch, serverName: serverName)
         }
@@ -59,6 +60,8 @@ extension AudioSession {
     /// session released without `close()` stops reconnecting.
     func reconnect(after dead: Client, _ loss: SessionMachine.Loss) {
         let serverName = serverName
+        // What was seen of the server when the dead client opened.
+        let presence = board.serverPresence.withLock { $0 }
         Thread.detachNewThread { [weak self] in
             StepTrace.note("reconnect: closing the dead client")
             // JackKit closes the dead client once libjack's notification
@@ -72,11 +75,11 @@ extension AudioSession {
             let watch = ServerWatch(serverName: serverName)
             var backoff = ReconnectBackoff()
             var saidStoreDamage = false
-            func reportStoreDamage(_ damage: MetadataStore.Damage) {
+            func reportStoreDamage(_ damage: JackError) {
                 // Said once per loss: the server cannot come back until the store is repaired.
                 guard let session = self, !saidStoreDamage else { return }
                 saidStoreDamage = true
-                session.hub.post(.mediaServicesWereLost(reason: JackError.metadataStoreDamaged(damage).description))
+                session.hub.post(.mediaServicesWereLost(reason: damage.description))
             }
             func attempt() -> Bool {
                 guard let session = self,
@@ -85,19 +88,15 @@ extension AudioSession {
                 // A damaged store is said while the server is away (it is why it cannot come back: jackd
                 // dies of it too), by looking at its files, without libjack.
                 if !LibraryVersion.isPipeWire, let damage = MetadataStore().damage() {
-                    reportStoreDamage(damage)
+                    reportStoreDamage(.metadataStoreDamaged(path: damage.path, reason: damage.reason))
                     return false
                 }
                 // No open while jackd2 makes or removes its metadata store (its
                 // socket is absent then), nor while no jackd serves the name (a
                 // killed one leaves its socket): libjack opens the store with
                 // every client, and Berkeley DB, meeting it half made, waited 3 s.
-                if dead.serverHasRequestSocket, !JackKit.ServerProcess.requestSocketExists(serverName: serverName) {
-                    StepTrace.note("reconnect: no request socket yet, not opening")
-                    return false
-                }
-                if dead.serverProcessWasSeen, JackKit.ServerProcess.serving(serverName: serverName) == nil {
-                    StepTrace.note("reconnect: no jackd serves '\(serverName)' yet, not opening")
+                if presence.isAway(serverName: serverName) {
+                    StepTrace.note("reconnect: no request socket or no jackd serving '\(serverName)' yet, not opening")
                     return false
                 }
                 return session.tryReset(loss, storeDamaged: reportStoreDamage)
@@ -113,14 +112,14 @@ extension AudioSession {
     /// Opens a client off the queue (an open can block in libjack, and the
     /// timers and the app's calls need the queue meanwhile), then hands it to
     /// the core. Whether the session was reset.
-    private func tryReset(_ loss: SessionMachine.Loss, storeDamaged: (MetadataStore.Damage) -> Void) -> Bool {
+    private func tryReset(_ loss: SessionMachine.Loss, storeDamaged: (JackError) -> Void) -> Bool {
         guard board.read({ $0.activation.client }) == nil else { return false }
         let fresh: Client
         do {
             fresh = try makeClient()
         } catch {
             if let why = libraryWedgedReason { reportLibraryWedged(why) }
-            if case let .metadataStoreDamaged(damage)? = error.cause { storeDamaged(damage) }
+            if case .metadataStoreDamaged? = error.cause, let damage = error.cause { storeDamaged(damage) }
             return false
         }
         StepTrace.note("reconnect: client opened, adopting")

@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 
 /// libjack's callbacks, on its notification thread: they count, then hand
 /// the work to the session's queue as a message and return at once. A
@@ -10,7 +11,8 @@ extension AudioSession {
     /// it the session's. Runs anywhere (the reconnect thread opens off the queue).
     func makeClient() throws(AudioSessionError) -> Client {
         do {
-            let client = try Client(name: clientName, serverName: serverName)
+            let client = try Client.checkedOpen(name: clientName, serverName: serverName)
+            board.serverPresence.withLock { $0 = ServerProcess.presence(serverName: client.serverName) }
             let sender = ObjectIdentifier(client)
             try client.setEventHandler { [weak self] event in self?.handle(event, from: sender) }
             try client.setLatencyHandler { [weak self] mode in self?.reportLatency(mode) }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import JackKit
+import JackRuntime
 
 /// What a JACK server is, as far as one of its clients can tell: which
 /// implementation, which driver makes its `system:` ports, and for a netjack2
@@ -106,78 +107,7 @@ public struct ServerDescription: Encodable, Sendable, Equatable {
     }
 }
 
-/// A jackd process on this machine, found by the server name on its command
-/// line, and whose `/dev/shm` is ours (servers of the same name in other mount
-/// namespaces are other machines' servers).
-struct ServerProcess: Equatable {
-    let pid: Int32
-    /// Everything after `-d DRIVER`.
-    let driverArguments: [String]
-
-    static func find(serverName: String, procRoot: String = "/proc") -> ServerProcess? {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: procRoot) else { return nil }
-        var ours = stat()
-        guard stat("/dev/shm", &ours) == 0 else { return nil }
-        for entry in entries {
-            guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "\(procRoot)/\(entry)/cmdline"),
-                  let process = parse(pid: pid, commandLine: data, environment: { environmentValue($0, pid: pid, procRoot: procRoot) }),
-                  process.name == serverName else { continue }
-            var theirs = stat()
-            guard stat("\(procRoot)/\(entry)/root/dev/shm", &theirs) == 0, theirs.st_dev == ours.st_dev,
-                  theirs.st_ino == ours.st_ino else { continue }
-            return ServerProcess(pid: pid, driverArguments: process.driverArguments)
-        }
-        return nil
-    }
-
-    /// A jackd command line's server name and driver arguments; nil when it is not jackd's.
-    static func parse(pid: Int32, commandLine: Data, environment: (String) -> String?)
-        -> (name: String, driverArguments: [String])? {
-        let arguments = commandLine.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        guard let program = arguments.first?.split(separator: "/").last, program == "jackd" || program == "jackdmp" else {
-            return nil
-        }
-        var name: String?
-        var index = 1
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "-d" || argument == "--driver" {
-                return (name ?? environment("JACK_DEFAULT_SERVER") ?? "default",
-                        Array(arguments.dropFirst(index + 2)))
-            }
-            if argument.hasPrefix("-d"), argument.count > 2, !argument.hasPrefix("--") {
-                return (name ?? environment("JACK_DEFAULT_SERVER") ?? "default", Array(arguments.dropFirst(index + 1)))
-            }
-            if argument == "-n" || argument == "--name", index + 1 < arguments.count {
-                name = arguments[index + 1]
-                index += 1
-            } else if argument.hasPrefix("--name=") {
-                name = String(argument.dropFirst(7))
-            } else if argument.hasPrefix("-n"), argument.count > 2, !argument.hasPrefix("--") {
-                name = String(argument.dropFirst(2))
-            }
-            index += 1
-        }
-        return (name ?? environment("JACK_DEFAULT_SERVER") ?? "default", [])
-    }
-
-    /// The value of a driver option given as `-x VALUE`, `-xVALUE` or `--long=VALUE`/`--long VALUE`.
-    func driverOption(_ spellings: [String]) -> String? {
-        var index = 0
-        while index < driverArguments.count {
-            let argument = driverArguments[index]
-            for spelling in spellings {
-                if argument == spelling, index + 1 < driverArguments.count { return driverArguments[index + 1] }
-                if spelling.hasPrefix("--"), argument.hasPrefix(spelling + "=") { return String(argument.dropFirst(spelling.count + 1)) }
-                if !spelling.hasPrefix("--"), argument.hasPrefix(spelling), argument.count > spelling.count {
-                    return String(argument.dropFirst(spelling.count))
-                }
-            }
-            index += 1
-        }
-        return nil
-    }
-
+extension ServerProcess {
     /// The master's address: the remote end of the slave's connected UDP
     /// socket, else `-a` when it is not a multicast address.
     var netMasterAddress: String? {
@@ -215,12 +145,4 @@ struct ServerProcess: Equatable {
         return nil
     }
 
-    private static func environmentValue(_ key: String, pid: Int32, procRoot: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: "\(procRoot)/\(pid)/environ") else { return nil }
-        for entry in data.split(separator: 0) {
-            let text = String(decoding: entry, as: UTF8.self)
-            if text.hasPrefix(key + "=") { return String(text.dropFirst(key.count + 1)) }
-        }
-        return nil
-    }
 }

@@ -1,5 +1,6 @@
 import JackKit
 import Foundation
+import JackRuntime
 
 /// Waits for a JACK server to come back: jackd2 creates its request socket
 /// `/dev/shm/jack_NAME_UID_0` when it starts, so an inotify watch on the
@@ -8,10 +9,10 @@ import Foundation
 final class ServerWatch {
     private let descriptor: Int32
     private let socketName: String
-    static let folder = JackKit.ServerProcess.serverFolder
+    static let folder = ServerProcess.serverFolder
 
     init(serverName: String) {
-        socketName = JackKit.ServerProcess.requestSocketName(serverName: serverName)
+        socketName = ServerProcess.requestSocketName(serverName: serverName)
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         if descriptor >= 0 {
             _ = inotify_add_watch(descriptor, Self.folder, UInt32(IN_CREATE | IN_MOVED_TO))
@@ -75,8 +76,8 @@ struct ReconnectBackoff {
 
     /// Waits before the next attempt to reach `serverName`, on `watch`.
     mutating func pause(on watch: ServerWatch, serverName: String) {
-        let starting = JackKit.ServerProcess.requestSocketExists(serverName: serverName)
-            && JackKit.ServerProcess.serving(serverName: serverName) != nil
+        let starting = ServerProcess.requestSocketExists(serverName: serverName)
+            && ServerProcess.serving(serverName: serverName) != nil
         let next = nextPause(serverStarting: starting, now: Double(MonotonicClock.nanoseconds) / 1e9)
         StepTrace.note("reconnect: pausing \(next.seconds) s" + (next.paced ? " (the server is starting)" : ""))
         let woken = watch.wait(seconds: next.seconds)

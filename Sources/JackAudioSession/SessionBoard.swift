@@ -1,5 +1,6 @@
 import JackKit
 import Synchronization
+import JackRuntime
 
 /// What a session shares outside its queue: the copy of the core's state
 /// that getters read without waiting for the queue (the core writes it after
@@ -36,6 +37,8 @@ final class SessionBoard: Sendable {
     /// must know a change was seen (a test that something did not happen)
     /// waits for this to move instead of for a time.
     let arbitrationsCompleted = Atomic<Int>(0)
+    /// What was seen of the server when the session's client last opened.
+    let serverPresence = Mutex(ServerPresence())
     let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))
     private let audioObjects = Mutex<[ObjectIdentifier: any AudioObject]>([:])
 

@@ -14,14 +14,6 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
     public let serverName: String
     /// The name the server gave the client (may differ from the one asked for).
     public let name: String
-    /// Whether the server's request socket was where jackd2 keeps it when
-    /// the client opened (false on PipeWire's JACK, or a jackd whose sockets
-    /// live elsewhere): then its absence later means the server is not there.
-    public let serverHasRequestSocket: Bool
-    /// Whether a jackd process serving the server's name was found when the
-    /// client opened (false on PipeWire's JACK, jackdbus, or a jackd this
-    /// process cannot see): then no such process later means no server.
-    public let serverProcessWasSeen: Bool
     let bridge: CallbackBridge
     private let resources: Resources
     /// Open or closed, and the calls inside libjack on this client or its
@@ -88,14 +80,12 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
 
     /// Opens a client named `name` on the server `serverName` (nil: the default
     /// server). Never starts a server: a missing one is `JackError.serverNotRunning`;
-    /// `JackError.libraryWedged` once libjack is stuck in this process.
+    /// `JackError.libraryWedged` once libjack is stuck in this process. It
+    /// does not look at the server first: JackRuntime's `checkedOpen` does
+    /// (a stopped jackd, a damaged metadata store).
     public init(name: String, serverName: String? = nil) throws(JackError) {
         let server = serverName ?? Client.defaultServerName
         try Self.checkNames(client: name, server: server)
-        if let pid = ServerProcess.stopped(serverName: server) { throw .serverStopped(server: server, pid: pid) }
-        // jackd2's libjack opens the metadata store with every client and dies
-        // of a damaged one: checked first. (PipeWire's libjack has no such store.)
-        if !LibraryVersion.isPipeWire, let damage = MetadataStore().damage() { throw .metadataStoreDamaged(damage) }
         let lifecycle = ClientLifecycle.shared
         struct Opened: @unchecked Sendable { // carries libjack's handle out of the lane's closure, which wrote it before returning
             let handle: OpaquePointer?
@@ -125,8 +115,6 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         self.handle = handle
         self.serverName = server
         self.name = String(cString: jack_get_client_name(handle))
-        serverHasRequestSocket = !LibraryVersion.isPipeWire && ServerProcess.requestSocketExists(serverName: server)
-        serverProcessWasSeen = !LibraryVersion.isPipeWire && ServerProcess.serving(serverName: server) != nil
         bridge = CallbackBridge()
         bridge.client = handle
         bridge.installShutdownCallbacks(on: handle)

@@ -31,17 +31,18 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A client or server name libjack cannot take (checked before calling it:
     /// libjack aborts the process on some).
     case invalidName(kind: String, name: String, reason: String)
-    /// The server's jackd is stopped (SIGSTOP, Ctrl-Z, a debugger): checked
-    /// before an open, which would never return.
+    /// The server's jackd is stopped (SIGSTOP, Ctrl-Z, a debugger): found
+    /// before an open, which would never return (JackRuntime's `checkedOpen`).
     case serverStopped(server: String, pid: Int32)
-    /// JACK's metadata store is damaged: libjack would die of SIGBUS opening
-    /// it (checked before an open; see `MetadataStore`).
-    case metadataStoreDamaged(MetadataStore.Damage)
+    /// JACK's metadata store at `path` is damaged (`reason`): libjack would
+    /// die of SIGBUS opening it (found before an open: JackRuntime's
+    /// `MetadataStore`, through `checkedOpen`).
+    case metadataStoreDamaged(path: String, reason: String)
 
     public var description: String {
         switch self {
-        case let .metadataStoreDamaged(damage):
-            return "\(damage): libjack dies of SIGBUS opening it, and so would every JACK program of this user, "
+        case let .metadataStoreDamaged(path, reason):
+            return "JACK's metadata store '\(path)' is damaged (\(reason)): libjack dies of SIGBUS opening it, and so would every JACK program of this user, "
                 + "jackd too; stop the JACK programs of this user and remove that folder (JACK makes it anew)"
         case let .serverNotRunning(server, status):
             let evidence = status == 0 ? "no jackd serves that name" : "libjack status 0x\(String(status, radix: 16))"

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// A private headless jackd started for a test or a self-test: dummy backend,
@@ -149,7 +150,7 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
                 continue
             }
             do {
-                try Client(name: "harness-probe", serverName: name).close()
+                try Client.checkedOpen(name: "harness-probe", serverName: name).close()
                 return
             } catch {
                 probeFailure = error.description

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// netjack2 on one box: a master jackd on this machine (dummy backend with no
@@ -168,7 +169,7 @@ public final class NetJackRig: @unchecked Sendable {
 
     /// Whether netmanager on the master has the slave's ports connected through the loopback.
     private func masterSeesSlave() -> Bool {
-        guard let client = try? Client(name: "harness-net-probe", serverName: master.name) else { return false }
+        guard let client = try? Client.checkedOpen(name: "harness-net-probe", serverName: master.name) else { return false }
         defer { client.close() }
         return (1...loopbackChannels).allSatisfy { channel in
             client.port(named: "\(netName):from_slave_\(channel)")?.connections.contains("loopback:playback_\(channel)") == true

@@ -36,7 +36,7 @@ public final class SimulatedDevice: Sendable {
         self.name = name
         self.type = type
         self.channels = channels
-        client = try Client(name: name, serverName: serverName)
+        client = try Client.checkedOpen(name: name, serverName: serverName)
         var playback: [JackKit.Port] = []
         var capture: [JackKit.Port] = []
         for channel in 1...channels {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JackKit
+import JackRuntime
 
 /// `jas metadata-store`: check JACK's metadata store, and remove a damaged
 /// one when no JACK program of the user uses it.

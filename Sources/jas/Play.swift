@@ -105,7 +105,7 @@ struct Play: AsyncParsableCommand {
         WedgeWatch.start(command: "play")
         let player: StreamSignals
         do {
-            let rate = try Client(name: "\(name)-probe", serverName: audioSession.serverName).sampleRate
+            let rate = try Client.checkedOpen(name: "\(name)-probe", serverName: audioSession.serverName).sampleRate
             // Route n plays n × the frequency: the highest must stay below half the rate.
             let highest = frequency * Double(max(1, routes.count))
             if signal == "sine", highest >= Double(rate) / 2 {

@@ -2,6 +2,7 @@ import ArgumentParser
 import JackAudioSession
 import Foundation
 import JackKit
+import JackRuntime
 
 /// `jas sessions`: every session on the server with its published state.
 struct Sessions: ParsableCommand {
@@ -33,7 +34,7 @@ struct Sessions: ParsableCommand {
             // metadata store, whose complaints would land in the output).
             do {
                 guard LibraryVersion.isPipeWire else { throw JackError.serverNotRunning(server: serverName, status: 0) }
-                let client = try Client(name: "jas-sessions", serverName: serverName)
+                let client = try Client.checkedOpen(name: "jas-sessions", serverName: serverName)
                 client.close()
             } catch {
                 Output.diagnostic("jas sessions: \(Output.reason(error))")

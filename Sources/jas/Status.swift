@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JackAudioSession
 import JackKit
+import JackRuntime
 
 /// `jas status`: what the server runs and every port on it.
 struct Status: ParsableCommand {
@@ -23,7 +24,7 @@ struct Status: ParsableCommand {
     func run() throws {
         let client: Client
         do {
-            client = try Client(name: "jas-status", serverName: server.name)
+            client = try Client.checkedOpen(name: "jas-status", serverName: server.name)
         } catch {
             Output.diagnostic("jas status: \(Output.reason(error))")
             throw ExitCode(2)

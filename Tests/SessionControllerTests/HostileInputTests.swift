@@ -2,6 +2,7 @@ import JackAudioSession
 import CJack
 import Foundation
 import JackKit
+import JackRuntime
 import JackTestSupport
 import XCTest
 
@@ -160,7 +161,7 @@ final class HostileInputTests: JackTestCase {
         // SIGSTOP takes effect when the kernel next schedules jackd: wait for it.
         XCTAssertTrue(waitUntil(timeout: 5) { ServerProcess.stopped(serverName: server.name) == server.pid })
         let started = Date()
-        XCTAssertThrowsError(try Client(name: "probe", serverName: server.name)) { error in
+        XCTAssertThrowsError(try Client.checkedOpen(name: "probe", serverName: server.name)) { error in
             XCTAssertEqual(error as? JackError, .serverStopped(server: server.name, pid: server.pid))
         }
         for command in [["status"], ["selftest", "--duration", "0.5"], ["latency"]] {

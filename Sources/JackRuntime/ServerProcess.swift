@@ -1,0 +1,138 @@
+import Foundation
+import JackKit
+
+/// A jackd process on this machine, found through `/proc` by the server name
+/// its command line gives (`-n`, `--name`, or its `JACK_DEFAULT_SERVER`,
+/// else "default"). Only a jackd whose `/dev/shm` is this process's counts:
+/// one of the same name in another mount namespace serves another machine.
+///
+/// Used before libjack is asked: a client open on a stopped jackd (SIGSTOP,
+/// Ctrl-Z, a debugger) never returns and leaves libjack unusable in the
+/// process, and jackd2's request socket tells whether the server is between
+/// making and removing its metadata store.
+public struct ServerProcess: Sendable, Equatable {
+    public let pid: Int32
+    /// Its state letter in `/proc/PID/stat` (`R`, `S`, `T` stopped, `Z` a zombie, ...).
+    public let state: Character
+    /// Everything after `-d DRIVER`.
+    public let driverArguments: [String]
+
+    /// The folder jackd2 keeps its sockets and metadata store in.
+    public static let serverFolder = "/dev/shm"
+
+    /// The name of jackd2's request socket for `serverName` in `serverFolder`.
+    /// jackd creates it after its metadata store (the `JackServer` constructor
+    /// makes the store, `Open` the socket) and removes it before tearing the
+    /// store down on a clean stop (`Close` first, the destructor after): while
+    /// it exists, the store is neither being made nor being removed.
+    public static func requestSocketName(serverName: String) -> String { "jack_\(serverName)_\(getuid())_0" }
+
+    /// Whether jackd2's request socket for `serverName` exists.
+    public static func requestSocketExists(serverName: String) -> Bool {
+        access(serverFolder + "/" + requestSocketName(serverName: serverName), F_OK) == 0
+    }
+
+    /// The jackd serving `serverName` here, running or stopped (not a zombie).
+    public static func find(serverName: String, procRoot: String = "/proc") -> ServerProcess? {
+        all(serverName: serverName, procRoot: procRoot).first { $0.state != "Z" && $0.state != "X" }
+    }
+
+    /// The PID of a stopped jackd serving `serverName`, if there is one.
+    public static func stopped(serverName: String) -> Int32? {
+        all(serverName: serverName).first { $0.state == "T" || $0.state == "t" }?.pid
+    }
+
+    /// The PID of a jackd (running or stopped, not a zombie) serving `serverName`, if there is one.
+    public static func serving(serverName: String) -> Int32? { find(serverName: serverName)?.pid }
+
+    /// What can be seen of `serverName` now (see `ServerPresence`).
+    public static func presence(serverName: String) -> ServerPresence {
+        guard !LibraryVersion.isPipeWire else { return ServerPresence() }
+        return ServerPresence(requestSocket: requestSocketExists(serverName: serverName),
+                              process: serving(serverName: serverName) != nil)
+    }
+
+    /// Every jackd of this mount namespace that serves `serverName`.
+    static func all(serverName: String, procRoot: String = "/proc") -> [ServerProcess] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: procRoot) else { return [] }
+        var ours = stat()
+        guard stat(serverFolder, &ours) == 0 else { return [] }
+        return entries.compactMap { entry in
+            guard let pid = Int32(entry), pid != getpid(),
+                  let data = FileManager.default.contents(atPath: "\(procRoot)/\(entry)/cmdline"),
+                  let process = parse(pid: pid, commandLine: data, environment: { environmentValue($0, pid: pid, procRoot: procRoot) }),
+                  process.name == serverName else { return nil }
+            var theirs = stat()
+            guard stat("\(procRoot)/\(entry)/root\(serverFolder)", &theirs) == 0, theirs.st_dev == ours.st_dev,
+                  theirs.st_ino == ours.st_ino, let state = state(pid: pid, procRoot: procRoot) else { return nil }
+            return ServerProcess(pid: pid, state: state, driverArguments: process.driverArguments)
+        }
+    }
+
+    /// A jackd command line's server name and driver arguments; nil when it is not jackd's.
+    static func parse(pid: Int32, commandLine: Data, environment: (String) -> String?)
+        -> (name: String, driverArguments: [String])? {
+        let arguments = commandLine.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        guard let program = arguments.first?.split(separator: "/").last, program == "jackd" || program == "jackdmp" else {
+            return nil
+        }
+        var name: String?
+        var index = 1
+        // Server options come before the driver's (-d): only those name it.
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument.hasPrefix("--driver=") {
+                return (name ?? environment("JACK_DEFAULT_SERVER") ?? "default", Array(arguments.dropFirst(index + 1)))
+            }
+            if argument == "-d" || argument == "--driver" {
+                return (name ?? environment("JACK_DEFAULT_SERVER") ?? "default", Array(arguments.dropFirst(index + 2)))
+            }
+            if argument.hasPrefix("-d"), argument.count > 2, !argument.hasPrefix("--") {
+                return (name ?? environment("JACK_DEFAULT_SERVER") ?? "default", Array(arguments.dropFirst(index + 1)))
+            }
+            if argument == "-n" || argument == "--name", index + 1 < arguments.count {
+                name = arguments[index + 1]
+                index += 1
+            } else if argument.hasPrefix("--name=") {
+                name = String(argument.dropFirst(7))
+            } else if argument.hasPrefix("-n"), argument.count > 2, !argument.hasPrefix("--") {
+                name = String(argument.dropFirst(2))
+            }
+            index += 1
+        }
+        return (name ?? environment("JACK_DEFAULT_SERVER") ?? "default", [])
+    }
+
+    /// The value of a driver option given as `-x VALUE`, `-xVALUE` or `--long=VALUE`/`--long VALUE`.
+    public func driverOption(_ spellings: [String]) -> String? {
+        var index = 0
+        while index < driverArguments.count {
+            let argument = driverArguments[index]
+            for spelling in spellings {
+                if argument == spelling, index + 1 < driverArguments.count { return driverArguments[index + 1] }
+                if spelling.hasPrefix("--"), argument.hasPrefix(spelling + "=") { return String(argument.dropFirst(spelling.count + 1)) }
+                if !spelling.hasPrefix("--"), argument.hasPrefix(spelling), argument.count > spelling.count {
+                    return String(argument.dropFirst(spelling.count))
+                }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The state letter of `/proc/PID/stat` (after the parenthesised name).
+    private static func state(pid: Int32, procRoot: String) -> Character? {
+        guard let data = FileManager.default.contents(atPath: "\(procRoot)/\(pid)/stat"),
+              let close = data.lastIndex(of: UInt8(ascii: ")")), close + 2 < data.endIndex else { return nil }
+        return Character(UnicodeScalar(data[close + 2]))
+    }
+
+    private static func environmentValue(_ key: String, pid: Int32, procRoot: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: "\(procRoot)/\(pid)/environ") else { return nil }
+        for entry in data.split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            if text.hasPrefix(key + "=") { return String(text.dropFirst(key.count + 1)) }
+        }
+        return nil
+    }
+}
