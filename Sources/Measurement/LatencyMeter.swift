@@ -150,8 +150,11 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
                 if session.xrunCount != first.xrunsBefore { invalidate(&reading, .xrun) }
                 return reading
             }
-            if Date() >= deadline { return nil }
-            usleep(5_000)
+            let now = Date()
+            if now >= deadline { return nil }
+            // Asleep until the probe hands over a cycle, or the next reading is due, or the time is up.
+            let due = pending.first.map { $0.due.timeIntervalSince(now) } ?? .infinity
+            probe.wakeup.wait(timeout: max(0.001, min(due, deadline.timeIntervalSince(now))))
         }
     }
 

@@ -15,6 +15,8 @@ public final class RealtimeDelayProbe: @unchecked Sendable { // its tables are f
     /// Captured cycles, for the analysis.
     public let ring: SampleRing
     private let ringReference: Unmanaged<SampleRing>
+    /// Posted after every cycle handed over, so the analysis sleeps until there is one.
+    public let wakeup = ReaderWakeup(everyFrames: 1)
 
     /// A probe sending `signal`, with a ring holding `seconds` at `sampleRate`.
     public init(signal: MultiToneSignal, ringSeconds seconds: Double = 10, sampleRate: Int = 192_000) {
@@ -34,11 +36,12 @@ public final class RealtimeDelayProbe: @unchecked Sendable { // its tables are f
     /// The render block for a measurement-mode session.
     public var renderBlock: RenderBlock { { cycle in self.process(cycle) } }
 
-    /// One cycle, on JACK's real-time thread: reads the monotonic clock (a C
-    /// call the compiler cannot check; RealtimeSanitizer does) and runs the
-    /// checked kernel.
+    /// One cycle, on JACK's real-time thread: reads the monotonic clock, runs
+    /// the checked kernel and wakes the analysis (C calls the compiler cannot
+    /// check; RealtimeSanitizer and the allocation counter do).
     public func process(_ cycle: ProcessCycle) {
         process(cycle, at: MonotonicClock.nanoseconds)
+        if cycle.inputs.count > 0 { wakeup.written(cycle.frameCount) }
     }
 
     /// Writes the signal and hands over the input of one cycle that began at `now` (nanoseconds).
