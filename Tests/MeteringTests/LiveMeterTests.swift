@@ -91,7 +91,8 @@ final class LiveMeterTests: JackTestCase {
                                       channels: 2, looping: true)
         defer { player.session.close() }
         player.play()
-        usleep(500_000)
+        // Metered from the middle of it: half a second of it has played.
+        XCTAssertTrue(waitUntil(timeout: 10) { player.playedFrames >= 24_000 })
         let (meter, lines) = try startMeter(jas, ["--server", server.name, "--ports", "buffer-player:out_*",
                                                   "--interval", "100ms", "--for", "5"])
         meter.waitUntilExit()
