@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -29,13 +30,21 @@ static int read_task_file(int tid, const char *file, char *buffer, size_t size) 
     return (int)count;
 }
 
+// In read() is quiet only while nothing is waiting on the descriptor it reads
+// (the first argument in /proc's syscall line): a notification already sent
+// wakes the thread, which then takes libjack's synchronisation mutex to handle
+// it, and a cancellation then leaves that mutex locked.
 int cjack_thread_state(int tid) {
-    char text[160];
+    char text[256];
     if (read_task_file(tid, "syscall", text, sizeof text) < 0) return CJACK_THREAD_GONE;
     char *end = NULL;
     long number = strtol(text, &end, 10);
-    if (end != text && number == SYS_read) return CJACK_THREAD_IN_READ;
-    return CJACK_THREAD_BUSY;
+    if (end == text || number != SYS_read) return CJACK_THREAD_BUSY;
+    char *after = NULL;
+    unsigned long descriptor = strtoul(end, &after, 16);
+    int waiting = 0;
+    if (after == end || ioctl((int)descriptor, FIONREAD, &waiting) != 0) return CJACK_THREAD_IN_READ;
+    return waiting == 0 ? CJACK_THREAD_IN_READ : CJACK_THREAD_BUSY;
 }
 
 // Renames the threads that carry the mark: the newest one (the notification

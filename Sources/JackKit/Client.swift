@@ -49,19 +49,30 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         func close() -> ClientCloseOutcome {
             StepTrace.note("close \(label): deactivating")
             jack_deactivate(handle)
+            ClientLifecycle.shared.noteClose()
             StepTrace.note("close \(label): deactivated, waiting for its notification thread")
-            if let thread = notificationThread,
-               !thread.waitUntilQuiet(untilGone: bridge.serverWentAway, within: ClientLifecycle.quietBound) {
+            // Closing unlinks the client's notification socket, which names the client, not the server.
+            let closed = ClientNameLock.holding(String(cString: jack_get_client_name(handle))) { () -> Bool in
+                // Looked at last, right before libjack cancels the thread: a
+                // notification that came while the name lock was taken is
+                // handled first (the soak's harness probe, closed while three
+                // tools came back, wedged so within a few rounds). Nothing
+                // else runs between that look and the close.
+                StepTrace.note("close \(label): name locked, closing once its notification thread is quiet")
+                if let thread = notificationThread,
+                   !thread.waitUntilQuiet(untilGone: bridge.serverWentAway, within: ClientLifecycle.quietBound) {
+                    return false
+                }
+                jack_client_close(handle)
+                return true
+            }
+            guard closed else {
                 let reason = "the notification thread of \(label) was still handling a server notification after "
                     + "\(Int(ClientLifecycle.quietBound)) s, so it cannot be closed without hanging libjack (jack2 issue "
                     + "#395); no JACK client can be opened in this process any more: restart the program"
                 ClientLifecycle.shared.declareWedged(reason)
                 return .wedged(reason: reason)
             }
-            ClientLifecycle.shared.noteClose()
-            // Closing unlinks the client's notification socket, which names the client, not the server.
-            StepTrace.note("close \(label): notification thread quiet, closing")
-            ClientNameLock.holding(String(cString: jack_get_client_name(handle))) { _ = jack_client_close(handle) }
             StepTrace.note("close \(label): closed")
             bridgeRetain.release()
             processorRetain.withLock { retained in

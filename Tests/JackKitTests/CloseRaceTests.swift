@@ -104,6 +104,44 @@ final class CloseRaceTests: JackTestCase {
                       "the next open must say the server is gone, not hang: \(helper.lines)")
     }
 
+    /// The soak's wedge, made deterministic: the close looked at the thread,
+    /// found it quiet, then waited for the client-name lock while a client
+    /// arrived and sent the thread into libjack's handling (the mutex held),
+    /// and closed as soon as it had the lock. The close must look again once
+    /// it holds the lock, right before libjack cancels the thread.
+    func testAClientArrivingWhileTheCloseWaitsForTheNameLockIsWaitedFor() throws {
+        let server = try startServer(period: 256)
+        let helper = try Helper([server.name, "safe", "locked", "2000"])
+        XCTAssertTrue(helper.waitFor("armed"), "the helper never opened its client: \(helper.lines)")
+        // The victim's name lock, as JackKit's ClientNameLock names it, held by this process.
+        let lockPath = "/dev/shm/jackkit-client-\(getuid())-victim.lock"
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        XCTAssertGreaterThanOrEqual(lock, 0, lockPath)
+        defer { close(lock) }
+        XCTAssertEqual(flock(lock, LOCK_EX), 0)
+        var holding = true
+        defer { if holding { flock(lock, LOCK_UN) } }
+        helper.input.fileHandleForWriting.write(Data("go\n".utf8))
+        XCTAssertTrue(helper.waitFor("closing"), "\(helper.lines)")
+        // The close waits for the lock: the lane's thread sleeps between tries
+        // of it, beside the helper's watcher, which sleeps between looks at the hook.
+        let pid = helper.process.processIdentifier
+        XCTAssertTrue(waitUntil(timeout: 3) {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            return tasks.filter {
+                (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/wchan", encoding: .utf8)) == "hrtimer_nanosleep"
+            }.count >= 2
+        }, "the helper's close never waited for the name lock: \(helper.lines)")
+        let arrival = try Client(name: "arrival", serverName: server.name)
+        XCTAssertTrue(helper.waitFor("inside", timeout: 4), "the notification thread never entered the hook: \(helper.lines)")
+        flock(lock, LOCK_UN)
+        holding = false
+        arrival.close()
+        XCTAssertEqual(helper.exitStatus(within: 12), 0, "\(helper.lines)")
+        XCTAssertTrue(helper.lines.contains("closed"), "\(helper.lines)")
+        XCTAssertTrue(helper.lines.contains("reopened"), "libjack no longer opens clients: \(helper.lines)")
+    }
+
     func testAThreadThatNeverGoesQuietIsReportedAsWedgedNotHung() throws {
         let (helper, _) = try race("safe", "live", holdMilliseconds: 60_000)
         let status = helper.exitStatus(within: ClientLifecycle.quietBound + 6)

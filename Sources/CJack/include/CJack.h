@@ -35,7 +35,8 @@ enum {
     CJACK_THREAD_GONE = -1,
     /// The thread runs, or waits anywhere but in read().
     CJACK_THREAD_BUSY = 0,
-    /// The thread is blocked in read(): a notification thread waiting for the server.
+    /// The thread is blocked in read() on a descriptor with nothing waiting
+    /// in it: a notification thread waiting for the server's next word.
     CJACK_THREAD_IN_READ = 1,
 };
 
