@@ -173,7 +173,13 @@ for round in 1...restarts {
     if killed { server.kill() } else { server.stop() }
     let down = downTimes.next()
     usleep(UInt32(down * 1_000_000))
-    server = try LoopbackServer(name: name, period: 256)
+    do {
+        server = try LoopbackServer(name: name, period: 256)
+    } catch {
+        // Said, and the tools stopped below: a thrown error would leave them running.
+        failures.append("round \(round): the server did not come back: \(error)")
+        break
+    }
     let acceptedAt = cjack_monotonic_nanoseconds()
     for (command, count) in zip(commands, before) {
         guard command.process.isRunning else {
