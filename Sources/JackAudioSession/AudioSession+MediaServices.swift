@@ -88,7 +88,7 @@ extension AudioSession {
                 // A damaged store is said while the server is away (it is why it cannot come back: jackd
                 // dies of it too), by looking at its files, without libjack.
                 if !LibraryVersion.isPipeWire, let damage = MetadataStore().damage() {
-                    reportStoreDamage(.metadataStoreDamaged(path: damage.path, reason: damage.reason))
+                    reportStoreDamage(damage.jackError)
                     return false
                 }
                 // No open while jackd2 makes or removes its metadata store (its
@@ -119,7 +119,7 @@ extension AudioSession {
             fresh = try makeClient()
         } catch {
             if let why = libraryWedgedReason { reportLibraryWedged(why) }
-            if case .metadataStoreDamaged? = error.cause, let damage = error.cause { storeDamaged(damage) }
+            if let cause = error.cause, case .metadataStoreDamaged = cause { storeDamaged(cause) }
             return false
         }
         StepTrace.note("reconnect: client opened, adopting")

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import JackKit
 
 /// JACK's metadata store as it lies on disk: the Berkeley DB environment that
 /// libjack opens in every process that opens a client, and jackd at start,
@@ -29,6 +30,9 @@ public struct MetadataStore: Sendable {
         public let reason: String
 
         public var description: String { "JACK's metadata store '\(path)' is damaged (\(reason))" }
+
+        /// The damage as the error an open reports.
+        public var jackError: JackError { .metadataStoreDamaged(path: path, reason: reason) }
     }
 
     /// Seconds an empty region file may be young before it counts as damage:

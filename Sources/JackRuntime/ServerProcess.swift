@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import JackKit
 
@@ -52,25 +55,32 @@ public struct ServerProcess: Sendable, Equatable {
                               process: serving(serverName: serverName) != nil)
     }
 
-    /// Every jackd of this mount namespace that serves `serverName`.
+    /// Every jackd of this mount namespace that serves `serverName`. Read
+    /// with plain system calls: it runs before every open and at every
+    /// reconnect attempt (Foundation's file reading here grew each of the
+    /// soak's tools by some 700 KiB a restart).
     static func all(serverName: String, procRoot: String = "/proc") -> [ServerProcess] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: procRoot) else { return [] }
+        guard let directory = opendir(procRoot) else { return [] }
+        defer { closedir(directory) }
         var ours = stat()
         guard stat(serverFolder, &ours) == 0 else { return [] }
-        return entries.compactMap { entry in
-            guard let pid = Int32(entry), pid != getpid(),
-                  let data = FileManager.default.contents(atPath: "\(procRoot)/\(entry)/cmdline"),
-                  let process = parse(pid: pid, commandLine: data, environment: { environmentValue($0, pid: pid, procRoot: procRoot) }),
-                  process.name == serverName else { return nil }
+        var found: [ServerProcess] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let pid = Int32(name), pid != getpid(),
+                  let commandLine = read("\(procRoot)/\(name)/cmdline", limit: 8192),
+                  let process = parse(pid: pid, commandLine: commandLine, environment: { environmentValue($0, pid: pid, procRoot: procRoot) }),
+                  process.name == serverName else { continue }
             var theirs = stat()
-            guard stat("\(procRoot)/\(entry)/root\(serverFolder)", &theirs) == 0, theirs.st_dev == ours.st_dev,
-                  theirs.st_ino == ours.st_ino, let state = state(pid: pid, procRoot: procRoot) else { return nil }
-            return ServerProcess(pid: pid, state: state, driverArguments: process.driverArguments)
+            guard stat("\(procRoot)/\(name)/root\(serverFolder)", &theirs) == 0, theirs.st_dev == ours.st_dev,
+                  theirs.st_ino == ours.st_ino, let state = state(pid: pid, procRoot: procRoot) else { continue }
+            found.append(ServerProcess(pid: pid, state: state, driverArguments: process.driverArguments))
         }
+        return found
     }
 
     /// A jackd command line's server name and driver arguments; nil when it is not jackd's.
-    static func parse(pid: Int32, commandLine: Data, environment: (String) -> String?)
+    static func parse(pid: Int32, commandLine: [UInt8], environment: (String) -> String?)
         -> (name: String, driverArguments: [String])? {
         let arguments = commandLine.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         guard let program = arguments.first?.split(separator: "/").last, program == "jackd" || program == "jackdmp" else {
@@ -122,17 +132,33 @@ public struct ServerProcess: Sendable, Equatable {
 
     /// The state letter of `/proc/PID/stat` (after the parenthesised name).
     private static func state(pid: Int32, procRoot: String) -> Character? {
-        guard let data = FileManager.default.contents(atPath: "\(procRoot)/\(pid)/stat"),
-              let close = data.lastIndex(of: UInt8(ascii: ")")), close + 2 < data.endIndex else { return nil }
-        return Character(UnicodeScalar(data[close + 2]))
+        guard let bytes = read("\(procRoot)/\(pid)/stat", limit: 1024),
+              let close = bytes.lastIndex(of: UInt8(ascii: ")")), close + 2 < bytes.count else { return nil }
+        return Character(UnicodeScalar(bytes[close + 2]))
     }
 
     private static func environmentValue(_ key: String, pid: Int32, procRoot: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: "\(procRoot)/\(pid)/environ") else { return nil }
-        for entry in data.split(separator: 0) {
+        guard let bytes = read("\(procRoot)/\(pid)/environ", limit: 65_536) else { return nil }
+        for entry in bytes.split(separator: 0) {
             let text = String(decoding: entry, as: UTF8.self)
             if text.hasPrefix(key + "=") { return String(text.dropFirst(key.count + 1)) }
         }
         return nil
+    }
+
+    /// Up to `limit` bytes of a file (a /proc file has no size to ask for first).
+    private static func read(_ path: String, limit: Int) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var count = 0
+        while count < limit {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, limit - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            count += got
+        }
+        return Array(bytes.prefix(count))
     }
 }
