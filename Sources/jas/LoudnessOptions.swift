@@ -6,7 +6,7 @@ import Metering
 /// `a85`) or figures of one's own, and how long a level must stay out
 /// before it is an alarm; `--on-loudness-alarm` runs a command at each.
 struct LoudnessOptions: ParsableArguments {
-    @Option(help: "Alarm when the programme leaves a standard's loudness: r128 (-23 LUFS ±1 LU, true peak ≤ -1 dBTP) or a85 (-24 LKFS ±2 dB, ≤ -2 dBTP).")
+    @Option(parsing: .unconditional, help: "Alarm when the programme leaves a standard's loudness: r128 (-23 LUFS ±1 LU, true peak ≤ -1 dBTP) or a85 (-24 LKFS ±2 dB, ≤ -2 dBTP).")
     var loudness: String?
 
     @Option(parsing: .unconditional, help: "The target loudness, e.g. -23 or -23LUFS (instead of, or changing, --loudness's; without --loudness, R128's figures stand for those not given).")
@@ -18,7 +18,7 @@ struct LoudnessOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "The true-peak ceiling, e.g. -1 or -1dBTP (default: the standard's, else -1).")
     var maxTruePeak: String?
 
-    @Option(help: "How long the short-term loudness must stay out (or back in, 0.5 LU inside) before an alarm starts (or ends), e.g. 10s; a true peak over starts its alarm at once and ends it after this long without one.")
+    @Option(parsing: .unconditional, help: "How long the short-term loudness must stay out (or back in, 0.5 LU inside) before an alarm starts (or ends), e.g. 10s; a true peak over starts its alarm at once and ends it after this long without one.")
     var loudnessHold: String = "10s"
 
     @Option(help: "A shell command to run when a loudness alarm starts or ends (environment: JAS_EVENT, JAS_ALARM, JAS_LEVEL, JAS_THRESHOLD, JAS_TARGET, JAS_POSITION_SECONDS, JAS_TIME).")
@@ -33,7 +33,7 @@ struct LoudnessOptions: ParsableArguments {
         var chosen: LoudnessTarget
         if let loudness {
             guard let named = LoudnessTarget.named(loudness) else {
-                throw ValidationError("--loudness must be r128 or a85, not '\(loudness)' (or give --target LUFS)")
+                throw ValidationError(LoudnessTarget.unknownStandard(loudness, option: "--loudness", targetOption: true))
             }
             chosen = named
         } else {
@@ -85,5 +85,20 @@ struct LoudnessOptions: ParsableArguments {
 
     private static func spoken(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+extension LoudnessTarget {
+    /// What `--loudness` says of a name it does not know. Where the command
+    /// takes `--target`, a figure typed there (`--loudness -23`) is pointed to it.
+    static func unknownStandard(_ value: String, option: String, targetOption: Bool) -> String {
+        let standards = "\(option) must be r128 or a85"
+        guard targetOption else { return "\(standards), not '\(value)'" }
+        let number = value.lowercased().replacingOccurrences(of: "lufs", with: "").replacingOccurrences(of: "lkfs", with: "")
+        guard let figure = Double(number.trimmingCharacters(in: .whitespaces)) else {
+            return "\(standards), not '\(value)' (or give --target LUFS)"
+        }
+        return "\(standards); for a loudness of your own give --target \(value)"
+            + (figure > 0 ? " (loudness targets are negative, e.g. --target -23)" : "")
     }
 }

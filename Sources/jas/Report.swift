@@ -32,7 +32,7 @@ struct Report: ParsableCommand {
     @Option(help: "Also write the intervals as CSV to this file.")
     var csv: String?
 
-    @Option(help: "The target to judge against, r128 or a85 (default: the one the log's alarms were raised against, else r128).")
+    @Option(parsing: .unconditional, help: "The target to judge against, r128 or a85 (default: the one the log's alarms were raised against, else r128).")
     var loudness: String?
 
     @Flag(help: "Replace the page and the CSV if they exist.")
@@ -54,7 +54,7 @@ struct Report: ParsableCommand {
     func target() throws -> LoudnessTarget? {
         guard let loudness else { return nil }
         guard let named = LoudnessTarget.named(loudness) else {
-            throw ValidationError("--loudness must be r128 or a85, not '\(loudness)'")
+            throw ValidationError(LoudnessTarget.unknownStandard(loudness, option: "--loudness", targetOption: false))
         }
         return named
     }
