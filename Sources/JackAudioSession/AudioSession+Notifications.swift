@@ -14,7 +14,10 @@ extension AudioSession {
             let client = try Client.checkedOpen(name: clientName, serverName: serverName)
             board.serverPresence.withLock { $0 = ServerProcess.presence(serverName: client.serverName) }
             let sender = ObjectIdentifier(client)
-            try client.setEventHandler { [weak self] event in self?.handle(event, from: sender) }
+            try client.setEventHandler { [weak self, weak client] event in
+                if case .xrun = event, let self, let client { self.noteXrun(at: client.cycleFrameTime) }
+                self?.handle(event, from: sender)
+            }
             try client.setLatencyHandler { [weak self] mode in self?.reportLatency(mode) }
             return client
         } catch {
@@ -29,6 +32,13 @@ extension AudioSession {
             work(self.core.value)
         }
         if delay > 0 { core.queue.asyncAfter(deadline: .now() + delay, execute: job) } else { core.queue.async(execute: job) }
+    }
+
+    /// On the notification thread, as an xrun comes: the cycle it came in,
+    /// kept for the report if it is the first not yet reported.
+    private func noteXrun(at frameTime: UInt32) {
+        _ = board.firstUnreportedXrunFrame.compareExchange(expected: 0, desired: 1 << 32 | UInt64(frameTime),
+                                                           ordering: .acquiringAndReleasing)
     }
 
     private func handle(_ event: ClientEvent, from sender: ObjectIdentifier) {

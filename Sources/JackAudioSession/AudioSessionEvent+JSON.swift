@@ -32,7 +32,7 @@ extension AudioSessionEvent: Encodable {
         case let .silenceSecondaryAudioHint(begin):
             try json.encode("silenceSecondaryAudioHint", forKey: "event")
             try json.encode(begin ? "begin" : "end", forKey: "type")
-        case let .xrun(count, total, delay):
+        case let .xrun(count, total, delay, _):
             try json.encode("xrun", forKey: "event")
             try json.encode(count, forKey: "count")
             try json.encode(total, forKey: "total")

@@ -51,8 +51,12 @@ public enum AudioSessionEvent: Sendable, Equatable {
     /// Other sessions' primary audio started (true) or stopped (false).
     case silenceSecondaryAudioHint(begin: Bool)
     /// The server reported xruns: `count` since the last xrun event, `total`
-    /// since the session opened, and how late the last one was, microseconds.
-    case xrun(count: Int, total: Int, delayMicroseconds: Double)
+    /// since the session opened, how late the last one was, microseconds, and
+    /// JACK's frame time of the cycle in which the first of them was
+    /// reported (`jack_last_frame_time` when it came; nil: not known). The
+    /// event itself comes up to 250 ms later (xruns are said at most four
+    /// times a second), so the frame time of its arrival is not the xrun's.
+    case xrun(count: Int, total: Int, delayMicroseconds: Double, atFrameTime: UInt32?)
     /// The server's period changed (by this session or any other client).
     case ioBufferDurationChange(seconds: Double, frames: Int)
     /// The server cannot do something jackd2 does (said once per session,
@@ -198,7 +202,7 @@ final class EventHub: Sendable {
         case let .silenceSecondaryAudioHint(begin):
             let type: SilenceSecondaryAudioHintType = begin ? .begin : .end
             return (N.silenceSecondaryAudioHint, [N.silenceSecondaryAudioHintTypeKey: type.rawValue])
-        case let .xrun(count, total, delay):
+        case let .xrun(count, total, delay, _):
             return (N.xrun, [N.xrunCountKey: count, N.xrunTotalKey: total, N.xrunDelayKey: delay])
         case let .ioBufferDurationChange(seconds, frames):
             return (N.ioBufferDurationChange, [N.ioBufferDurationKey: seconds, N.ioBufferFramesKey: frames])

@@ -21,6 +21,10 @@ final class SessionBoard: Sendable {
     /// Passes of the session's latency callback (playback), so an activation can wait for one.
     let latencyPasses = Atomic<Int>(0)
     let xruns = Atomic<Int>(0)
+    /// The cycle frame time at the first xrun not yet reported, with bit 32
+    /// set (0: none): set on the notification thread when the xrun comes,
+    /// taken by the report up to 250 ms later.
+    let firstUnreportedXrunFrame = Atomic<UInt64>(0)
     /// The period last reported in an ioBufferDurationChange, frames.
     let lastPeriod = Atomic<Int>(0)
     /// The server's sample rate when last seen, Hz.

@@ -14,7 +14,9 @@ extension SessionCore {
         xrunsReported = total
         guard total > reported else { return }
         let delay = activeClient?.xrunDelayMicroseconds ?? 0
-        hub.post(.xrun(count: total - reported, total: total, delayMicroseconds: delay))
+        let first = board.firstUnreportedXrunFrame.exchange(0, ordering: .acquiringAndReleasing)
+        hub.post(.xrun(count: total - reported, total: total, delayMicroseconds: delay,
+                       atFrameTime: first == 0 ? nil : UInt32(truncatingIfNeeded: first)))
     }
 
     /// The server runs another period now.

@@ -137,7 +137,7 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
         let session = session
         eventTask = Task.detached { [weak self] in
             for await event in events {
-                if case let .xrun(count, _, _) = event { self?.xruns.add(count, ordering: .relaxed) }
+                if case let .xrun(count, _, _, _) = event { self?.xruns.add(count, ordering: .relaxed) }
                 if case .routeChange = event { self?.sourceWatch?.checkSoon() }
                 onEvent(event)
                 guard case .interruption(.ended, _, _) = event else { continue }

@@ -435,14 +435,16 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             for await event in stream {
                 guard let self else { return }
                 switch event {
-                case let .xrun(count, _, delay):
+                case let .xrun(count, _, delay, firstFrameTime):
                     guard let writer = self.writer, let client = self.session.client else { continue }
                     let recording = writer.stats.withLock { stats -> Bool in
                         let counts = stats.recording && !stats.finished
                         if counts { stats.xruns += count }
                         return counts
                     }
-                    if recording { self.emit(.xrun(atFrame: writer.position(ofFrameTime: client.frameTime), delayMicroseconds: delay)) }
+                    // Where the first of them came, not where the report (up to 250 ms later) is read.
+                    let frameTime = firstFrameTime ?? client.cycleFrameTime
+                    if recording { self.emit(.xrun(atFrame: writer.position(ofFrameTime: frameTime), delayMicroseconds: delay)) }
                 case let .interruption(type, _, _):
                     // The seeds' guideline for recording and metering apps:
                     // stop on an interruption, and always try to reactivate

@@ -84,7 +84,7 @@ public final class WatchBoard: Sendable {
         switch event {
         case .mediaServicesWereLost: setServerUp(false)
         case .mediaServicesWereReset: setServerUp(true)
-        case let .xrun(count, _, _): addXruns(count)
+        case let .xrun(count, _, _, _): addXruns(count)
         default: break
         }
         publish(event: event, at: time)

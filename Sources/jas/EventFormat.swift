@@ -27,7 +27,7 @@ enum EventFormat {
                 + (reset.reactivated ? ", active again" : "") + (changes.isEmpty ? "" : "; " + changes.joined(separator: ", "))
         case let .silenceSecondaryAudioHint(begin):
             return "\(stamp) silence secondary audio: \(begin ? "begin" : "end")"
-        case let .xrun(count, total, delay):
+        case let .xrun(count, total, delay, _):
             return "\(stamp) xrun ×\(count) (\(total) in all, last \(String(format: "%.0f", delay)) µs late)"
         case let .ioBufferDurationChange(seconds, frames):
             return "\(stamp) I/O buffer now \(frames) frames (\(String(format: "%.3f", seconds * 1000)) ms)"

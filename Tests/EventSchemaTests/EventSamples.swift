@@ -25,7 +25,7 @@ enum EventSamples {
                                                                    previousIOBufferFrames: 256, ioBufferFrames: 1024,
                                                                    reactivated: true, downtime: 0.0421337))),
         ("secondary-hint", .silenceSecondaryAudioHint(begin: true)),
-        ("xrun", .xrun(count: 2, total: 7, delayMicroseconds: 1234.5)),
+        ("xrun", .xrun(count: 2, total: 7, delayMicroseconds: 1234.5, atFrameTime: 96_000)),
         ("io-buffer", .ioBufferDurationChange(seconds: 256.0 / 48000, frames: 256)),
         ("limitation", .serverLimitation(.pipeWireDefaultMetadata)),
         ("rate-mismatch", .sampleRateMismatch(SampleRateMismatch(preferredSampleRate: 96000, sampleRate: 48000))),

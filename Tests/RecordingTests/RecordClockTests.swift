@@ -74,7 +74,8 @@ final class RecordClockTests: JackTestCase {
             // (JACK-NOTES): the time it lost has no frames; such a file is not counted.
             let xruns = log.filter { ["xrun", "gap"].contains($0["event"] as? String) }.compactMap { ($0["at_frame"] as? Int).map(Int64.init) }
             // Setting the wall clock makes no gap (gaps are measured on the monotonic clock). A gap an
-            // xrun made near the step is the xrun's (seen under load: a discontinuity 0.16 s before it).
+            // xrun made near the step is the xrun's: the log places an xrun at the cycle it came in (it
+            // was placed where its report was read, up to 0.25 s later, and such a gap looked unexplained).
             if take.label == "step" {
                 let xrunFrames = log.filter { $0["event"] as? String == "xrun" }.compactMap { ($0["at_frame"] as? Int).map(Int64.init) }
                 let unexplained = gapRanges(log).filter { gap in
