@@ -1,6 +1,7 @@
 # JackAudioSession: every step installs what it needs itself (idempotent).
 #   make run    install, build, run `jas selftest` on a private jackd
-#   make test   install, build (debug and release), run the whole suite (its PipeWire lane on the system's PipeWire),
+#   make test   install, build (debug and release), run the whole suite (its PipeWire lane on the system's PipeWire;
+#               in two shards side by side, each on a private /dev/shm: scripts/test-shards.py),
 #               the PipeWire lane again on bookworm-backports' PipeWire 1.4, `make rtsan` and `make bench-smoke`
 #   make rtsan  the loopback test with RealtimeSanitizer inside the callback
 #   make bench  every benchmark against its reference (not part of test; make test runs each briefly)
@@ -52,7 +53,7 @@ test: deps pipewire-1.4
 	$(call PHASE,build)
 	$(SWIFT) build --build-tests
 	$(call PHASE,swift test)
-	$(SWIFT) test --skip-build
+	python3 scripts/test-shards.py
 	$(call PHASE,pipewire-lane)
 	$(MAKE) pipewire-lane
 	$(call PHASE,rtsan)

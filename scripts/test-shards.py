@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Runs the built test suite in shards side by side, each shard on a JACK
+"machine" of its own: a mount namespace with a private /dev/shm, so the
+shards share no jackd server table (8 slots), no sockets, no per-user
+metadata store (which any server's clean stop deletes) and no session
+registry. The network and the processes are shared; tests pick free ports.
+
+Whole test classes go to shards, the longest first to the least loaded
+(the seconds each class took are in Tests/class-seconds.tsv; a class not
+listed there counts 5 s a test). Each shard is one run of the xctest bundle,
+as `swift test` runs it (a second `swift test` would wait for the first's
+lock on .build). The output is XCTest's own, lines interleaved.
+
+The classes in ALONE run after the shards, by themselves: their verdict
+depends on jackd keeping time at short periods, which jackd without
+real-time scheduling cannot do beside another shard's servers on a loaded
+two-core machine (JACK-NOTES: limit how many servers run at once).
+
+Fails when a shard fails, crashes, or ran fewer tests than it was given.
+Without root (no mount namespace), runs one shard in this /dev/shm.
+
+usage: test-shards.py [--shards N] [--bundle PATH] [--write-seconds FILE]
+"""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SECONDS_FILE = os.path.join(ROOT, "Tests", "class-seconds.tsv")
+# Beside another shard and a busy core: ten seconds bit-exact at a 64-frame
+# period had every one of its six tries spoilt by xruns (335 in one), and a
+# netjack2 slave under a restarting master differed in more samples than its
+# xruns explain.
+ALONE = {"LoopbackBitExactTests", "NetJackTests"}
+CASE_LINE = re.compile(r"^Test Case '([^'.]+)\.([^']+)' (started|passed|failed|skipped)(?: \(([0-9.]+) seconds\))?")
+
+
+def listed_tests(bundle):
+    listing = subprocess.run([bundle, "--list-tests"], capture_output=True, text=True, check=True).stdout
+    classes = collections.OrderedDict()
+    for line in listing.splitlines():
+        line = line.strip()
+        if "/" not in line:
+            continue
+        specifier = line.split("/")[0]          # Module.Class
+        classes.setdefault(specifier, []).append(line)
+    return classes
+
+
+def known_seconds():
+    seconds = {}
+    if os.path.exists(SECONDS_FILE):
+        for line in open(SECONDS_FILE):
+            if line.startswith("#") or not line.strip():
+                continue
+            value, name = line.split()
+            seconds[name] = float(value)
+    return seconds
+
+
+def plan(classes, shards):
+    """The shards run side by side; the last entry, the classes in ALONE, after them."""
+    seconds = known_seconds()
+    cost = {c: seconds.get(c.split(".")[-1], 5.0 * len(tests)) for c, tests in classes.items()}
+    loads = [[0.0, []] for _ in range(shards)]
+    alone = [0.0, []]
+    for name in sorted(classes, key=lambda c: -cost[c]):
+        if shards > 1 and name.split(".")[-1] in ALONE:
+            alone[0] += cost[name]
+            alone[1].append(name)
+            continue
+        lightest = min(loads, key=lambda load: load[0])
+        lightest[0] += cost[name]
+        lightest[1].append(name)
+    return loads + ([alone] if alone[1] else [])
+
+
+def isolated():
+    return subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode == 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shards", type=int, default=int(os.environ.get("JAS_TEST_SHARDS", min(2, os.cpu_count() or 1))))
+    parser.add_argument("--bundle", default=os.path.join(ROOT, ".build", "debug", "JackAudioSessionPackageTests.xctest"))
+    parser.add_argument("--write-seconds", metavar="FILE", help="write each class's measured seconds to FILE")
+    options = parser.parse_args()
+
+    if not os.access(options.bundle, os.X_OK):
+        sys.exit(f"test-shards: no test bundle at {options.bundle}: run `swift build --build-tests` first")
+    classes = listed_tests(options.bundle)
+    shards = max(1, options.shards)
+    if shards > 1 and not isolated():
+        print("test-shards: cannot make a mount namespace (needs root): running one shard in this /dev/shm")
+        shards = 1
+    loads = plan(classes, shards)
+    expected = sum(len(t) for t in classes.values())
+    print(f"test-shards: {expected} tests in {len(classes)} classes; {shards} shard(s) side by side: "
+          + ", ".join(f"{len(names)} classes ~{load:.0f} s" for load, names in loads[:shards])
+          + "".join(f"; then by themselves: {', '.join(names)} ~{load:.0f} s" for load, names in loads[shards:]), flush=True)
+
+    lock = threading.Lock()
+    seen = [collections.Counter() for _ in loads]
+    started_names = [set() for _ in loads]
+    measured = collections.defaultdict(float)
+    started = time.monotonic()
+
+    def launch(index):
+        command = ["stdbuf", "-oL", "-eL", options.bundle, ",".join(loads[index][1])]
+        if len(loads) > 1:
+            # A private /dev/shm for this shard; the namespace ends with its last process.
+            command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                       'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"', "shard"] + command
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   errors="replace", bufsize=1)
+
+        def pump():
+            for line in process.stdout:
+                match = CASE_LINE.match(line)
+                with lock:
+                    if match:
+                        seen[index][match.group(3)] += 1
+                        if match.group(3) == "started":
+                            started_names[index].add(f"{match.group(1)}/{match.group(2)}")
+                        if match.group(4):
+                            measured[match.group(1)] += float(match.group(4))
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+
+        thread = threading.Thread(target=pump)
+        thread.start()
+        return process, thread
+
+    def finish(index, process, thread):
+        status = process.wait()
+        thread.join()
+        given = sum(len(classes[name]) for name in loads[index][1])
+        ran = seen[index]["started"]
+        verdict = "passed" if status == 0 and ran == given else "FAILED"
+        why = "" if status == 0 else f", exit status {status}" if status > 0 else f", killed by signal {-status}"
+        label = "alone" if index >= shards else f"shard {index + 1}"
+        print(f"test-shards: {label}: {verdict}: ran {ran} of {given} tests ({seen[index]['failed']} failed, "
+              f"{seen[index]['skipped']} skipped{why})", flush=True)
+        missing = [t for name in loads[index][1] for t in classes[name]
+                   if t.split(".", 1)[1] not in started_names[index]]
+        if missing:
+            print(f"test-shards: {label} never started {len(missing)}: " + ", ".join(missing[:8])
+                  + (" ..." if len(missing) > 8 else ""), flush=True)
+        return verdict == "passed"
+
+    side_by_side = [(index, *launch(index)) for index in range(min(shards, len(loads)))]
+    failed = not all([finish(*running) for running in side_by_side])
+    for index in range(shards, len(loads)):
+        print(f"test-shards: now by themselves: {', '.join(loads[index][1])}", flush=True)
+        failed |= not finish(index, *launch(index))
+    print(f"test-shards: {'FAILED' if failed else 'passed'} in {time.monotonic() - started:.0f} s", flush=True)
+    if options.write_seconds:
+        with open(options.write_seconds, "w") as out:
+            out.write("# seconds\tclass (written by scripts/test-shards.py --write-seconds)\n")
+            for name, value in sorted(measured.items(), key=lambda item: -item[1]):
+                out.write(f"{value:.1f}\t{name}\n")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
