@@ -105,6 +105,8 @@ extension AudioSession {
     /// the queue: jack2 runs it while a connection the queue makes is still
     /// waiting for the server.
     private func reportLatency(_ mode: LatencyMode) {
+        StepTrace.note("latency callback (\(mode)): reading and setting the ranges")
+        defer { StepTrace.note("latency callback (\(mode)): done") }
         board.read { $0.activation.ports }?.reportLatency(mode)
         if mode == .playback { board.latencyPasses.add(1, ordering: .releasing) }
     }

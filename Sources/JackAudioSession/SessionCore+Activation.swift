@@ -33,6 +33,8 @@ extension SessionCore {
         func wait(on board: SessionBoard) {
             let deadline = Date().addingTimeInterval(1)
             while board.latencyPasses.load(ordering: .acquiring) <= latencyPassesBefore, Date() < deadline { usleep(1_000) }
+            StepTrace.note("activation: latency pass " + (board.latencyPasses.load(ordering: .acquiring) > latencyPassesBefore
+                                                           ? "seen" : "not seen within 1 s"))
             if let period { SessionCore.awaitPeriod(period, on: client) }
         }
     }
@@ -126,6 +128,7 @@ extension SessionCore {
             announceActivation(attempt, order: requestedAt, on: client)
         }
         lookAtDevices(on: client)
+        StepTrace.note("activation: devices looked at")
         let catalog = activation.catalog
         let history = activation.history
         // Channel counts: the preference (default 2), clamped to what the route offers.
@@ -168,6 +171,7 @@ extension SessionCore {
         do {
             try client.setProcessor(processor)
             try client.activate()
+            StepTrace.note("activation: '\(client.name)' active, connecting")
         } catch {
             unregister(ports, on: client)
             throw AudioSessionError(.mediaServicesFailed, error.description, cause: error)
@@ -183,6 +187,7 @@ extension SessionCore {
             throw error
         }
         client.recomputeLatencies()
+        StepTrace.note("activation: connected, latencies asked for")
         return ActivationWait(attempt: attempt, client: client, latencyPassesBefore: passesBefore, period: requestedPeriod,
                               plan: plan, processor: processor, order: isReset ? nil : requestedAt)
     }
