@@ -1,7 +1,7 @@
 # JackAudioSession: every step installs what it needs itself (idempotent).
 #   make run    install, build, run `jas selftest` on a private jackd
 #   make test   install, build (debug and release), run the whole suite (its PipeWire lane on the system's PipeWire;
-#               in two shards side by side, each on a private /dev/shm: scripts/test-shards.py),
+#               in shards side by side, one per idle core, each on a private /dev/shm: scripts/test-shards.py),
 #               the PipeWire lane again on bookworm-backports' PipeWire 1.4, `make rtsan` and `make bench-smoke`
 #   make rtsan  the loopback test with RealtimeSanitizer inside the callback
 #   make bench  every benchmark against its reference (not part of test; make test runs each briefly)

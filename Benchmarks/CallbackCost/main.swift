@@ -38,6 +38,9 @@ struct Options {
     /// Set in the copy of this program that runs under pw-jack: the daemon's name.
     var onPipeWire: String?
 
+    static let usage = "usage: callback-bench [--c-reference PATH|none] [--period N] [--cycles N] [--rounds N] "
+        + "[--channels 2,32] [--streams 8] [--pipewire]"
+
     init(_ arguments: [String]) {
         var rest = arguments[...]
         while let flag = rest.popFirst() {
@@ -51,7 +54,7 @@ struct Options {
             case "--streams": streams = Int(value) ?? streams
             case "--pipewire": pipewire = true
             case "--on-pipewire": onPipeWire = value
-            default: fatalError("callback-bench: unknown option \(flag)")
+            default: refuseOption(flag, tool: "callback-bench", usage: Self.usage)
             }
         }
     }

@@ -31,7 +31,7 @@ struct Options {
             case "--jas": jas = value
             case "--seconds": seconds = Int(value) ?? seconds
             case "--cycles": cycles = Int(value) ?? cycles
-            default: fatalError("meter-bench: unknown option \(flag)")
+            default: refuseOption(flag, tool: "meter-bench", usage: "usage: meter-bench [--jas PATH] [--seconds S] [--cycles N]")
             }
         }
     }

@@ -39,7 +39,7 @@ struct Options {
             case "--channels": channels = Int(value) ?? channels
             case "--period": period = Int(value) ?? period
             case "--folder": folder = value
-            default: fatalError("record-bench: unknown option \(flag)")
+            default: refuseOption(flag, tool: "record-bench", usage: "usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR]")
             }
         }
     }

@@ -28,7 +28,7 @@ struct Options {
             switch flag {
             case "--seconds": seconds = Int(value) ?? seconds
             case "--browser": browser = value != "no"
-            default: fatalError("watch-bench: unknown option \(flag)")
+            default: refuseOption(flag, tool: "watch-bench", usage: "usage: watch-bench [--seconds S] [--browser yes|no]")
             }
         }
     }

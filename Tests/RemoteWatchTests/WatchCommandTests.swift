@@ -65,13 +65,17 @@ final class MeterWatchTests: WatchTestCase {
                                                     "--http", "127.0.0.1:0"])
         defer { if meter.isRunning { meter.terminate() } }
         XCTAssertTrue(url.hasPrefix("http://127.0.0.1:") && !url.hasSuffix(":0/"), url)
-        // The level has settled once two readings in a row say -20.
+        // The level has settled once two readings in a row say -20, and the
+        // momentary loudness once its 400 ms window holds only the tone (two
+        // 100 ms readings after the meter's start, it held half silence: -26).
         XCTAssertTrue(waitUntil(timeout: 10) {
-            let peaks = lines.objects.filter { $0["event"] as? String == "reading" }.suffix(2).compactMap {
+            let readings = lines.objects.filter { $0["event"] as? String == "reading" }.suffix(2)
+            let peaks = readings.compactMap {
                 (($0["channels"] as? [[String: Any]])?.first?["sample_peak_dbfs"] as? Double)
             }
-            return peaks.count == 2 && peaks.allSatisfy { abs($0 + 20) < 0.1 }
-        }, "the meter never read -20 dBFS: \(lines.objects.suffix(3))")
+            let momentary = readings.last?["momentary_lufs"] as? Double ?? -200
+            return peaks.count == 2 && peaks.allSatisfy { abs($0 + 20) < 0.1 } && abs(momentary + 23) < 1.5
+        }, "the meter never read -20 dBFS and about -23 LUFS: \(lines.objects.suffix(3))")
 
         let values = try probe(["metrics", url + "metrics"])
         let peak = try XCTUnwrap(metric(values, "jas_sample_peak_dbfs{channel=1}"), "\(values)")
