@@ -42,7 +42,9 @@ SECONDS_FILE = os.path.join(ROOT, "Tests", "class-seconds.tsv")
 # netjack2 slave under a restarting master differed in more samples than its
 # xruns explain, and takes cut on a scripted wall clock started files 4 ms off
 # their boundary (a starved dummy jackd loses time without frames).
-ALONE = {"LoopbackBitExactTests", "NetJackTests", "RecordClockTests", "RecordExtractTests"}
+# Each runs in a process of its own, in this order: netjack2's servers last,
+# as they take a moment to go.
+ALONE = ["LoopbackBitExactTests", "RecordClockTests", "RecordExtractTests", "NetJackTests"]
 CASE_LINE = re.compile(r"^Test Case '([^'.]+)\.([^']+)' (started|passed|failed|skipped)(?: \(([0-9.]+) seconds\))?")
 
 
@@ -70,20 +72,19 @@ def known_seconds():
 
 
 def plan(classes, shards):
-    """The shards run side by side; the last entry, the classes in ALONE, after them."""
+    """The shards run side by side; then each class of ALONE, one after another."""
     seconds = known_seconds()
     cost = {c: seconds.get(c.split(".")[-1], 5.0 * len(tests)) for c, tests in classes.items()}
     loads = [[0.0, []] for _ in range(shards)]
-    alone = [0.0, []]
+    alone = []
     for name in sorted(classes, key=lambda c: -cost[c]):
         if shards > 1 and name.split(".")[-1] in ALONE:
-            alone[0] += cost[name]
-            alone[1].append(name)
+            alone.append([cost[name], [name]])
             continue
         lightest = min(loads, key=lambda load: load[0])
         lightest[0] += cost[name]
         lightest[1].append(name)
-    return loads + ([alone] if alone[1] else [])
+    return loads + sorted(alone, key=lambda load: ALONE.index(load[1][0].split(".")[-1]))
 
 
 def idle_cores(seconds=1.0):
@@ -125,7 +126,8 @@ def main():
     expected = sum(len(t) for t in classes.values())
     print(f"test-shards: {expected} tests in {len(classes)} classes; {shards} shard(s) side by side: "
           + ", ".join(f"{len(names)} classes ~{load:.0f} s" for load, names in loads[:shards])
-          + "".join(f"; then by themselves: {', '.join(names)} ~{load:.0f} s" for load, names in loads[shards:]), flush=True)
+          + (f"; then by themselves: {', '.join(n for _, names in loads[shards:] for n in names)} "
+             f"~{sum(load for load, _ in loads[shards:]):.0f} s" if loads[shards:] else ""), flush=True)
 
     lock = threading.Lock()
     seen = [collections.Counter() for _ in loads]
@@ -166,7 +168,7 @@ def main():
         ran = seen[index]["started"]
         verdict = "passed" if status == 0 and ran == given else "FAILED"
         why = "" if status == 0 else f", exit status {status}" if status > 0 else f", killed by signal {-status}"
-        label = "alone" if index >= shards else f"shard {index + 1}"
+        label = f"{loads[index][1][0]} alone" if index >= shards else f"shard {index + 1}"
         print(f"test-shards: {label}: {verdict}: ran {ran} of {given} tests ({seen[index]['failed']} failed, "
               f"{seen[index]['skipped']} skipped{why})", flush=True)
         missing = [t for name in loads[index][1] for t in classes[name]
@@ -179,7 +181,7 @@ def main():
     side_by_side = [(index, *launch(index)) for index in range(min(shards, len(loads)))]
     failed = not all([finish(*running) for running in side_by_side])
     for index in range(shards, len(loads)):
-        print(f"test-shards: now by themselves: {', '.join(loads[index][1])}", flush=True)
+        print(f"test-shards: now by itself: {loads[index][1][0]}", flush=True)
         failed |= not finish(index, *launch(index))
     print(f"test-shards: {'FAILED' if failed else 'passed'} in {time.monotonic() - started:.0f} s", flush=True)
     if options.write_seconds:
