@@ -104,8 +104,8 @@ def isolated():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shards", type=int, default=os.environ.get("JAS_TEST_SHARDS"),
-                        help="shards side by side (default: the idle cores, at most 2)")
+    parser.add_argument("--shards", default=os.environ.get("JAS_TEST_SHARDS", "auto"),
+                        help="shards side by side, or 'auto' (the default): the idle cores, at most 2")
     parser.add_argument("--bundle", default=os.path.join(ROOT, ".build", "debug", "JackAudioSessionPackageTests.xctest"))
     parser.add_argument("--write-seconds", metavar="FILE", help="write each class's measured seconds to FILE")
     options = parser.parse_args()
@@ -113,7 +113,7 @@ def main():
     if not os.access(options.bundle, os.X_OK):
         sys.exit(f"test-shards: no test bundle at {options.bundle}: run `swift build --build-tests` first")
     classes = listed_tests(options.bundle)
-    if options.shards is None:
+    if options.shards == "auto":
         idle = idle_cores()
         shards = max(1, min(2, int(idle + 0.3)))
         print(f"test-shards: {idle:.1f} of {os.cpu_count()} cores idle", flush=True)
