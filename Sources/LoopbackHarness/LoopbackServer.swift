@@ -57,10 +57,27 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
         }
     }
 
-    /// A name no other server on this machine has: `prefix-PID-N-RANDOM`.
+    /// A name no other server on this machine has: `prefix-PID-N-RANDOM`,
+    /// never of a length `jack_lsp -s` cannot take (`safeForJackLsp`).
     public static func uniqueName(prefix: String = "jas-test") -> String {
         let serial = nextSerial.add(1, ordering: .relaxed).newValue
-        return "\(prefix)-\(getpid())-\(serial)-\(UInt32.random(in: 0..<UInt32.max) % 100_000)"
+        var name = "\(prefix)-\(getpid())-\(serial)-\(UInt32.random(in: 0..<UInt32.max) % 100_000)"
+        while !safeForJackLsp(name) { name += "x" }
+        return name
+    }
+
+    /// Whether `jack_lsp -s NAME` (jackd2 1.9.21's example client) survives
+    /// the name: it copies NAME into a buffer of exactly its length, one byte
+    /// short of the terminating zero. That byte lands past the block glibc's
+    /// malloc gives when the length is one the block fits exactly (24, 40,
+    /// 56, ... bytes: 8 more than a multiple of 16, from 24), on the next
+    /// block's header, and jack_lsp aborts ("malloc assertion failure in
+    /// sysmalloc") before it asks the server anything. Seen by valgrind:
+    /// "Invalid write of size 1 ... 0 bytes after a block of size 24". Other
+    /// JACK clients, jas among them, take any name.
+    public static func safeForJackLsp(_ name: String) -> Bool {
+        let length = name.utf8.count
+        return length < 24 || length % 16 != 8
     }
     private static let nextSerial = Atomic<Int>(0)
 

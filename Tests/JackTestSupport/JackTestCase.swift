@@ -78,10 +78,9 @@ open class JackTestCase: XCTestCase {
     /// test fails naming the command, with the process's stacks (gdb), and the
     /// process is killed by its PID (status -1).
     /// Marks every descriptor this process has open close-on-exec, so that a
-    /// tool started next inherits none but its standard three: a JACK client
-    /// that inherits over a thousand dies in libjack's select() ("malloc
-    /// assertion failure in sysmalloc", as HostileInputTests once saw from
-    /// leaked pipes). (Closing them in the child instead also closes
+    /// tool started next inherits none but its standard three (a pipe a child
+    /// inherits stays open while the child runs, and whoever reads it waits
+    /// for an end that does not come). (Closing them in the child instead also closes
     /// Foundation's own descriptor that tells it the child ended: its monitor
     /// thread then waits on the live child for ever.)
     public static func keepDescriptorsFromChildren() {
@@ -112,8 +111,7 @@ open class JackTestCase: XCTestCase {
         // Read while waiting, so a full pipe cannot stop the tool; EOF comes when it (and any child holding the pipe) ends.
         let output = OutputCollector()
         // The read end is closed once read: a test process runs thousands of
-        // tools, and descriptors it leaks are inherited by every later child
-        // (past 1024, libjack's select() in jack_lsp corrupted its heap).
+        // tools, and would run out of descriptors.
         let reader = Thread {
             output.append(pipe.fileHandleForReading.readDataToEndOfFile())
             try? pipe.fileHandleForReading.close()

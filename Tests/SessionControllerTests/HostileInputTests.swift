@@ -59,11 +59,7 @@ final class HostileInputTests: JackTestCase {
         }
         XCTAssertTrue(waitUntil(timeout: 30, plugged), "the plug did not say 'plugged' within \(Int(Date().timeIntervalSince(started))) s "
                       + "(running: \(first.isRunning)); it said: \(said.text)\(slow)")
-        // Another client sees the ports too (asked through jas status). In two
-        // full runs jack_lsp died here ("malloc assertion failure in sysmalloc"):
-        // it had inherited over 2,600 pipe descriptors the test process leaked
-        // (run() now closes its pipe), and libjack's select() on a descriptor
-        // past 1024 wrote outside its fd_set.
+        // Another client sees the ports too (asked through jas status).
         var listed = ""
         XCTAssertTrue(waitUntil(timeout: 10) {
             listed = (try? self.run([self.jas, "status", "--server", server.name, "--json"]).output) ?? ""
