@@ -1,7 +1,9 @@
 import Foundation
+import JackKit
 import JackTestSupport
 @testable import Recording
 import SoundFile
+import Synchronization
 import XCTest
 
 /// A take's time comes from its frames measured against the wall clock the
@@ -52,13 +54,47 @@ final class RecordClockTests: JackTestCase {
             try recorder.prepare()
             takes[index].recorder = recorder
         }
+        // The server's own frame rate over the takes: its frame clock read every 20 ms against the
+        // monotonic clock, fitted by least squares (a dummy jackd that falls behind loses the time, and
+        // one read can be a few milliseconds off just after an xrun).
+        let probe = try Client(name: "clock-probe", serverName: server.name)
+        defer { probe.close() }
+        let readings = Mutex<[(frames: Double, seconds: Double)]>([])
+        let reading = Atomic<Bool>(true)
+        let readerEnded = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            defer { readerEnded.signal() }
+            var frames = 0.0, last = probe.frameTime
+            while reading.load(ordering: .relaxed) {
+                let now = probe.frameTime, seconds = Double(Client.microsecondTime) / 1e6
+                frames += Double(Int32(bitPattern: now &- last))   // jack_frame_time may step back a little
+                last = now
+                readings.withLock { $0.append((frames, seconds)) }
+                usleep(20_000)
+            }
+        }
+        reader.start()
         for take in takes {
             XCTAssertTrue(take.recorder!.waitUntilFinished(timeout: seconds + 60), "\(take.label) did not finish")
+            if reading.exchange(false, ordering: .relaxed) { readerEnded.wait() }
             take.recorder!.stop()
         }
 
         let rate = 48000.0
         let tolerance = 48.0 // 1 ms
+        // The clock lines' rates: each take's against the take on a true clock (the server's own rate
+        // cancels), and that take's against the server's frame clock.
+        func measuredPPM(_ take: Take) throws -> Double {
+            let log = logEvents(try XCTUnwrap(take.recorder!.summary.logPath))
+            return try XCTUnwrap(log.last { $0["event"] as? String == "clock" }?["rate_error_ppm"] as? Double,
+                                 "\(take.label): no clock line in \(log)")
+        }
+        let reference = takes[3]
+        XCTAssertEqual(reference.wallPPM, 0)
+        let referencePPM = try measuredPPM(reference)
+        let serverPPM = try XCTUnwrap(Self.slope(readings.withLock { $0 }).map { ($0 / rate - 1) * 1e6 }, "no readings")
+        XCTAssertEqual(referencePPM, serverPPM, accuracy: 20,
+                       "the true clock's take measured \(referencePPM) ppm; the server's frame clock ran \(serverPPM) ppm off 48 kHz")
         for take in takes {
             let summary = take.recorder!.summary
             XCTAssertNil(summary.problem, take.label)
@@ -110,11 +146,11 @@ final class RecordClockTests: JackTestCase {
                 XCTAssertEqual(Double(file.frames), expected, accuracy: tolerance, "\(take.label): \(name)")
             }
             XCTAssertEqual(Set(names).count, names.count, "\(take.label): a name repeats: \(names)")
-            // The rate is logged, and measured: frames per second of this clock against 48 kHz.
-            let measured = try XCTUnwrap(log.last { $0["event"] as? String == "clock" }?["rate_error_ppm"] as? Double,
-                                         "\(take.label): no clock line in \(log)")
+            // The rate is logged, and measured: frames per second of this clock against 48 kHz, which
+            // is the server's rate seen through the take's clock.
             if take.label != "step" {
-                XCTAssertEqual(measured, (1 / (1 + take.wallPPM / 1e6) - 1) * 1e6, accuracy: 20, take.label)
+                XCTAssertEqual(try measuredPPM(take) - referencePPM, (1 / (1 + take.wallPPM / 1e6) - 1) * 1e6, accuracy: 20,
+                               "\(take.label) against the true clock's take (\(referencePPM) ppm)")
             }
         }
 
@@ -129,5 +165,16 @@ final class RecordClockTests: JackTestCase {
         let change = try XCTUnwrap(spring.firstIndex(of: "030000+0200.wav"), "\(spring)")
         XCTAssertEqual(spring[change - 1], "015950+0100.wav")
         XCTAssertEqual(spring, spring.sorted(), "names go forward")
+    }
+
+    /// The least-squares slope of frames over seconds: frames per second (nil: fewer than two readings).
+    private static func slope(_ readings: [(frames: Double, seconds: Double)]) -> Double? {
+        guard readings.count >= 2 else { return nil }
+        let count = Double(readings.count)
+        let meanFrames = readings.reduce(0) { $0 + $1.frames } / count
+        let meanSeconds = readings.reduce(0) { $0 + $1.seconds } / count
+        let covariance = readings.reduce(0) { $0 + ($1.seconds - meanSeconds) * ($1.frames - meanFrames) }
+        let spread = readings.reduce(0) { $0 + ($1.seconds - meanSeconds) * ($1.seconds - meanSeconds) }
+        return spread > 0 ? covariance / spread : nil
     }
 }
