@@ -20,7 +20,8 @@ final class RecordRestartTests: JackTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
         let started = Date()
         let firstClock = try ServerClock(serverName: server.name)
-        usleep(1_500_000)
+        // 1.5 s recorded before the kill (as the take counts them: on a loaded machine wall time runs ahead).
+        XCTAssertTrue(waitUntil(timeout: 30) { recorder.framesWritten >= 72_000 }, "\(recorder.objects.suffix(3))")
         let killedAt = Date()
         let firstServerLost = firstClock.secondsLost()
         server.kill()
@@ -29,8 +30,11 @@ final class RecordRestartTests: JackTestCase {
         _ = try startServer(name: server.name, period: 256, serverArguments: ["-S"])
         let secondClock = try ServerClock(serverName: server.name)
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("server_back") != nil }, recorder.stderr)
-        // The sender comes back too (a session); give both a moment to reconnect, then record on.
-        usleep(2_500_000)
+        // The sender comes back too (a session) and the recorder finds its ports again: record on until
+        // the take's last second lies wholly after the first second with the sender's signal in it.
+        XCTAssertTrue(waitUntil(timeout: 30) {
+            recorder.framesWhenSoundingAfter("server_back").map { recorder.framesWritten >= $0 + 60_000 } ?? false
+        }, "the sender's signal was not recorded again after the restart: \(recorder.objects.suffix(4))")
         let stoppedAt = Date()
         let secondServerLost = secondClock.secondsLost()
         recorder.process.terminate()
