@@ -68,6 +68,12 @@ struct CaptureTimeline {
             let frames = Int(timeGap.rounded())
             return frames > 0 ? .gap(frames: frames, reason: .clockJump) : .continuous
         }
+        // A frame time the cycle before already had (or a little less), soon after it: two callbacks
+        // read one cycle's frame time, one of them late across the server's cycle boundary (the frame
+        // time is the server's shared clock, not the callback's). Each brought a period: none is missing.
+        if cycle.epoch == last.epoch && frameGap < 0 && frameGap >= -4 * last.frames && timeGap <= stallFrames {
+            return .continuous
+        }
         if cycle.epoch == last.epoch && timeGap > stallFrames && (0...Int(stallFrames)).contains(frameGap) {
             return .gap(frames: Int(timeGap.rounded()), reason: .stall)
         }

@@ -56,6 +56,23 @@ final class TimelineTests: XCTestCase {
         XCTAssertEqual(short.step(cycle(900_000 + 256 + 5000, seconds: 10 + 356.0 / 48000)), .gap(frames: 100, reason: .clockJump))
     }
 
+    /// Seen with a loaded jackd -S (RecordRestartTests beside a busy core):
+    /// two callbacks in a row read the same frame time, the second 580
+    /// frames of wall clock after the first. Each brought its period; it was
+    /// logged as a server restart, and 324 frames of silence were written.
+    func testAFrameTimeReadTwiceIsNoGap() {
+        var timeline = CaptureTimeline(sampleRate: rate)
+        _ = timeline.step(cycle(56_320, seconds: 10))
+        XCTAssertEqual(timeline.step(cycle(56_576, seconds: 10 + 580.0 / 48000)), .continuous)
+        XCTAssertEqual(timeline.step(cycle(56_576, seconds: 10 + 1160.0 / 48000)), .continuous)
+        XCTAssertEqual(timeline.step(cycle(56_832, seconds: 10 + 1416.0 / 48000)), .continuous)
+        // Far behind, or long after, it is another server: the gap is the wall-clock time.
+        XCTAssertEqual(timeline.step(cycle(56_832 - 4096, seconds: 10 + 2272.0 / 48000)), .gap(frames: 600, reason: .serverRestart))
+        var later = CaptureTimeline(sampleRate: rate)
+        _ = later.step(cycle(56_320, seconds: 10))
+        XCTAssertEqual(later.step(cycle(56_320, seconds: 11 + 256.0 / 48000)), .gap(frames: 48000, reason: .serverRestart))
+    }
+
     func testAClockThatStoodStillIsAStallOfTheWallClockTime() {
         // A netjack2 slave whose master went away runs no cycles and its frame
         // clock does not move; when the master is back, cycles follow on by
