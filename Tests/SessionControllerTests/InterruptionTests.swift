@@ -141,7 +141,9 @@ final class InterruptionTests: JackTestCase {
         let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
         let music = try player(server, "music", port: 1)
         defer { withExtendedLifetime(music) {} }
-        let (ducker, talking) = try silenceableDucker(server, hold: 0.5)
+        // A hold well above a late cycle: in a sharded run a ducker whose cycles stalled for over half a
+        // second was taken for silent and released the music (−40.3 for −43.0 right after settling).
+        let (ducker, talking) = try silenceableDucker(server, hold: 1.5)
         defer { ducker.close() }
         // The player learns of the ducker by polling (100–500 ms): wait for the level, not a fixed time.
         func settles(at level: Double, within seconds: Double) -> Bool {
@@ -150,9 +152,9 @@ final class InterruptionTests: JackTestCase {
         XCTAssertTrue(settles(at: playing - 20, within: 2))
         // Read again when jackd reports an xrun meanwhile (rehearsal 23: −40.8 for −43.0 right after settling,
         // with the ducker and the probe late).
-        XCTAssertEqual(probe.levelsWithoutXruns()[0], playing - 20, accuracy: 0.5)
+        XCTAssertEqual(probe.levelsWithoutXruns(attempts: 8)[0], playing - 20, accuracy: 0.5, "xruns: \(probe.xruns)")
         talking.on.store(false, ordering: .relaxed)
-        XCTAssertTrue(settles(at: playing, within: 3), "silent for longer than the hold and still ducking")
+        XCTAssertTrue(settles(at: playing, within: 5), "silent for longer than the hold and still ducking")
         XCTAssertTrue(ducker.isActive)
         XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5, "silent for longer than the hold and still ducking")
         talking.on.store(true, ordering: .relaxed)
