@@ -1,7 +1,7 @@
 # JackAudioSession: every step installs what it needs itself (idempotent).
 #   make run    install, build, run `jas selftest` on a private jackd
 #   make test   install, build (debug and release), run the whole suite (its PipeWire lane on the system's PipeWire;
-#               through scripts/test-shards.py: TEST_SHARDS=auto for shards side by side, one per idle core),
+#               in shards side by side, one per idle core, through scripts/test-shards.py; TEST_SHARDS=1 for one),
 #               the PipeWire lane again on bookworm-backports' PipeWire 1.4, `make rtsan` and `make bench-smoke`
 #   make rtsan  the loopback test with RealtimeSanitizer inside the callback
 #   make bench  every benchmark against its reference (not part of test; make test runs each briefly)
@@ -23,10 +23,9 @@ RTSAN_RUNTIME = $(shell $(CLANG) -print-resource-dir)/lib/linux/libclang_rt.rtsa
 RTSAN_LINK = -Xlinker --whole-archive -Xlinker $(RTSAN_RUNTIME) -Xlinker --no-whole-archive -Xlinker --export-dynamic
 RTSAN_PIDS := .build-rtsan/servers
 export JACK_NO_AUDIO_RESERVATION := 1
-# The suite's shards side by side (scripts/test-shards.py): `make test TEST_SHARDS=auto` runs one per idle core and
-# takes half the time, but on two cores each shard is the other's load, and four tests that pass alone raced it in
-# clean-clone runs (issue 36); until they are made to hold, make test runs them one after another.
-TEST_SHARDS ?= 1
+# The suite's shards side by side (scripts/test-shards.py): one per core idle when the suite starts (two at most; one
+# beside a busy core), about half the time of one. TEST_SHARDS=1 runs the classes one after another.
+TEST_SHARDS ?= auto
 
 .PHONY: deps build release install uninstall install-check example-check run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke baseline-jas soak clean
 
