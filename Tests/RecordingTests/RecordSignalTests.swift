@@ -65,7 +65,7 @@ final class RecordSignalTests: JackTestCase {
         let recorder = try RecordProcess(jas: jas, arguments: ["--server", server.name, "--ports", "loopback:capture_1",
                                                                "--output", take, "--for", "60"])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("recording") != nil }, recorder.stderr)
-        usleep(500_000)
+        XCTAssertTrue(waitUntil(timeout: 20) { recorder.framesWritten >= 24_000 }, "0.5 s recorded: \(recorder.objects.suffix(2))")
         kill(recorder.process.processIdentifier, SIGHUP)
         let summary = try XCTUnwrap(recorder.finish(timeout: 15), recorder.stderr)
         XCTAssertEqual(recorder.process.terminationReason, .exit)

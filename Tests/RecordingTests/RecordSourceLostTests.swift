@@ -32,7 +32,7 @@ final class RecordSourceLostTests: JackTestCase {
         let recorder = try RecordProcess(jas: jas, arguments: ["--server", server.name, "--ports", "source:out_*",
                                                                "--output", "\(folder)/take.wav", "--for", "8"])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
-        usleep(1_500_000)
+        XCTAssertTrue(waitUntil(timeout: 20) { recorder.framesWritten >= 72_000 }, "1.5 s recorded: \(recorder.objects.suffix(2))")
         kill(source.processIdentifier, SIGKILL)
         source.waitUntilExit()
         let killedAt = Date()
@@ -99,7 +99,7 @@ final class RecordSourceLostTests: JackTestCase {
         let recorder = try RecordProcess(jas: jas, arguments: ["--server", server.name, "--ports", "source:out_*",
                                                                "--output", "\(folder)/take.wav", "--stop-on-source-lost"])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
-        usleep(1_000_000)
+        XCTAssertTrue(waitUntil(timeout: 20) { recorder.framesWritten >= 48_000 }, "1 s recorded: \(recorder.objects.suffix(2))")
         kill(player.processIdentifier, SIGKILL)
         let summary = try XCTUnwrap(recorder.finish(timeout: 10), "the take ends by itself: \(recorder.stderr)")
         XCTAssertEqual(recorder.process.terminationStatus, 0, recorder.stderr)

@@ -57,7 +57,7 @@ final class RecordStallTests: JackTestCase {
             "--server", server.name, "--ports", "signal-sender:out_*", "--output", fifo, "--format", "flac",
             "--bits", "24", "--for", "5", "--buffer", String(bufferSeconds)])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
-        usleep(1_000_000)
+        XCTAssertTrue(waitUntil(timeout: 20) { recorder.framesWritten >= 48_000 }, "1 s recorded: \(recorder.objects.suffix(2))")
         reader.pause(for: stallSeconds)
         let summary = try XCTUnwrap(recorder.finish(timeout: 30), recorder.stderr)
         XCTAssertEqual(recorder.process.terminationStatus, 0, recorder.stderr)
