@@ -136,8 +136,9 @@ def main():
     started = time.monotonic()
 
     def launch(index):
-        # Not under stdbuf: its LD_PRELOAD would reach every program the tests start (gdb and jack_lsp
-        # misbehaved so, and two tests skipped); XCTest flushes each line itself.
+        # Not under stdbuf: its LD_PRELOAD would reach every program the tests start, gdb's inferiors
+        # among them; XCTest flushes each line itself. (The jack_lsp aborts once blamed on it were
+        # jack_lsp's own bug with 24-byte server names: LoopbackServer.safeForJackLsp.)
         command = [options.bundle, ",".join(loads[index][1])]
         if len(loads) > 1:
             # A private /dev/shm for this shard; the namespace ends with its last process.
