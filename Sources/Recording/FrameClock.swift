@@ -38,42 +38,37 @@ public struct FrameClock: Sendable {
     static let rateSpan = 20.0
     /// How many clamped readings in a row are a jump of the server's clock.
     static let jumpReadings = 8
-    /// The rate is the slope of least-squares lines through the cycles'
-    /// (frame, time) over up to ten minutes: sums per minute (the last 10 and
-    /// the current one), relative to `fitOrigin`. A discontinuity (a gap, a
-    /// jump of the server's clock after an xrun) starts a new segment, its own
-    /// origin and offset: the segments share one slope (each centred on its
-    /// own means), so a take with xruns is still measured. A reading the loop
-    /// clamped (a late callback) is left out.
-    private struct Sums {
-        var segment = 0
-        var count = 0.0, frames = 0.0, times = 0.0, framesSquared = 0.0, framesTimes = 0.0
-        var firstTime: Double
-        var lastTime: Double
+    /// The rate: each second of cycles keeps its earliest reading against
+    /// the loop's line (a callback is never early, only late, so the earliest
+    /// is nearest the server's cycle start); the rate is measured through
+    /// the seconds of the last ten minutes, less the pairs of seconds a
+    /// step made slower (`measure`). A dummy jackd that falls
+    /// behind restarts its timing from the late cycle (JACK-NOTES): time
+    /// passes without frames, in steps of any size, many too small to tell
+    /// from a late callback. A step lies between one pair of seconds and
+    /// makes only that pair slower, where a line fitted through all cycles
+    /// would count every step as a slower clock. A discontinuity (a gap, a
+    /// jump the loop saw) starts a new segment: no pair crosses it.
+    private struct Second {
+        var segment: Int
+        /// Whole seconds since the segment started.
+        var index: Int
+        /// The earliest reading: its frame, time, and distance above `line`.
+        var frame: Int64, time: Double, residual: Double
+        /// The loop's line when the second began.
+        var line: (frame: Int64, time: Double, secondsPerFrame: Double)
 
-        mutating func add(frame: Double, time: Double) {
-            count += 1
-            frames += frame
-            times += time
-            framesSquared += frame * frame
-            framesTimes += frame * time
-            lastTime = time
-        }
-
-        static func + (a: Sums, b: Sums) -> Sums {
-            Sums(segment: a.segment, count: a.count + b.count, frames: a.frames + b.frames, times: a.times + b.times,
-                 framesSquared: a.framesSquared + b.framesSquared, framesTimes: a.framesTimes + b.framesTimes,
-                 firstTime: min(a.firstTime, b.firstTime), lastTime: max(a.lastTime, b.lastTime))
-        }
-
-        /// Σ(x − x̄)² and Σ(x − x̄)(y − ȳ): the segment's line without its offset.
-        var centred: (framesSquared: Double, framesTimes: Double) {
-            (framesSquared - frames * frames / count, framesTimes - frames * times / count)
+        func residual(frame: Int64, time: Double) -> Double {
+            time - line.time - Double(frame - line.frame) * line.secondsPerFrame
         }
     }
-    private var minutes: [Sums] = []
+    private var seconds: [Second] = []
     private var segment = 0
-    private var fitOrigin: (frame: Int64, time: Double) = (0, 0)
+    private var segmentStart = 0.0
+    /// Up to ten minutes of seconds (and the current one).
+    static let keptSeconds = 601
+    /// The measured seconds per frame and the seconds of runs it was measured over, as of the last closed second.
+    private var measured: (secondsPerFrame: Double, span: Double)?
 
     // The wall clock: UTC minus monotonic, seconds.
     private var offset: Double?
@@ -134,23 +129,102 @@ public struct FrameClock: Sendable {
         anchorFrame = frame
         secondsPerFrame += omega * omega * clamped / elapsedFrames
         lockedSeconds += period
-        guard error == clamped else { return }
-        let (x, y) = (Double(frame - fitOrigin.frame), time - fitOrigin.time)
-        if minutes.last.map({ $0.segment != segment || y - $0.firstTime >= 60 }) ?? true {
-            minutes.append(Sums(segment: segment, firstTime: y, lastTime: y))
-            // Ten minutes of cycles and the current one, whatever the segments.
-            while minutes.count > 1, minutes.dropLast().reduce(0, { $0 + $1.lastTime - $1.firstTime }) > 600 {
-                minutes.removeFirst()
+        // An early reading is a server clock that stepped back, never a callback.
+        guard error >= -limit else { return }
+        keepEarliest(frame: frame, time: time)
+    }
+
+    /// Keeps the reading if it is its second's earliest; closing a second
+    /// measures the rate anew.
+    private mutating func keepEarliest(frame: Int64, time: Double) {
+        let index = Int((time - segmentStart).rounded(.down))
+        if let last = seconds.last, last.segment == segment, last.index == index {
+            let residual = last.residual(frame: frame, time: time)
+            if residual < last.residual {
+                seconds[seconds.count - 1].frame = frame
+                seconds[seconds.count - 1].time = time
+                seconds[seconds.count - 1].residual = residual
             }
-            if minutes.count > 600 { minutes.removeFirst() }
+            return
         }
-        minutes[minutes.count - 1].add(frame: x, time: y)
+        if !seconds.isEmpty { measure() }
+        // Against the rate measured so far: the loop's own takes in every step it did not see as a jump.
+        seconds.append(Second(segment: segment, index: index, frame: frame, time: time, residual: 0,
+                              line: (frame, time, measured?.secondsPerFrame ?? secondsPerFrame)))
+        if seconds.count > Self.keptSeconds { seconds.removeFirst(seconds.count - Self.keptSeconds) }
+    }
+
+    /// The rate through the seconds, less the pairs a step made slower. A
+    /// step only ever makes a pair of consecutive seconds slower, by any
+    /// amount, so the pairs no step touched are the densest cluster of their
+    /// slopes (found as the half-sample mode), even when most pairs hold a
+    /// step; the spread of the pairs faster than it is the noise. A pair
+    /// further from it than three times that holds a step (or a second whose
+    /// every callback was late) and breaks the seconds into runs; the rate is
+    /// the slope of lines through the runs' seconds (one slope, an offset
+    /// each), told once the runs cover `rateSpan`.
+    private mutating func measure() {
+        let pairs = zip(seconds, seconds.dropFirst()).map { a, b in
+            a.segment == b.segment && b.frame > a.frame ? (b.time - a.time) / Double(b.frame - a.frame) : nil
+        }
+        let slopes = pairs.compactMap { $0 }.sorted()
+        guard !slopes.isEmpty else { return }
+        let mode = Self.halfSampleMode(slopes[...])
+        let faster = slopes.prefix { $0 < mode }.map { mode - $0 }.sorted()
+        // The median deviation of a half-normal spread is 0.674 of its sigma.
+        let sigma = faster.isEmpty ? 0 : Self.median(faster[...]) / 0.674
+        let width = max(3 * sigma, mode * 1e-6)
+        var spread = 0.0, covariance = 0.0, span = 0.0
+        var run: [Second] = []
+        func closeRun() {
+            defer { run.removeAll(keepingCapacity: true) }
+            guard let first = run.first, let last = run.last, run.count >= 2 else { return }
+            let points = run.map { (Double($0.frame - first.frame), $0.time - first.time) }
+            let (meanX, meanY) = (points.reduce(0) { $0 + $1.0 } / Double(run.count), points.reduce(0) { $0 + $1.1 } / Double(run.count))
+            for (x, y) in points {
+                spread += (x - meanX) * (x - meanX)
+                covariance += (x - meanX) * (y - meanY)
+            }
+            span += last.time - first.time
+        }
+        for (index, second) in seconds.enumerated() {
+            if index > 0, pairs[index - 1].map({ abs($0 - mode) > width }) ?? true { closeRun() }
+            run.append(second)
+        }
+        closeRun()
+        guard spread > 0 else { return }
+        measured = (covariance / spread, span)
+    }
+
+    private static func median(_ sorted: ArraySlice<Double>) -> Double {
+        let middle = sorted.startIndex + sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// The half-sample mode of sorted values: the half with the narrowest
+    /// range, halved again until two or three values are left.
+    private static func halfSampleMode(_ sorted: ArraySlice<Double>) -> Double {
+        var values = sorted
+        while values.count > 3 {
+            let half = (values.count + 1) / 2
+            let start = (values.startIndex...(values.endIndex - half)).min {
+                values[$0 + half - 1] - values[$0] < values[$1 + half - 1] - values[$1]
+            }!
+            values = values[start..<(start + half)]
+        }
+        let v = Array(values)
+        switch v.count {
+        case 3: return v[1] - v[0] < v[2] - v[1] ? (v[0] + v[1]) / 2 : v[1] - v[0] > v[2] - v[1] ? (v[1] + v[2]) / 2 : v[1]
+        case 2: return (v[0] + v[1]) / 2
+        default: return v[0]
+        }
     }
 
     /// After a discontinuity: the line goes on with a new offset.
     private mutating func startSegment(frame: Int64, time: Double) {
         segment += 1
-        fitOrigin = (frame, time)
+        segmentStart = time
+        keepEarliest(frame: frame, time: time)
     }
 
     /// A reading of the wall clock; returns a step if the offset jumped.
@@ -199,15 +273,7 @@ public struct FrameClock: Sendable {
     /// (positive: fast); nil until 20 s of cycles were seen (in pieces, when
     /// discontinuities broke them).
     public var rateErrorPPM: Double? {
-        guard isReady else { return nil }
-        let segments = Dictionary(grouping: minutes, by: \.segment).values.map { $0.dropFirst().reduce($0[0], +) }
-        let span = segments.reduce(0) { $0 + $1.lastTime - $1.firstTime }
-        guard span >= Self.rateSpan else { return nil }
-        let (spread, covariance) = segments.filter { $0.count >= 2 }.reduce((0.0, 0.0)) {
-            ($0.0 + $1.centred.framesSquared, $0.1 + $1.centred.framesTimes)
-        }
-        guard spread > 0 else { return nil }
-        let secondsPerFrame = covariance / spread
-        return (1 / secondsPerFrame / (1 + wallDrift) / Double(sampleRate) - 1) * 1e6
+        guard isReady, let measured, measured.span >= Self.rateSpan else { return nil }
+        return (1 / measured.secondsPerFrame / (1 + wallDrift) / Double(sampleRate) - 1) * 1e6
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JackTestSupport
 import Measurement
 import XCTest
 
@@ -98,18 +99,5 @@ final class MultiToneSignalTests: XCTestCase {
         let result = estimate(samples, startFrame: 0)
         XCTAssertNil(result.delayFrames, "a changing path read as \(result.delayFrames ?? 0)")
         XCTAssertNotNil(result.problem)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so noisy windows are the same every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JackTestSupport
 @testable import Recording
 import XCTest
 
@@ -89,6 +90,34 @@ final class FrameClockTests: XCTestCase {
                              lateness: { cycle in Double(jumps.filter { $0 <= cycle }.count) * 0.003 + 20e-6 },
                              wall: { $0 }, notices: &notices)
         XCTAssertEqual(try XCTUnwrap(clock.rateErrorPPM, "measured over the pieces between the jumps"), -500, accuracy: 3)
+    }
+
+    func testAStarvedServerLosingTimeInSmallStepsIsNotASlowClock() throws {
+        // A dummy jackd on a loaded machine (JACK-NOTES): whenever its thread is late past the next
+        // cycle, it restarts its timing from there, so time passes without frames, in steps from a few
+        // microseconds to milliseconds; and the callbacks are woken late, mostly by a little, sometimes by
+        // milliseconds. A sample clock 250 ppm fast; a step every three, two or one second(s) on average:
+        // at one a second, most pairs of seconds hold one.
+        for (seed, stepsEvery) in (1...4).flatMap({ seed in [3.0, 2.0, 1.0].map { (UInt64(seed), $0) } }) {
+            var generator = SeededGenerator(state: seed)
+            var lost = 0.0
+            var lateness: [Double] = []
+            let cyclesPerSecond = Double(rate) / Double(period)
+            for _ in 0..<Int(120 * cyclesPerSecond) {
+                if Double.random(in: 0..<1, using: &generator) < 1 / (stepsEvery * cyclesPerSecond) {
+                    lost += Double.random(in: 5e-6...1.5e-3, using: &generator)
+                }
+                let woken = Double.random(in: 0..<1, using: &generator)
+                let late = woken < 0.7 ? Double.random(in: 20e-6...150e-6, using: &generator)
+                    : woken < 0.95 ? Double.random(in: 150e-6...1e-3, using: &generator)
+                    : Double.random(in: 1e-3...4e-3, using: &generator)
+                lateness.append(lost + late)
+            }
+            var notices: [FrameClock.Notice] = []
+            let (clock, _) = run(seconds: 110, sampleClockPPM: 250, lateness: { lateness[$0] }, wall: { $0 }, notices: &notices)
+            XCTAssertEqual(try XCTUnwrap(clock.rateErrorPPM, "seed \(seed), a step every \(stepsEvery) s"), 250, accuracy: 2,
+                           "seed \(seed): \(lost * 1000) ms lost in steps is not the sample clock's rate")
+        }
     }
 
     func testAStepIsNoticedOnceAndFollowed() throws {
