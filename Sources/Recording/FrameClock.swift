@@ -270,8 +270,9 @@ public struct FrameClock: Sendable {
 
     /// How far the frame rate is from the nominal rate, measured against
     /// the wall clock over the last ten minutes, parts per million
-    /// (positive: fast); nil until 20 s of cycles were seen (in pieces, when
-    /// discontinuities broke them).
+    /// (positive: fast); nil until 20 s of cycles were seen between
+    /// discontinuities and steps (in pieces), and while steps come so often
+    /// that the last ten minutes hold less.
     public var rateErrorPPM: Double? {
         guard isReady, let measured, measured.span >= Self.rateSpan else { return nil }
         return (1 / measured.secondsPerFrame / (1 + wallDrift) / Double(sampleRate) - 1) * 1e6
