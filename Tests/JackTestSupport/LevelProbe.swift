@@ -34,14 +34,19 @@ public final class LevelProbe: @unchecked Sendable {
         meter.spans()
     }
 
-    /// The levels over the next `seconds`, read again (up to `attempts`
-    /// times) while the server reports an xrun during the reading: a late
-    /// cycle on a loaded machine may have been heard half-written.
+    /// The steady level of each source over the next `seconds`: the median
+    /// of its cycles' RMS levels, so that a cycle a loaded machine spoilt
+    /// does not count (a client late in jackd's asynchronous mode is heard
+    /// half-written: a ducked player's sine before its gain was applied, a
+    /// single cycle 20 dB louder, seen beside a busy core); read again (up
+    /// to `attempts` times) while the server reports an xrun during it.
     public func levelsWithoutXruns(over seconds: Double = 0.3, attempts: Int = 3) -> [Double] {
         var result: [Double] = []
         for _ in 0..<attempts {
             let before = xruns
-            result = levels(over: seconds)
+            let first = meter.cyclesSeen
+            usleep(UInt32(seconds * 1_000_000))
+            result = meter.medianLevels(cycles: first..<meter.cyclesSeen)
             if xruns == before { break }
         }
         return result
@@ -73,6 +78,8 @@ final class LevelAccumulator: @unchecked Sendable {
         self.channels = channels
         storage = .allocate(capacity: channels)
         storage.initialize(repeating: 0, count: channels)
+        cycleMeanSquares = .allocate(capacity: channels * Self.cycleCapacity)
+        cycleMeanSquares.initialize(repeating: 0, count: channels * Self.cycleCapacity)
         firstAudible = .allocate(capacity: channels)
         firstAudible.initialize(repeating: -1, count: channels)
         lastAudible = .allocate(capacity: channels)
@@ -81,6 +88,7 @@ final class LevelAccumulator: @unchecked Sendable {
 
     deinit {
         storage.deallocate()
+        cycleMeanSquares.deallocate()
         firstAudible.deallocate()
         lastAudible.deallocate()
     }
@@ -91,6 +99,25 @@ final class LevelAccumulator: @unchecked Sendable {
     /// Double sums stored as bit patterns (one writer).
     private let storage: UnsafeMutablePointer<Double>
     private let sequence = Atomic<Int>(0)
+    /// Each cycle's mean square per channel, the last `cycleCapacity` cycles (cycle-major).
+    private let cycleMeanSquares: UnsafeMutablePointer<Double>
+    static let cycleCapacity = 8192
+    private let cyclesWritten = Atomic<Int>(0)
+
+    /// Cycles heard since the probe started.
+    var cyclesSeen: Int { cyclesWritten.load(ordering: .acquiring) }
+
+    /// The median over `cycles` of each channel's cycle levels, dBFS (−200:
+    /// silence or no cycle). Only the last `cycleCapacity` cycles are kept.
+    func medianLevels(cycles: Range<Int>) -> [Double] {
+        let kept = max(cycles.lowerBound, cyclesSeen - Self.cycleCapacity + 1)..<cycles.upperBound
+        return (0..<channels).map { channel in
+            let levels = kept.map { cycleMeanSquares[($0 % Self.cycleCapacity) * channels + channel] }.sorted()
+            guard !levels.isEmpty else { return -200 }
+            let meanSquare = levels[levels.count / 2]
+            return meanSquare > 1e-20 ? 10 * log10(meanSquare) : -200
+        }
+    }
 
     var renderBlock: RenderBlock { { cycle in self.process(cycle) } }
 
@@ -106,6 +133,8 @@ final class LevelAccumulator: @unchecked Sendable {
                 peak = max(peak, abs(buffer[frame]))
             }
             storage[channel] += sum
+            cycleMeanSquares[(cyclesWritten.load(ordering: .relaxed) % Self.cycleCapacity) * channels + channel] =
+                cycle.frameCount > 0 ? sum / Double(cycle.frameCount) : 0
             if peak > 0.001 {
                 let start = Int64(cycle.cycleStartFrame)
                 if firstAudible[channel] < 0 { firstAudible[channel] = start }
@@ -113,6 +142,7 @@ final class LevelAccumulator: @unchecked Sendable {
             }
         }
         frames.add(cycle.frameCount, ordering: .relaxed)
+        cyclesWritten.add(1, ordering: .releasing)
         sequence.add(1, ordering: .acquiringAndReleasing)
     }
 
