@@ -16,7 +16,8 @@ final class RecordInterruptionTests: JackTestCase {
                                                                "--output", "\(folder)/take.wav", "--for", "6"])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
         let recordingAt = Date()
-        usleep(1_500_000)
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.framesWritten >= 72_000 }, "1.5 s recorded: \(recorder.objects.suffix(2))")
+        let callAt = Double(recorder.framesWritten) / 48000
         let call = try run([jas, "interrupt", "--server", server.name, "--as", "call", "--for", "2"])
         XCTAssertEqual(call.status, 0, call.output)
         let summary = try XCTUnwrap(recorder.finish(timeout: 20), recorder.stderr)
@@ -37,9 +38,10 @@ final class RecordInterruptionTests: JackTestCase {
         // The call held the audio 2 s; activation and arbitration on either side add a little.
         XCTAssertEqual(seconds, 2, accuracy: 0.6, "\(gap)")
         XCTAssertEqual(summary["interruption_frames"] as? Int, gap["frames"] as? Int)
-        // Where it sits: about 1.5 s in (the call began then).
+        // Where it sits: where the take was when the call began (its progress line up to 0.25 s old,
+        // the interrupter's start).
         let at = Double(try XCTUnwrap(gap["at_frame"] as? Int)) / 48000
-        XCTAssertEqual(at, 1.5, accuracy: 0.6, "\(gap)")
+        XCTAssertEqual(at, callAt + 0.3, accuracy: 0.6, "\(gap): the call began after \(callAt) s")
         print(String(format: "interrupted take: gap %.3f s at %.3f s; the take ended %.2f s after it began recording "
                      + "(%.2f s after the command started)", seconds, at, ended.timeIntervalSince(recordingAt),
                      ended.timeIntervalSince(started)))
@@ -53,7 +55,8 @@ final class RecordInterruptionTests: JackTestCase {
                                                                "--output", "\(folder)/take.wav", "--for", "3"])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
         let recordingAt = Date()
-        usleep(1_000_000)
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.framesWritten >= 48_000 }, "1 s recorded: \(recorder.objects.suffix(2))")
+        let callAt = Double(recorder.framesWritten) / 48000
         let call = Process()
         call.executableURL = URL(fileURLWithPath: jas)
         call.arguments = ["interrupt", "--server", server.name, "--as", "call", "--for", "20"]
@@ -69,7 +72,9 @@ final class RecordInterruptionTests: JackTestCase {
         let gap = try XCTUnwrap(log.first { $0["event"] as? String == "gap" && $0["reason"] as? String == "interrupted" },
                                 "\(log)")
         XCTAssertTrue(gap["resumed_frame_time"] is NSNull, "\(gap)")
-        XCTAssertEqual(Double(try XCTUnwrap(gap["frames"] as? Int)) / 48000, 2, accuracy: 0.5, "\(gap)")
+        // From the call (its progress line up to 0.25 s old, the interrupter's start) to the end.
+        XCTAssertEqual(Double(try XCTUnwrap(gap["frames"] as? Int)) / 48000, 3 - callAt - 0.3, accuracy: 0.5,
+                       "\(gap): the call began after \(callAt) s")
         XCTAssertEqual((log.last?["event"] as? String), "stopped")
         XCTAssertEqual((log.last?["reason"] as? String), "duration reached")
     }

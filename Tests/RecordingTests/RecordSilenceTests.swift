@@ -25,8 +25,7 @@ final class RecordSilenceTests: JackTestCase {
         let probe = try Client(name: "probe", serverName: server.name)
         defer { probe.close() }
         let first = try play(seconds: 2)
-        XCTAssertTrue(waitUntil(timeout: 10) { probe.port(named: "source:out_1") != nil })
-        usleep(300_000)
+        XCTAssertTrue(waitUntil(timeout: 10) { probe.port(named: "source:out_1")?.connections.isEmpty == false })
         let silenceMarker = "\(folder)/silence.txt", signalMarker = "\(folder)/signal.txt"
         let recorder = try RecordProcess(jas: jas, arguments: [
             "--server", server.name, "--ports", "loopback:capture_1", "--output", "\(folder)/take.wav", "--for", "8",
@@ -36,7 +35,9 @@ final class RecordSilenceTests: JackTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
         first.waitUntilExit()
         XCTAssertTrue(waitUntil(timeout: 5) { recorder.event("silence") != nil }, "\(recorder.objects)")
-        usleep(1_000_000)
+        // The source stays away 2 s of the take.
+        let silentSince = try XCTUnwrap(recorder.event("silence")?["at_frame"] as? Int, "\(recorder.objects)")
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.framesWritten >= silentSince + 2 * 48000 }, "\(recorder.objects.suffix(2))")
         let second = try play(seconds: 6)
         defer { if second.isRunning { second.terminate() } }
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("signal") != nil }, "\(recorder.objects)")

@@ -16,7 +16,10 @@ final class RecordStartTests: JackTestCase {
             "--server", server.name, "--ports", "signal-sender:out_*", "--output", "\(folder)/take.wav",
             "--preroll", "1", "--for", "2"])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("armed") != nil }, recorder.stderr)
-        usleep(1_500_000)
+        // 1.5 s of the server's frames go by while armed (more than the pre-roll holds).
+        let client = try XCTUnwrap(sender.session.client)
+        let armedFrame = client.frameTime
+        XCTAssertTrue(waitUntil(timeout: 10) { Int32(bitPattern: client.frameTime &- armedFrame) >= 72_000 })
         XCTAssertNil(recorder.event("started"), "armed: nothing recorded before the start command")
         let commandFrame = try XCTUnwrap(sender.session.client?.frameTime)
         kill(recorder.process.processIdentifier, SIGUSR1)

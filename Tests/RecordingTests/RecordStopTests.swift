@@ -23,8 +23,7 @@ final class RecordStopTests: JackTestCase {
         for take in 1...8 {
             let recorder = try RecordProcess(jas: jas, arguments: [
                 "--server", server.name, "--ports", "signal-sender:out_*", "--output", "\(folder)/take\(take).wav"])
-            XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
-            usleep(300_000)
+            XCTAssertTrue(waitUntil(timeout: 10) { recorder.framesWritten >= 9600 }, recorder.stderr)
             recorder.process.terminate()
             let summary = try XCTUnwrap(recorder.finish(), recorder.stderr)
             XCTAssertEqual(recorder.process.terminationStatus, 0, recorder.stderr)

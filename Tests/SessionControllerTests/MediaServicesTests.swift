@@ -167,14 +167,15 @@ final class MediaServicesTests: JackTestCase {
         func rounds() -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == "round" } }
         XCTAssertTrue(waitUntil(timeout: 20) { rounds().count >= 2 }, "\(lines.objects)")
 
-        server.stop()
-        usleep(1_000_000)
-        _ = try startServer(name: server.name, period: 256)
         let lostKinds: Set = ["mediaServicesWereLost", "serverUnreachable"]
         let backKinds: Set = ["mediaServicesWereReset", "serverBack"]
         func index(of kinds: Set<String>) -> Int? {
             lines.objects.firstIndex { kinds.contains($0["event"] as? String ?? "") }
         }
+        server.stop()
+        // The server comes back once the loop has said it is gone.
+        XCTAssertTrue(waitUntil(timeout: 10) { index(of: lostKinds) != nil }, "\(lines.objects)")
+        _ = try startServer(name: server.name, period: 256)
         XCTAssertTrue(waitUntil(timeout: 30) {
             guard let back = index(of: backKinds) else { return false }
             return lines.objects[back...].filter { $0["event"] as? String == "round" }.count >= 2
