@@ -18,12 +18,13 @@ final class RecordRealtimeTests: JackTestCase {
         let recorder = Recorder(configuration: configuration)
         allocation_counter_reset()
         try recorder.prepare()
-        XCTAssertTrue(waitUntil(timeout: 60) { recorder.session.cyclesCompleted >= 3_000 })
+        // 3,000 cycles written (on a loaded machine the take starts a while after the first cycles).
+        XCTAssertTrue(waitUntil(timeout: 60) { recorder.progress().framesWritten >= 3_000 * 64 })
         let realtimeEvents = allocation_counter_realtime_events()
         recorder.stop()
         let summary = recorder.summary
         XCTAssertEqual(summary.channels, 16)
-        XCTAssertGreaterThan(summary.framesWritten, 3_000 * 64 * 9 / 10)
+        XCTAssertGreaterThanOrEqual(summary.framesWritten, 3_000 * 64)
         XCTAssertGreaterThan(allocation_counter_all_events(), 0, "the counter is installed and sees this process")
         XCTAssertEqual(realtimeEvents, 0, "heap allocations or frees inside the recording's process callback")
     }
