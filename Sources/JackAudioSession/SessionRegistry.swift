@@ -100,8 +100,15 @@ public struct SessionRegistry: Sendable {
 
     /// The files of live sessions, read; files of sessions whose process is
     /// gone are removed on the way (and so are abandoned half-written ones).
-    /// nil when the folder cannot be read; empty when it does not exist yet.
+    /// nil when the folder cannot be read, or a live session's file could
+    /// not be read for being replaced at every look; empty when the folder
+    /// does not exist yet.
     public func liveRecords() -> [Record]? {
+        liveRecords(betweenOpenAndLock: { _ in })
+    }
+
+    /// `liveRecords()`, with `readIfLive`'s hook.
+    func liveRecords(betweenOpenAndLock: (Int32) -> Void) -> [Record]? {
         guard let folder = opendir(directory) else { return errno == ENOENT ? [] : nil }
         defer { closedir(folder) }
         var names: [String] = []
@@ -117,42 +124,64 @@ public struct SessionRegistry: Sendable {
                 if name.hasPrefix(RegistryEntry.temporaryPrefix) { removeIfAbandoned(temporary: name) }
                 continue
             }
-            guard name.hasSuffix(Self.suffix), let text = readIfLive(name) else { continue }
-            records.append(Record(file: name, text: text))
+            guard name.hasSuffix(Self.suffix) else { continue }
+            switch readIfLive(name, betweenOpenAndLock: betweenOpenAndLock) {
+            case let .live(text): records.append(Record(file: name, text: text))
+            case .gone: continue
+            // A live session cannot be left out: the folder cannot be read as a whole just now.
+            case .replacedWhileRead: return nil
+            }
         }
         return records
     }
 
-    /// The text of `name` when its session holds its lock; nil (and the file
-    /// removed) when nobody does.
-    private func readIfLive(_ name: String) -> String? {
+    /// What reading one session's file found.
+    enum FileReading: Equatable {
+        /// Its session holds its lock: its text.
+        case live(String)
+        /// No such file, not a plain file, or nobody holds it (its session died: removed).
+        case gone
+        /// Replaced by its live session at every look (a loaded machine can
+        /// hold a reader between its open and its lock while the writer
+        /// publishes again and again).
+        case replacedWhileRead
+    }
+
+    /// Looks a file replaced between its open and its lock up again this many times.
+    static let readAttempts = 16
+
+    /// The text of `name` when its session holds its lock; gone (and the
+    /// file removed) when nobody does. `betweenOpenAndLock` runs where a
+    /// writer's replacement races the reader (tests make the race happen).
+    func readIfLive(_ name: String, betweenOpenAndLock: (Int32) -> Void = { _ in }) -> FileReading {
         let path = directory + "/" + name
-        // A file replaced between open and lock is read again (a few times at most).
-        for _ in 0..<4 {
+        for _ in 0..<Self.readAttempts {
             // O_NONBLOCK: a FIFO planted here must not block the reader.
             let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard descriptor >= 0 else { return nil }
+            guard descriptor >= 0 else { return .gone }
             defer { close(descriptor) }
             var info = stat()
-            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .gone }
+            betweenOpenAndLock(descriptor)
             if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
                 // Nobody holds it: its session died, unless it was replaced
                 // (and its old file let go) after the open: look again then.
+                // (A file its writer let go never comes back under its name.)
                 var now = stat()
-                guard lstat(path, &now) == 0 else { return nil }
+                guard lstat(path, &now) == 0 else { return .gone }
                 if now.st_ino == info.st_ino && now.st_dev == info.st_dev {
                     unlink(path)
-                    return nil
+                    return .gone
                 }
                 continue
             }
             // One byte past the bound, so that a longer file is refused as such.
             var bytes = [UInt8](repeating: 0, count: Self.maximumFileSize + 1)
             let count = read(descriptor, &bytes, bytes.count)
-            guard count >= 0 else { return nil }
-            return String(decoding: bytes.prefix(count), as: UTF8.self)
+            guard count >= 0 else { return .gone }
+            return .live(String(decoding: bytes.prefix(count), as: UTF8.self))
         }
-        return nil
+        return .replacedWhileRead
     }
 
     /// A half-written file whose writer is gone (killed between creating and

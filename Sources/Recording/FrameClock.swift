@@ -42,8 +42,8 @@ public struct FrameClock: Sendable {
     /// the loop's line (a callback is never early, only late, so the earliest
     /// is nearest the server's cycle start); the rate is measured through
     /// the seconds of the last ten minutes, less the pairs of seconds a
-    /// step made slower (`measure`). A dummy jackd that falls
-    /// behind restarts its timing from the late cycle (JACK-NOTES): time
+    /// step made slower (`measure`). A dummy jackd that falls behind
+    /// restarts its timing from the late cycle (docs/JACK-FINDINGS.md): time
     /// passes without frames, in steps of any size, many too small to tell
     /// from a late callback. A step lies between one pair of seconds and
     /// makes only that pair slower, where a line fitted through all cycles
@@ -55,7 +55,8 @@ public struct FrameClock: Sendable {
         var index: Int
         /// The earliest reading: its frame, time, and distance above `line`.
         var frame: Int64, time: Double, residual: Double
-        /// The loop's line when the second began.
+        /// What the second's readings are measured against: its first
+        /// reading and the rate measured so far (the loop's, before one is).
         var line: (frame: Int64, time: Double, secondsPerFrame: Double)
 
         func residual(frame: Int64, time: Double) -> Double {
@@ -148,7 +149,7 @@ public struct FrameClock: Sendable {
             return
         }
         if !seconds.isEmpty { measure() }
-        // Against the rate measured so far: the loop's own takes in every step it did not see as a jump.
+        // Against the rate measured so far: the loop's own rate takes in every step it did not see as a jump.
         seconds.append(Second(segment: segment, index: index, frame: frame, time: time, residual: 0,
                               line: (frame, time, measured?.secondsPerFrame ?? secondsPerFrame)))
         if seconds.count > Self.keptSeconds { seconds.removeFirst(seconds.count - Self.keptSeconds) }
@@ -209,7 +210,7 @@ public struct FrameClock: Sendable {
             let half = (values.count + 1) / 2
             let start = (values.startIndex...(values.endIndex - half)).min {
                 values[$0 + half - 1] - values[$0] < values[$1 + half - 1] - values[$1]
-            }!
+            } ?? values.startIndex
             values = values[start..<(start + half)]
         }
         let v = Array(values)

@@ -67,13 +67,39 @@ final class SessionRegistryTests: XCTestCase {
         writer.start()
         var seen: [String: Int] = [:]
         for _ in 0..<3000 {
-            let records = registry.liveRecords() ?? []
+            // Unreadable for the moment (replaced at every look) is allowed; a live session left out is not.
+            guard let records = registry.liveRecords() else {
+                seen["unreadable", default: 0] += 1
+                continue
+            }
             let key = records.count == 1 && texts.contains(records[0].text) ? records[0].text.prefix(1).description
                 : "wrong: \(records.map { $0.text.prefix(20) })"
             seen[key, default: 0] += 1
         }
         stop.store(true, ordering: .relaxed)
-        XCTAssertEqual(Set(seen.keys), ["a", "b"], "\(seen)")
+        XCTAssertEqual(Set(seen.keys).subtracting(["unreadable"]), ["a", "b"], "\(seen)")
+        XCTAssertLessThan(seen["unreadable", default: 0], 30, "\(seen)")
+    }
+
+    func testAFileReplacedAtEveryLookIsUnreadableNeverLeftOut() throws {
+        // Beside a busy core the reader above once found the file replaced at each of its (then four)
+        // looks and left the live session out. Here the writer replaces it between every open and lock.
+        let registry = SessionRegistry(serverName: "s", base: base)
+        let entry = RegistryEntry(registry: registry)
+        try entry.publish("first")
+        let path = registry.directory + "/" + entry.file
+        var replacements = 0
+        let reading = registry.readIfLive(entry.file) { _ in
+            replacements += 1
+            try? entry.publish("again \(replacements)")
+        }
+        XCTAssertEqual(reading, .replacedWhileRead)
+        XCTAssertEqual(replacements, SessionRegistry.readAttempts)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path), "the live session's file was removed")
+        XCTAssertEqual(registry.readIfLive(entry.file), .live("again \(replacements)"))
+        // The folder as a whole: unreadable for now, never a list without the live session.
+        XCTAssertNil(registry.liveRecords { _ in try? entry.publish("more") })
+        XCTAssertEqual(registry.liveRecords()?.map(\.text), ["more"])
     }
 
     func testAFileNobodyHoldsIsADeadSessionAndIsRemoved() throws {
