@@ -93,9 +93,11 @@ final class RecordClockTests: JackTestCase {
             // was placed where its report was read, up to 0.25 s later, and such a gap looked unexplained).
             if take.label == "step" {
                 let xrunFrames = log.filter { $0["event"] as? String == "xrun" }.compactMap { ($0["at_frame"] as? Int).map(Int64.init) }
+                // The session says at most four xruns a second, so a gap is the xrun's within 0.25 s of
+                // one said (beside a busy core: two 256-frame gaps 0.09 and 0.10 s after the one xrun said).
                 let unexplained = gapRanges(log).filter { gap in
                     abs(Int64(gap.lowerBound) - stepFrame) < 48000
-                        && !xrunFrames.contains { abs($0 - Int64(gap.lowerBound)) < 4800 }
+                        && !xrunFrames.contains { abs($0 - Int64(gap.lowerBound)) < 12000 }
                 }
                 XCTAssertEqual(unexplained, [], "\(log)")
             }
