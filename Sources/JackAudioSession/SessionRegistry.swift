@@ -104,11 +104,11 @@ public struct SessionRegistry: Sendable {
     /// not be read for being replaced at every look; empty when the folder
     /// does not exist yet.
     public func liveRecords() -> [Record]? {
-        liveRecords(betweenOpenAndLock: { _ in })
+        liveRecords(betweenOpenAndLock: {})
     }
 
     /// `liveRecords()`, with `readIfLive`'s hook.
-    func liveRecords(betweenOpenAndLock: (Int32) -> Void) -> [Record]? {
+    func liveRecords(betweenOpenAndLock: () -> Void) -> [Record]? {
         guard let folder = opendir(directory) else { return errno == ENOENT ? [] : nil }
         defer { closedir(folder) }
         var names: [String] = []
@@ -153,7 +153,7 @@ public struct SessionRegistry: Sendable {
     /// The text of `name` when its session holds its lock; gone (and the
     /// file removed) when nobody does. `betweenOpenAndLock` runs where a
     /// writer's replacement races the reader (tests make the race happen).
-    func readIfLive(_ name: String, betweenOpenAndLock: (Int32) -> Void = { _ in }) -> FileReading {
+    func readIfLive(_ name: String, betweenOpenAndLock: () -> Void = {}) -> FileReading {
         let path = directory + "/" + name
         for _ in 0..<Self.readAttempts {
             // O_NONBLOCK: a FIFO planted here must not block the reader.
@@ -162,7 +162,7 @@ public struct SessionRegistry: Sendable {
             defer { close(descriptor) }
             var info = stat()
             guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .gone }
-            betweenOpenAndLock(descriptor)
+            betweenOpenAndLock()
             if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
                 // Nobody holds it: its session died, unless it was replaced
                 // (and its old file let go) after the open: look again then.

@@ -89,7 +89,7 @@ final class SessionRegistryTests: XCTestCase {
         try entry.publish("first")
         let path = registry.directory + "/" + entry.file
         var replacements = 0
-        let reading = registry.readIfLive(entry.file) { _ in
+        let reading = registry.readIfLive(entry.file) {
             replacements += 1
             try? entry.publish("again \(replacements)")
         }
@@ -98,7 +98,7 @@ final class SessionRegistryTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: path), "the live session's file was removed")
         XCTAssertEqual(registry.readIfLive(entry.file), .live("again \(replacements)"))
         // The folder as a whole: unreadable for now, never a list without the live session.
-        XCTAssertNil(registry.liveRecords { _ in try? entry.publish("more") })
+        XCTAssertNil(registry.liveRecords { try? entry.publish("more") })
         XCTAssertEqual(registry.liveRecords()?.map(\.text), ["more"])
     }
 

@@ -93,7 +93,7 @@ final class FrameClockTests: XCTestCase {
     }
 
     func testAStarvedServerLosingTimeInSmallStepsIsNotASlowClock() throws {
-        // A dummy jackd on a loaded machine (JACK-NOTES): whenever its thread is late past the next
+        // A dummy jackd on a loaded machine (docs/JACK-FINDINGS.md): whenever its thread is late past the next
         // cycle, it restarts its timing from there, so time passes without frames, in steps from a few
         // microseconds to milliseconds; and the callbacks are woken late, mostly by a little, sometimes by
         // milliseconds. A sample clock 250 ppm fast; a step every three, two or one second(s) on average:

@@ -86,15 +86,14 @@ final class RecordClockTests: JackTestCase {
             if take.label == "step" { XCTAssertEqual(steps.first?["seconds"] as? Double ?? 0, 3.7, accuracy: 0.01) }
             let stepFrame = Int64(steps.first?["at_frame"] as? Int ?? -1)
             // A dummy jackd that xruns restarts its timing from the late cycle
-            // (JACK-NOTES): the time it lost has no frames; such a file is not counted.
+            // (docs/JACK-FINDINGS.md): the time it lost has no frames; such a file is not counted.
             let xruns = log.filter { ["xrun", "gap"].contains($0["event"] as? String) }.compactMap { ($0["at_frame"] as? Int).map(Int64.init) }
             // Setting the wall clock makes no gap (gaps are measured on the monotonic clock). A gap an
-            // xrun made near the step is the xrun's: the log places an xrun at the cycle it came in (it
-            // was placed where its report was read, up to 0.25 s later, and such a gap looked unexplained).
+            // xrun made near the step is the xrun's: the session says at most four xruns a second, each
+            // report placed at the cycle its first xrun came in, so within 0.25 s of one said (beside a
+            // busy core: two 256-frame gaps 0.09 and 0.10 s after the one xrun said).
             if take.label == "step" {
                 let xrunFrames = log.filter { $0["event"] as? String == "xrun" }.compactMap { ($0["at_frame"] as? Int).map(Int64.init) }
-                // The session says at most four xruns a second, so a gap is the xrun's within 0.25 s of
-                // one said (beside a busy core: two 256-frame gaps 0.09 and 0.10 s after the one xrun said).
                 let unexplained = gapRanges(log).filter { gap in
                     abs(Int64(gap.lowerBound) - stepFrame) < 48000
                         && !xrunFrames.contains { abs($0 - Int64(gap.lowerBound)) < 12000 }

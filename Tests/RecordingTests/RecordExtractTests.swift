@@ -42,7 +42,7 @@ final class RecordExtractTests: JackTestCase {
         let reader = try SoundFileReader(path: clip)
         // Its length is the time asked for, to the millisecond the take's times are measured to, less
         // what the dummy jackd lost at an xrun in it: it restarts its timing from the late cycle, and
-        // the time it lost has no frames (JACK-NOTES): allowed for, up to its delay and a period each.
+        // the time it lost has no frames (docs/JACK-FINDINGS.md): allowed for, up to its delay and a period each.
         let xruns = logEvents(try XCTUnwrap(logged["log_path"] as? String)).filter {
             $0["event"] as? String == "xrun" && ((from - 1)...(to + 1)).contains($0["time"] as? Double ?? 0)
         }

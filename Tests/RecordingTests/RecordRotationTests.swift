@@ -44,7 +44,7 @@ final class RecordRotationTests: JackTestCase {
         // before the clock's loop has more than one reading: within that
         // callback's lateness, about 2 ms on a busy machine).
         // A dummy jackd that xruns restarts its timing from the late cycle
-        // (JACK-NOTES): the wall time it lost has no frames, so a file after
+        // (docs/JACK-FINDINGS.md): the wall time it lost has no frames, so a file after
         // an xrun starts later than the frames say (by more than the xrun's
         // reported delay: seen 22 ms after one of 7 ms). Across an xrun only
         // the direction is checked, and that it stays within 100 ms.
