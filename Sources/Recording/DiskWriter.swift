@@ -135,6 +135,8 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// The disk is full: since which position, frames not written since, when room was last looked for.
     private var diskFull: (at: Int64, frames: Int64, folder: String, lastLook: UInt64)?
     private var timeline: CaptureTimeline
+    /// The frames of the cycles the timeline holds back, oldest first.
+    private var heldFrames: [[Float]] = []
     private var history: PrerollHistory
     private let reader: CaptureReader
     private let channels: Int
@@ -239,7 +241,10 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
                 files?.updateHeaders()
                 lastHeaderUpdate = Date()
             }
-            if stopping && drained == 0 { break }
+            if stopping && drained == 0 {
+                placeHeldCycles()
+                break
+            }
             if drained == 0 {
                 endInterruptedTakeOnTime()
                 // Woken by the callback (every `Recorder.wakeEveryFrames`); the
@@ -268,7 +273,26 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
             if Int32(bitPattern: header.frameTime &- floor) < 0 { return }
             connectedFrom = nil
         }
-        let step = timeline.step(header)
+        let placed = timeline.place(header)
+        if placed.last?.wasHeld != false { heldFrames.append(Array(samples)) }
+        for cycle in placed {
+            if cycle.wasHeld {
+                heldFrames.removeFirst().withUnsafeBufferPointer { process(cycle.cycle, $0, cycle.step) }
+            } else {
+                process(cycle.cycle, samples, cycle.step)
+            }
+        }
+    }
+
+    /// Processes the cycles the timeline holds back, as they stepped.
+    private func placeHeldCycles() {
+        for cycle in timeline.releaseHeld() {
+            heldFrames.removeFirst().withUnsafeBufferPointer { process(cycle.cycle, $0, cycle.step) }
+        }
+    }
+
+    /// Writes (or keeps in the pre-roll) a cycle placed on the timeline.
+    private func process(_ header: CycleHeader, _ samples: UnsafeBufferPointer<Float>, _ step: CaptureTimeline.Step) {
         let cycleClockFrame = observeClock(header, step)
         let recording = stats.withLock { $0.recording && !$0.finished }
         if case let .gap(frames, reason) = step {
@@ -470,6 +494,8 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// silence, logged.
     private func endInterruptedTakeOnTime() {
         guard let limit = settings.limitFrames, let current = interruption.withLock({ $0 }) else { return }
+        // No cycles come while interrupted: the ones held back are placed.
+        placeHeldCycles()
         let (written, recording) = stats.withLock { ($0.framesWritten, $0.recording && !$0.finished) }
         guard recording else { return }
         let elapsed = Int64(Double(MonotonicClock.nanoseconds &- current.since) / 1e9 * Double(sampleRate))

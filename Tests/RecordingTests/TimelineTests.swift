@@ -73,6 +73,75 @@ final class TimelineTests: XCTestCase {
         XCTAssertEqual(later.step(cycle(56_320, seconds: 11 + 256.0 / 48000)), .gap(frames: 48000, reason: .serverRestart))
     }
 
+    /// The steps and frame times of what `place` placed, for comparing.
+    private func placed(_ timeline: inout CaptureTimeline, _ cycles: [CycleHeader]) -> [(UInt32, CaptureTimeline.Step)] {
+        cycles.flatMap { timeline.place($0) }.map { ($0.cycle.frameTime, $0.step) }
+    }
+
+    /// A callback late past the next cycle reads that cycle's frame time, and
+    /// the next callback reads it again: frame times 0, 512, 512, 768 for
+    /// cycles at 0, 256, 512, 768. Step by step the first read is a gap of
+    /// a period (silence written, the take a period late from there on);
+    /// placed with the cycle after it, it is no gap and its frame time is 256.
+    func testAFrameTimeReadAheadByALateCallbackIsNoGapOnceTheNextCycleIsSeen() {
+        let reads = [cycle(56_320, seconds: 10), cycle(56_832, seconds: 10 + 520.0 / 48000),
+                     cycle(56_832, seconds: 10 + 530.0 / 48000), cycle(57_088, seconds: 10 + 770.0 / 48000)]
+        var pairwise = CaptureTimeline(sampleRate: rate)
+        XCTAssertEqual(reads.map { pairwise.step($0) }.dropFirst(), [.gap(frames: 256, reason: .discontinuity), .continuous, .continuous],
+                       "by two cycles alone the read ahead is a gap")
+        var timeline = CaptureTimeline(sampleRate: rate)
+        let result = placed(&timeline, reads)
+        XCTAssertEqual(result.map(\.0), [56_320, 56_576, 56_832, 57_088])
+        XCTAssertEqual(result.map(\.1), [.first, .continuous, .continuous, .continuous])
+        // Two late callbacks in a row: both read ahead, the third reads again.
+        var chain = CaptureTimeline(sampleRate: rate)
+        let chained = placed(&chain, [cycle(56_064, seconds: 10), cycle(56_576, seconds: 10.011), cycle(56_832, seconds: 10.012),
+                                      cycle(56_832, seconds: 10.013), cycle(57_088, seconds: 10.018)])
+        XCTAssertEqual(chained.map(\.0), [56_064, 56_320, 56_576, 56_832, 57_088])
+        XCTAssertEqual(chained.map(\.1), [.first, .continuous, .continuous, .continuous, .continuous])
+        // A callback late past two cycles: three callbacks read one frame time.
+        var twice = CaptureTimeline(sampleRate: rate)
+        let farAhead = placed(&twice, [cycle(1000, seconds: 10), cycle(1768, seconds: 10.0107), cycle(1768, seconds: 10.0108),
+                                       cycle(1768, seconds: 10.0109), cycle(2024, seconds: 10.0133)])
+        XCTAssertEqual(farAhead.map(\.0), [1000, 1256, 1512, 1768, 2024])
+        XCTAssertEqual(farAhead.map(\.1), [.first, .continuous, .continuous, .continuous, .continuous])
+        // A read one period ahead after a real gap of two periods: two periods are missing.
+        var both = CaptureTimeline(sampleRate: rate)
+        let mixed = placed(&both, [cycle(1000, seconds: 10), cycle(2024, seconds: 10.021),
+                                   cycle(2024, seconds: 10.022), cycle(2280, seconds: 10.026)])
+        XCTAssertEqual(mixed.map(\.0), [1000, 1768, 2024, 2280])
+        XCTAssertEqual(mixed.map(\.1), [.first, .gap(frames: 512, reason: .discontinuity), .continuous, .continuous])
+    }
+
+    /// A real gap: the cycles after it follow on, and it stands. The held
+    /// cycles are placed as soon as one shows they were no read ahead, or at
+    /// the hold limit, or when asked (the take ends).
+    func testARealGapStandsAndItsCyclesArePlacedInOrder() {
+        var timeline = CaptureTimeline(sampleRate: rate)
+        XCTAssertEqual(timeline.place(cycle(1000, seconds: 10)).map(\.step), [.first])
+        XCTAssertEqual(timeline.place(cycle(1000 + 256 * 3, seconds: 10.016)), [], "held: the next cycle may show a read ahead")
+        var later: [CaptureTimeline.Placed] = []
+        for index in 4...(3 + CaptureTimeline.holdLimit) {
+            let seconds = 10.016 + Double(index - 3) * 256 / 48000
+            later += timeline.place(cycle(1000 + 256 * UInt32(index), seconds: seconds))
+        }
+        let limit = CaptureTimeline.holdLimit
+        XCTAssertEqual(later.map(\.cycle.frameTime), (0...limit).map { 1768 + 256 * UInt32($0) })
+        XCTAssertEqual(later.map(\.step), [.gap(frames: 512, reason: .discontinuity)] + Array(repeating: .continuous, count: limit))
+        XCTAssertEqual(later.map(\.wasHeld), Array(repeating: true, count: limit) + [false])
+        // Held until the take ends.
+        let end = 1768 + 256 * UInt32(limit)
+        XCTAssertEqual(timeline.place(cycle(end + 512, seconds: 10.09)), [])
+        later = timeline.releaseHeld()
+        XCTAssertEqual(later.map(\.step), [.gap(frames: 256, reason: .discontinuity)])
+        XCTAssertEqual(timeline.releaseHeld(), [])
+        // A new server or an overrun is no read ahead: placed at once, and the held ones before it.
+        XCTAssertEqual(timeline.place(cycle(end + 1024, seconds: 10.1)), [])
+        let restart = timeline.place(cycle(4096, seconds: 11, epoch: 1))
+        XCTAssertEqual(restart.map(\.cycle.frameTime), [end + 1024, 4096])
+        XCTAssertEqual(restart.map(\.wasHeld), [true, false])
+    }
+
     func testAClockThatStoodStillIsAStallOfTheWallClockTime() {
         // A netjack2 slave whose master went away runs no cycles and its frame
         // clock does not move; when the master is back, cycles follow on by
