@@ -4,6 +4,7 @@ import JackKit
 import JackTestSupport
 import LoopbackHarness
 import Measurement
+import Synchronization
 import XCTest
 
 /// Round-trip latency on real jackd servers: jackd's -L loopback (exactly one
@@ -151,24 +152,29 @@ final class LatencyMeterTests: JackTestCase {
         let staller = try DelayLineClient(name: "staller", serverName: server.name, delay: 16)
         let meter = try meter(server.name)
         XCTAssertTrue(readings(meter, valid: 1).contains(where: \.valid))
+        let stormOver = Atomic<Bool>(false)
         let storm = Thread {
             let end = Date().addingTimeInterval(4)
             while Date() < end {
                 staller.stall(seconds: 0.008)
                 usleep(150_000)
             }
+            stormOver.store(true, ordering: .releasing)
         }
         let xrunsBefore = meter.session.xrunCount
         storm.start()
-        usleep(500_000)
+        XCTAssertTrue(waitUntil(timeout: 5) { meter.session.xrunCount > xrunsBefore }, "the storm made no xrun")
+        // Readings of windows that ended before the first xrun may still come; from the first it spoilt on, every one is spoilt.
         var during: [LatencyReading] = []
         let until = Date().addingTimeInterval(3)
-        while Date() < until, let reading = meter.nextReading(timeout: 1) { during.append(reading) }
+        while Date() < until, let reading = meter.nextReading(timeout: 1) {
+            if !during.isEmpty || reading.problem == .xrun { during.append(reading) }
+        }
         XCTAssertGreaterThan(meter.session.xrunCount - xrunsBefore, 10, "the storm made too few xruns to test")
         XCTAssertGreaterThanOrEqual(during.count, 4, "the meter fell silent: \(during)")
         XCTAssertTrue(during.allSatisfy { !$0.valid && $0.problem == .xrun && $0.measuredFrames == nil }, "\(during)")
         // And it measures again once the storm is over.
-        usleep(1_000_000)
+        XCTAssertTrue(waitUntil(timeout: 10) { stormOver.load(ordering: .acquiring) })
         let after = readings(meter, valid: 1, limit: 40, timeout: 10)
         XCTAssertEqual(after.last(where: \.valid)?.measuredFrames ?? -1, 256, accuracy: 0.001, "\(after)")
     }

@@ -64,7 +64,8 @@ final class MeterProgrammeTests: JackTestCase {
         // (a 400 ms block a quarter full of the tones passes the gates).
         when(10.6) { commands.fileHandleForWriting.write(Data("pause\n".utf8)) }
         XCTAssertTrue(waitUntil(timeout: 20) { player.finished })
-        usleep(500_000)
+        // The last pause heard before the meter is stopped.
+        XCTAssertTrue(waitUntil(timeout: 10) { lines.objects.filter { $0["event"] as? String == "loudness_paused" }.count == 2 })
         meter.interrupt()
         meter.waitUntilExit()
         // Its summary is the last line jas meter writes. (Not the pipe's end:

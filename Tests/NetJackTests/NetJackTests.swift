@@ -203,11 +203,14 @@ final class NetJackTests: JackTestCase {
         let recorder = try slaveJas(rig, ["record", "--server", rig.slaveName, "--ports", "system:capture_1", "--output", take,
                                           "--for", "10", "--json"])
         XCTAssertTrue(waitUntil(timeout: 10) { !recorder.events("recording").isEmpty }, recorder.errors.text)
-        usleep(2_000_000)
-        let before = try slaveConnections(rig)
-        XCTAssertEqual(before["system:playback_1"]?.contains("source:out_1"), true, "\(before)")
+        // The player's and the monitor's connections, once both are made.
+        var before: [String: [String]] = [:]
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            before = (try? self.slaveConnections(rig)) ?? [:]
+            return before["system:playback_1"]?.contains("source:out_1") == true
+                && before.contains { $0.key.hasPrefix("jas-monitor") && !$0.value.isEmpty }
+        }, "the player's and the monitor's ports are connected: \(before)")
         let monitorOut = before.filter { $0.key.hasPrefix("jas-monitor") && !$0.value.isEmpty }
-        XCTAssertFalse(monitorOut.isEmpty, "the monitor's ports are connected: \(before)")
 
         let routeChangesBefore = monitor.events("routeChange").count
         try rig.restartMaster(hard: true, downtime: 1)

@@ -107,11 +107,16 @@ final class RecordRateChangeTests: JackTestCase {
         let recorder = try RecordProcess(jas: jas, arguments: [
             "--server", server.name, "--ports", "system:capture_*", "--output", "\(folder)/take.wav"])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("started") != nil }, recorder.stderr)
-        usleep(1_000_000)
+        // A second in the first file (the test asks for more than 36000 frames).
+        XCTAssertTrue(waitUntil(timeout: 30) { recorder.framesWritten >= 48000 }, "\(recorder.objects.suffix(3))")
         server.kill()
         _ = try startServer(name: server.name, sampleRate: 44100, period: 256, serverArguments: ["-S"])
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("new_file") != nil }, recorder.stderr)
-        usleep(1_000_000)
+        // A second or more in the new one: two seconds past the progress last
+        // said before it (that one may be a second old; no gap frames are
+        // written across a change of rate).
+        let atNewFile = recorder.framesWritten
+        XCTAssertTrue(waitUntil(timeout: 30) { recorder.framesWritten >= atNewFile + 96000 }, "\(recorder.objects.suffix(3))")
         recorder.process.terminate()
         let summary = try XCTUnwrap(recorder.finish(), recorder.stderr)
         XCTAssertEqual(recorder.process.terminationStatus, 0, recorder.stderr)
