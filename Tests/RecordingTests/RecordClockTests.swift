@@ -63,17 +63,30 @@ final class RecordClockTests: JackTestCase {
         // the true clock's: that take reads 0 ppm, even when a loaded machine made the server lose time
         // in steps (a starved dummy jackd restarts its timing from a late cycle; that is no slower
         // crystal). Each other take reads the server's rate through its own clock.
-        func measuredPPM(_ take: Take) throws -> Double {
+        //
+        // The rate is measured between gaps, from 20 s of them (`FrameClock.rateSpan`); a take that
+        // gaps left less of has no rate, and says so (no clock line), never a guess. Beside a busy
+        // core one take had gaps every few tenths of a second at its start and at each rotation.
+        // So: a rate within 15 ppm of the truth, or none when the gaps left under 30 s of stretches
+        // a second long or more (the measurement needs two whole seconds of a stretch).
+        func measuredPPM(_ take: Take) throws -> Double? {
             let log = logEvents(try XCTUnwrap(take.recorder!.summary.logPath))
-            return try XCTUnwrap(log.last { $0["event"] as? String == "clock" }?["rate_error_ppm"] as? Double,
-                                 "\(take.label): no clock line in \(log)")
+            if let ppm = log.last(where: { $0["event"] as? String == "clock" })?["rate_error_ppm"] as? Double { return ppm }
+            let bounds = [0] + gapRanges(log).sorted { $0.lowerBound < $1.lowerBound }.flatMap { [$0.lowerBound, $0.upperBound] } + [Int(seconds * rate)]
+            let stretches = stride(from: 0, to: bounds.count - 1, by: 2).map { Double(bounds[$0 + 1] - bounds[$0]) / rate }
+            let measurable = stretches.filter { $0 >= 1 }.reduce(0, +)
+            XCTAssertLessThan(measurable, 30, "\(take.label): no rate, although its gaps left \(measurable) s to measure it in: \(log)")
+            print("\(take.label): no rate; its \(stretches.count - 1) gaps left \(measurable) s of stretches of a second or more")
+            return nil
         }
         let reference = takes[3]
         XCTAssertEqual(reference.wallPPM, 0)
         let referencePPM = try measuredPPM(reference)
         let xrunCount = logEvents(try XCTUnwrap(reference.recorder!.summary.logPath)).filter { $0["event"] as? String == "xrun" }.count
-        XCTAssertEqual(referencePPM, 0, accuracy: 15,
-                       "the true clock's take measured \(referencePPM) ppm on a server that kept the monotonic clock's time (\(xrunCount) xruns)")
+        if let referencePPM {
+            XCTAssertEqual(referencePPM, 0, accuracy: 15,
+                           "the true clock's take measured \(referencePPM) ppm on a server that kept the monotonic clock's time (\(xrunCount) xruns)")
+        }
         for take in takes {
             let summary = take.recorder!.summary
             XCTAssertNil(summary.problem, take.label)
@@ -128,9 +141,9 @@ final class RecordClockTests: JackTestCase {
             XCTAssertEqual(Set(names).count, names.count, "\(take.label): a name repeats: \(names)")
             // The rate is logged, and measured: frames per second of this clock against 48 kHz, which
             // is the server's rate seen through the take's clock.
-            if take.label != "step" {
-                XCTAssertEqual(try measuredPPM(take), (1 / (1 + take.wallPPM / 1e6) - 1) * 1e6, accuracy: 15,
-                               "\(take.label) (the true clock's take: \(referencePPM) ppm)")
+            if take.label != "step", let ppm = try measuredPPM(take) {
+                XCTAssertEqual(ppm, (1 / (1 + take.wallPPM / 1e6) - 1) * 1e6, accuracy: 15,
+                               "\(take.label) (the true clock's take: \(referencePPM.map { "\($0)" } ?? "no rate") ppm)")
             }
         }
 
