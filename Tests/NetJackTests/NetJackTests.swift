@@ -213,6 +213,7 @@ final class NetJackTests: JackTestCase {
         let monitorOut = before.filter { $0.key.hasPrefix("jas-monitor") && !$0.value.isEmpty }
 
         let routeChangesBefore = monitor.events("routeChange").count
+        let playerRouteChangesBefore = player.events("routeChange").count
         try rig.restartMaster(hard: true, downtime: 1)
         // The net driver makes the slave's system: ports anew; every session connects to them again.
         XCTAssertTrue(waitUntil(timeout: 10) {
@@ -227,6 +228,19 @@ final class NetJackTests: JackTestCase {
         XCTAssertTrue(["newDeviceAvailable", "routeConfigurationChange"].contains(reasons.last ?? ""), "\(reasons)")
         if reasons.contains("oldDeviceUnavailable") { XCTAssertEqual(reasons.last, "newDeviceAvailable", "\(reasons)") }
         print("master restart: the monitor's route changes \(reasons)")
+        // The player, like the seeds' playback apps, pauses when its output device goes away
+        // (`oldDeviceUnavailable`, when the net driver's ports went in one burst and came back in
+        // another: seen beside a busy core) and plays on when someone says so: SIGUSR1, as a person
+        // pressing play. When the ports were made anew within one burst, it never paused.
+        var playerReasons: [String] = []
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            playerReasons = player.events("routeChange").dropFirst(playerRouteChangesBefore).compactMap { $0["reason"] as? String }
+            return ["newDeviceAvailable", "routeConfigurationChange"].contains(playerReasons.last ?? "")
+        }, "the player's route changes: \(playerReasons)")
+        if playerReasons.contains("oldDeviceUnavailable") {
+            kill(player.process.processIdentifier, SIGUSR1)
+            print("master restart: the player paused for the device's loss (\(playerReasons)); resumed with SIGUSR1")
+        }
 
         XCTAssertTrue(recorder.finish(timeout: 30), "the take did not end: " + recorder.errors.text)
         XCTAssertEqual(recorder.process.terminationStatus, 0, recorder.errors.text)

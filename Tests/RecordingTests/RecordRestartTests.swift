@@ -56,10 +56,15 @@ final class RecordRestartTests: JackTestCase {
         // covers, less the time jackd's own clock lost while it ran (the dummy
         // backend, late on a loaded machine, restarts its clock instead of
         // catching up, and no client can record time its server skipped).
+        // A stall of the server's clock longer than a quarter second is the exception: the take
+        // writes it as a logged gap of silence (seen beside a busy core: a jackd -S whose sync wait
+        // failed lost 6.2 s in such stalls after its restart).
         let frames = try XCTUnwrap(summary["frames_written"] as? Int)
-        let covered = stoppedAt.timeIntervalSince(started) - firstServerLost - secondServerLost
+        let stalls = Double(gapRanges(log.filter { $0["reason"] as? String == "stall" }).map(\.count).reduce(0, +)) / 48000
+        let covered = stoppedAt.timeIntervalSince(started) - firstServerLost - secondServerLost + stalls
         XCTAssertEqual(Double(frames) / 48000, covered, accuracy: 0.3,
-                       "file \(frames) frames for \(covered) s (jackd's clocks lost \(firstServerLost) and \(secondServerLost) s)")
+                       "file \(frames) frames for \(covered) s (jackd's clocks lost \(firstServerLost) and "
+                       + "\(secondServerLost) s, \(stalls) s of it written as stalls)")
 
         // Bit-exact before the loss and in the last second, after the return.
         let samples = try SoundFileReader(path: try XCTUnwrap(summary["path"] as? String)).readAll()
@@ -82,9 +87,13 @@ final class RecordRestartTests: JackTestCase {
         }
         checkExact(before, "before the loss")
         XCTAssertGreaterThan(before.total, 2 * 48000 / 256)
-        let resumedAt = lostAt + gapFrames
-        let resumedFrame = UInt32(try XCTUnwrap(gap["resumed_frame_time"] as? Int))
-        let tail = frames - 48000
+        // The last second, or what follows the take's last gap in it, placed by that gap's frame time.
+        let lastGap = try XCTUnwrap(log.filter { $0["event"] as? String == "gap" }
+            .max { ($0["at_frame"] as? Int ?? 0) < ($1["at_frame"] as? Int ?? 0) })
+        let resumedAt = try XCTUnwrap(lastGap["at_frame"] as? Int) + (try XCTUnwrap(lastGap["frames"] as? Int))
+        let resumedFrame = UInt32(try XCTUnwrap(lastGap["resumed_frame_time"] as? Int))
+        let tail = max(frames - 48000, resumedAt)
+        XCTAssertGreaterThanOrEqual(frames - tail, 12000, "a gap in the take's last quarter second: \(lastGap)")
         let after = sender.compare(Array(samples[(tail * 2)...]), channels: 2,
                                    firstFrameTime: resumedFrame &+ UInt32(tail - resumedAt), period: 256)
         checkExact(after, "after the return")
