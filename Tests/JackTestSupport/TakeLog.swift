@@ -17,6 +17,18 @@ public func gapRanges(_ events: [[String: Any]]) -> [Range<Int>] {
     }
 }
 
+/// The stretches of `frames` (a take's first frames) between `gaps`, in order.
+public func stretches(of frames: Range<Int>, between gaps: [Range<Int>]) -> [Range<Int>] {
+    var stretches: [Range<Int>] = []
+    var from = frames.lowerBound
+    for gap in gaps.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+        if gap.lowerBound > from { stretches.append(from..<min(gap.lowerBound, frames.upperBound)) }
+        from = max(from, gap.upperBound)
+    }
+    if from < frames.upperBound { stretches.append(from..<frames.upperBound) }
+    return stretches.filter { !$0.isEmpty }
+}
+
 /// Another program takes all the room left on the disk of `path`: a file
 /// written there until the disk is full. Returns the bytes it holds.
 @discardableResult

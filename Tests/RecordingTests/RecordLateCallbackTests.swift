@@ -35,7 +35,8 @@ final class RecordLateCallbackTests: JackTestCase {
         defer { recorder.stop() }
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.progress().framesWritten >= 24000 }, "the take did not start")
         // Eight stalls of a period and a half, a quarter second apart (a stimulus, not a wait).
-        for _ in 0..<8 {
+        let stalls = 8
+        for _ in 0..<stalls {
             staller.stall(seconds: 1.5 * Double(period) / 48000)
             usleep(250_000)
         }
@@ -54,8 +55,8 @@ final class RecordLateCallbackTests: JackTestCase {
         /// take puts it (its first frame time plus the position), in frames:
         /// found by matching 64 frames with what was sent (through the delay
         /// line), within eight periods either way. nil: no match there.
+        let window = 64
         func misplacement(at position: Int) -> Int? {
-            let window = 64
             guard position + window <= samples.count,
                   !gaps.contains(where: { $0.overlaps(position..<(position + window)) }) else { return nil }
             return (-8 * period...8 * period).first { offset in
@@ -71,14 +72,13 @@ final class RecordLateCallbackTests: JackTestCase {
         // which does not wait for it, had already written its next period into
         // the buffer the stalled client then read. Nothing else: no period off
         // in the other direction, none two periods off, no shift that lasts.
-        let stalls = 8
-        let windows = stride(from: 64, to: samples.count - 512, by: period).map { ($0, misplacement(at: $0)) }
+        let windows = stride(from: window, to: samples.count - 2 * period, by: period).map { ($0, misplacement(at: $0)) }
         let inPlace = windows.filter { $0.1 == 0 }.count
         let readAhead = windows.filter { $0.1 == period }.map { Double($0.0) / 48000 }
         let misplaced = windows.filter { $0.1 != nil && $0.1 != 0 && $0.1 != period }
             .map { (second: Double($0.0) / 48000, frames: $0.1!) }
-        let missing = windows.filter { window in
-            window.1 == nil && !gaps.contains { $0.overlaps(window.0..<(window.0 + 64)) }
+        let missing = windows.filter { place in
+            place.1 == nil && !gaps.contains { $0.overlaps(place.0..<(place.0 + window)) }
         }.map { Double($0.0) / 48000 }
         print("behind a stalled client: \(xruns) xrun(s) logged, gaps \(gaps); of \(windows.count) periods "
               + "\(inPlace) in place, the next period's sound at \(readAhead) s, not found at \(missing) s, "

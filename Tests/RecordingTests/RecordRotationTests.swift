@@ -76,13 +76,7 @@ final class RecordRotationTests: JackTestCase {
         func gaps(_ logPath: String) -> [Range<Int>] {
             gapRanges(logEvents(logPath)).sorted { $0.lowerBound < $1.lowerBound }
         }
-        var stretches: [Range<Int>] = []
-        var from = 0
-        for gap in gaps("\(folder)/rot-001.log") {
-            if gap.lowerBound > from { stretches.append(from..<gap.lowerBound) }
-            from = max(from, gap.upperBound)
-        }
-        if from < joined.count / 2 { stretches.append(from..<(joined.count / 2)) }
+        let stretches = JackTestSupport.stretches(of: 0..<(joined.count / 2), between: gaps("\(folder)/rot-001.log"))
         let singleGaps = gaps("\(folder)/one.log")
         var compared = 0, differing = 0
         var firstDifference: Int?
