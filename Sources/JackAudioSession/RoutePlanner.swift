@@ -26,17 +26,43 @@ struct DeviceHistory: Equatable {
         outputs = catalog.outputs.first.map { [$0.uid] } ?? []
     }
 
-    /// Brings the history up to date; returns whether devices appeared and vanished.
-    mutating func update(from old: DeviceCatalog, to new: DeviceCatalog) -> (appeared: Bool, vanished: Bool) {
-        let oldIDs = Set(old.inputs.map(\.uid) + old.outputs.map(\.uid).map { "out:" + $0 })
-        let newIDs = Set(new.inputs.map(\.uid) + new.outputs.map(\.uid).map { "out:" + $0 })
+    /// Brings the history up to date; returns which devices appeared and vanished.
+    mutating func update(from old: DeviceCatalog, to new: DeviceCatalog) -> DeviceChange {
+        let change = DeviceChange(inputs: Self.difference(old.inputs.map(\.uid), new.inputs.map(\.uid)),
+                                  outputs: Self.difference(old.outputs.map(\.uid), new.outputs.map(\.uid)))
         for device in new.inputs where !old.inputs.contains(where: { $0.uid == device.uid }) { inputs.append(device.uid) }
         for device in new.outputs where !old.outputs.contains(where: { $0.uid == device.uid }) { outputs.append(device.uid) }
         inputs.removeAll { uid in new.input(uid) == nil }
         outputs.removeAll { uid in new.output(uid) == nil }
         if inputs.isEmpty, let first = new.inputs.first { inputs = [first.uid] }
         if outputs.isEmpty, let first = new.outputs.first { outputs = [first.uid] }
-        return (!newIDs.subtracting(oldIDs).isEmpty, !oldIDs.subtracting(newIDs).isEmpty)
+        return change
+    }
+
+    private static func difference(_ old: [String], _ new: [String]) -> DeviceChange.Direction {
+        DeviceChange.Direction(appeared: !Set(new).subtracting(old).isEmpty, vanished: !Set(old).subtracting(new).isEmpty)
+    }
+}
+
+/// Which devices came and went between two looks at the server, per direction.
+struct DeviceChange: Equatable {
+    struct Direction: Equatable {
+        var appeared = false
+        var vanished = false
+    }
+    var inputs = Direction()
+    var outputs = Direction()
+
+    /// Any device, in either direction.
+    var any: Bool { inputs.appeared || inputs.vanished || outputs.appeared || outputs.vanished }
+
+    /// The change in the directions a session has ports for: a playback
+    /// session's route has no input, so an input device's coming or going
+    /// is no device of its route (a netjack2 slave's driver remakes capture
+    /// and playback ports in separate bursts when its master returns).
+    func within(inputs usesInputs: Bool, outputs usesOutputs: Bool) -> Direction {
+        let used = [usesInputs ? inputs : nil, usesOutputs ? outputs : nil].compactMap { $0 }
+        return Direction(appeared: used.contains { $0.appeared }, vanished: used.contains { $0.vanished })
     }
 }
 

@@ -23,7 +23,7 @@ extension SessionCore {
         activation.catalog = catalog
         // "This change will only be in effect until the current route changes":
         // a device that comes or goes ends the speaker override.
-        if forcedReason == nil, change.appeared || change.vanished, preferences.outputOverride == .speaker {
+        if forcedReason == nil, change.any, preferences.outputOverride == .speaker {
             preferences.outputOverride = .none
         }
         let prefs = preferences
@@ -50,6 +50,7 @@ extension SessionCore {
         let remade = plan == previous && restored > 0
         guard plan != previous || forcedReason != nil || remade else { return }
         activation.plan = plan
+        let devices = change.within(inputs: wanted.inputs > 0, outputs: wanted.outputs > 0)
         let reason: RouteChangeReason
         if let forcedReason {
             reason = forcedReason
@@ -57,9 +58,9 @@ extension SessionCore {
             // Only a direction the session has ports for: multiRoute on a
             // server without capture devices (PipeWire with sinks only) has none.
             reason = .noSuitableRouteForCategory
-        } else if change.appeared && !change.vanished {
+        } else if devices.appeared && !devices.vanished {
             reason = .newDeviceAvailable
-        } else if change.vanished {
+        } else if devices.vanished {
             reason = .oldDeviceUnavailable
         } else {
             reason = .routeConfigurationChange

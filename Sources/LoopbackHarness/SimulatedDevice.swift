@@ -28,9 +28,11 @@ public final class SimulatedDevice: Sendable {
     /// per bank name, where a bank (a microphone) sits, faces and which
     /// polar patterns it has. Like a device's bridge, it switches a bank to
     /// the polar pattern a session prefers when the bank supports it.
+    /// `capturesOnly` makes a microphone: capture ports, silent, and no
+    /// playback ports (an input device only).
     public init(name: String, serverName: String, type: AudioSessionPort, channels: Int = 2,
                 prettyName: String? = nil, captureLatency: Int = 0, playbackLatency: Int = 0,
-                banks: [String]? = nil, traits: [String: DataSourceTraits] = [:]) throws {
+                banks: [String]? = nil, traits: [String: DataSourceTraits] = [:], capturesOnly: Bool = false) throws {
         precondition(channels >= 1, "a device has at least one channel")
         precondition(banks == nil || banks?.count == channels, "one bank name per channel")
         self.name = name
@@ -40,7 +42,9 @@ public final class SimulatedDevice: Sendable {
         var playback: [JackKit.Port] = []
         var capture: [JackKit.Port] = []
         for channel in 1...channels {
-            playback.append(try client.registerPort("playback_\(channel)", flags: [.input, .physical, .terminal]))
+            if !capturesOnly {
+                playback.append(try client.registerPort("playback_\(channel)", flags: [.input, .physical, .terminal]))
+            }
             capture.append(try client.registerPort("capture_\(channel)", flags: [.output, .physical, .terminal]))
         }
         // The port type is what makes it a device of its kind; a server that cannot keep it says why.
@@ -92,7 +96,7 @@ public final class SimulatedDevice: Sendable {
 }
 
 /// The device's real-time work: each capture port sends what its playback
-/// port received one cycle earlier.
+/// port received one cycle earlier (silence, without one).
 final class DeviceLoopback: @unchecked Sendable { // its held samples belong to the device's real-time thread
     let held: UnsafeMutableBufferPointer<Float>
     let channels: Int
@@ -120,6 +124,15 @@ final class DeviceLoopback: @unchecked Sendable { // its held samples belong to 
             while frame < frames {
                 output[frame] = store[frame]
                 store[frame] = input[frame]
+                frame += 1
+            }
+            channel += 1
+        }
+        while channel < cycle.outputs.count {
+            let output = cycle.outputs[channel]
+            var frame = 0
+            while frame < frames {
+                output[frame] = 0
                 frame += 1
             }
             channel += 1

@@ -20,9 +20,12 @@ public enum PlayedNoise {
 
     /// How a recording compares with the noise.
     public struct Match {
-        /// Samples compared, and how many of them differ from the noise.
+        /// Samples compared, and how many of them differ from the noise:
+        /// silent (zero where the noise is not: nothing was playing into the
+        /// recorded port) or differing (another value).
         public var compared = 0
         public var differing = 0
+        public var silent = 0
         /// Frames of the recording where the noise went on from another
         /// place than the next sample (a period carried again or skipped
         /// without a gap in the log).
@@ -72,7 +75,7 @@ public enum PlayedNoise {
                         position = elsewhere
                         continue
                     }
-                    result.differing += 1
+                    if recorded[frame] == 0 { result.silent += 1 } else { result.differing += 1 }
                 }
                 result.compared += 1
                 frame += 1

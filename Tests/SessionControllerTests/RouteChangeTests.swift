@@ -1,4 +1,5 @@
 import JackAudioSession
+import JackKit
 import Foundation
 import JackTestSupport
 import LoopbackHarness
@@ -61,6 +62,31 @@ final class RouteChangeTests: JackTestCase {
         XCTAssertEqual(unplugged.previous.outputs.first?.uid, "headphones")
         XCTAssertEqual(unplugged.current, systemRoute)
         XCTAssertEqual(client.port(named: "player:out_1")?.connections, ["system:playback_1"])
+    }
+
+    /// A playback session's route has outputs only: a microphone that comes
+    /// or goes is no device of it. When its route's connections are made
+    /// again in the same refresh as a microphone goes (a netjack2 slave's
+    /// driver remakes its playback ports while its capture ports are still
+    /// gone), that is the route's configuration changing, not its device
+    /// going away (oldDeviceUnavailable, on which a player pauses).
+    func testAMicrophoneGoingIsNoDeviceOfAPlayersRoute() throws {
+        let server = try startServer()
+        let microphone = try SimulatedDevice(name: "mic", serverName: server.name, type: .builtInMic, capturesOnly: true)
+        let (session, recorder) = try activePlayer(on: server)
+        defer { session.close() }
+        let systemRoute = session.currentRoute
+        XCTAssertEqual(systemRoute.outputs.map(\.uid), ["system"])
+
+        let other = try Client.checkedOpen(name: "patchbay", serverName: server.name)
+        defer { other.close() }
+        try other.disconnect("player:out_1", from: "system:playback_1")
+        microphone.unplug()
+        XCTAssertTrue(waitUntil { !recorder.laterRouteChanges.isEmpty }, "\(recorder.events)")
+        let change = try XCTUnwrap(recorder.laterRouteChanges.first)
+        XCTAssertEqual(change.reason, .routeConfigurationChange, "\(recorder.events)")
+        XCTAssertEqual(change.current, systemRoute)
+        XCTAssertEqual(session.client?.port(named: "player:out_1")?.connections, ["system:playback_1"])
     }
 
     func testPreferredInputAndSpeakerOverride() throws {
