@@ -304,20 +304,11 @@ extension SessionCore {
     }
 
     /// Connects the session's ports to the plan's ports, channel by channel,
-    /// and drops the connections to devices (and to the ports the previous
-    /// plan named) that the plan does not name. Returns how many of the
+    /// and drops any other connection they have. Returns how many of the
     /// plan's connections were missing and are made now.
-    ///
-    /// `freshPorts`: the ports were registered by this activation, so they
-    /// have no connection the session must know of first. Their connections
-    /// are then read after the plan's are made, not before: just after
-    /// `jack_activate` a graph change is pending, and libjack's first
-    /// `jack_port_get_connections` sleeps until it is done (a period), where
-    /// after the connects the same read shares its wait with the latency
-    /// pass the activation waits for anyway.
     @discardableResult
     func connect(_ ports: SessionPorts, to plan: RoutePlan, on client: Client,
-                 tolerateMissingPorts: Bool = false, freshPorts: Bool = false) throws(AudioSessionError) -> Int {
+                 tolerateMissingPorts: Bool = false) throws(AudioSessionError) -> Int {
         let correction = latencyCalibration?.correction(server: serverName, capturePorts: plan.inputPorts,
                                                         playbackPorts: plan.outputPorts.compactMap { $0 }) ?? .none
         let correctionChanged = ports.correction.withLock { current -> Bool in
@@ -336,25 +327,20 @@ extension SessionCore {
         func isRoute(_ name: String) -> Bool {
             routed.contains(name) || client.port(named: name)?.flags.contains(.physical) == true
         }
-        func dropRoutesNotWanted() {
-            for port in ports.inputs {
-                for source in port.connections where isRoute(source) && !wanted.contains(where: { $0 == (source, port.name) }) {
-                    try? client.disconnect(source, from: port.name)
-                }
+        for port in ports.inputs {
+            for source in port.connections where isRoute(source) && !wanted.contains(where: { $0 == (source, port.name) }) {
+                try? client.disconnect(source, from: port.name)
             }
-            for port in ports.outputs {
-                for destination in port.connections
-                where isRoute(destination) && !wanted.contains(where: { $0 == (port.name, destination) }) {
-                    try? client.disconnect(port.name, from: destination)
-                }
+        }
+        for port in ports.outputs {
+            for destination in port.connections
+            where isRoute(destination) && !wanted.contains(where: { $0 == (port.name, destination) }) {
+                try? client.disconnect(port.name, from: destination)
             }
         }
         var existing = Set<[String]>()
-        if !freshPorts {
-            dropRoutesNotWanted()
-            for port in ports.inputs { for source in port.connections { existing.insert([source, port.name]) } }
-            for port in ports.outputs { for destination in port.connections { existing.insert([port.name, destination]) } }
-        }
+        for port in ports.inputs { for source in port.connections { existing.insert([source, port.name]) } }
+        for port in ports.outputs { for destination in port.connections { existing.insert([port.name, destination]) } }
         var made = 0
         for (source, destination) in wanted {
             if tolerateMissingPorts && (client.port(named: source) == nil || client.port(named: destination) == nil) {
@@ -367,7 +353,6 @@ extension SessionCore {
             }
             if !existing.contains([source, destination]) { made += 1 }
         }
-        if freshPorts { dropRoutesNotWanted() }
         return made
     }
 
