@@ -54,25 +54,9 @@ public enum PortTap {
         }
     }
 
-    /// The JACK frame time from which the session's `channels` input ports
-    /// are connected: the session starts processing before it connects, so
-    /// earlier cycles heard nothing. A connection counts once the graph JACK
-    /// runs has it, which may be cycles after `jack_connect` returned: jackd
-    /// puts off the switch to a new graph while the previous one has not
-    /// finished (`JackEngine::Process`, read in the source). In one CI run, a
-    /// 16-channel take at 64 frames started with its last channel silent for
-    /// a period; a client made late on purpose did not bring it back here.
-    /// So this waits, at most a second, until the ports' connections read
-    /// from the running graph are there, and gives the cycle after the
-    /// current one.
-    public static func connectedFrom(_ session: AudioSession, channels: Int) -> UInt32? {
-        guard let client = session.client else { return nil }
-        let inputs = (1...max(1, channels)).map { "\(client.name):in_\($0)" }
-        let deadline = MonotonicClock.nanoseconds + 1_000_000_000
-        while inputs.contains(where: { client.port(named: $0)?.connections.isEmpty != false }),
-              MonotonicClock.nanoseconds < deadline {
-            usleep(1_000)
-        }
-        return client.frameTime &+ UInt32(client.bufferSize)
+    /// The JACK frame time from which the session's ports are connected: the
+    /// session starts processing before it connects, so earlier cycles heard nothing.
+    public static func connectedFrom(_ session: AudioSession) -> UInt32? {
+        session.client.map { $0.frameTime &+ UInt32($0.bufferSize) }
     }
 }

@@ -98,7 +98,7 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
         } catch {
             throw .session(error)
         }
-        connectedFrom = PortTap.connectedFrom(session, channels: ports.count)
+        connectedFrom = PortTap.connectedFrom(session)
         self.capture = capture
         // Set only now: `stop` waits for the worker when there is a meter.
         meterBox.withLock { $0 = meter }

@@ -274,7 +274,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             events.yield(event)
             hooks(event)
         }, currentSampleRate: { Int(session.sampleRate) })
-        writer.connectedFrom = PortTap.connectedFrom(session, channels: channels)
+        writer.connectedFrom = PortTap.connectedFrom(session)
         self.writer = writer
         watchSession()
         writer.start()
