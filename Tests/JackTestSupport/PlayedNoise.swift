@@ -44,13 +44,8 @@ public enum PlayedNoise {
     /// way, and where the noise goes on from there that is a jump, else a
     /// differing sample.
     public static func match(_ recorded: [Float], from: Int, gaps: [Range<Int>], searchAhead: Int) -> Match {
-        var stretches: [Range<Int>] = []
-        var start = from
-        for gap in gaps.filter({ $0.lowerBound >= from }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            if gap.lowerBound > start { stretches.append(start..<gap.lowerBound) }
-            start = max(start, gap.upperBound)
-        }
-        if start < recorded.count { stretches.append(start..<recorded.count) }
+        let stretches = JackTestSupport.stretches(of: from..<max(from, recorded.count),
+                                                  between: gaps.filter { $0.lowerBound >= from })
         let noise = samples(frames: recorded.count + searchAhead)
         var places: [UInt32: [Int]] = [:]
         for (index, sample) in noise.enumerated() { places[sample.bitPattern, default: []].append(index) }
