@@ -54,9 +54,29 @@ public enum PortTap {
         }
     }
 
-    /// The JACK frame time from which the session's ports are connected: the
-    /// session starts processing before it connects, so earlier cycles heard nothing.
-    public static func connectedFrom(_ session: AudioSession) -> UInt32? {
-        session.client.map { $0.frameTime &+ UInt32($0.bufferSize) }
+    /// The JACK frame time from which the session's input ports are
+    /// connected: the session starts processing before it connects, so
+    /// earlier cycles heard nothing.
+    ///
+    /// A connection is heard from the cycle whose graph has it: jackd switches
+    /// graphs at a cycle's start, and puts the switch off while the previous
+    /// graph has not finished (`JackEngine::Process`). So this first waits, at
+    /// most `patience` seconds, until each port's connections read back from
+    /// the graph jackd runs (a pending change makes libjack sleep a period
+    /// first), then gives the cycle after the current one by the cycles' own
+    /// clock (`jack_last_frame_time`, what a capture stamps its cycles with).
+    /// Not `jack_frame_time`, which extrapolates through a filter and was seen
+    /// tens of periods behind the cycles after jackd was held back; a start
+    /// placed by it came before the last ports' connections and wrote their
+    /// first periods as silence heard (docs/JACK-FINDINGS.md,
+    /// `RecordFrameTimeLagTests`).
+    public static func connectedFrom(_ session: AudioSession, patience: Double = 1) -> UInt32? {
+        guard let client = session.client else { return nil }
+        let ports = session.inputPortNames.compactMap { client.port(named: $0) }
+        let deadline = MonotonicClock.nanoseconds + UInt64(patience * 1e9)
+        while ports.contains(where: { $0.connections.isEmpty }), MonotonicClock.nanoseconds < deadline {
+            usleep(1_000)
+        }
+        return client.cycleFrameTime &+ UInt32(client.bufferSize)
     }
 }

@@ -317,11 +317,14 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         }
     }
 
-    /// The start command (when waiting for one): the recording begins at this
-    /// moment's JACK frame time, less the pre-roll.
+    /// The start command (when waiting for one): the recording begins at the
+    /// start of the cycle in progress (at most a period before this moment),
+    /// less the pre-roll. Not at `jack_frame_time`, whose filter can be a
+    /// tenth of a second either side of the cycles on a loaded machine
+    /// (`PortTap.connectedFrom`): ahead, it would lose what followed the command.
     public func start() {
         guard let client = session.client else { return }
-        writer?.requestStart(atFrame: client.frameTime)
+        writer?.requestStart(atFrame: client.cycleFrameTime)
     }
 
     /// Waits until the recording reached its duration or failed; false on timeout.
