@@ -29,6 +29,17 @@ public func stretches(of frames: Range<Int>, between gaps: [Range<Int>]) -> [Ran
     return stretches.filter { !$0.isEmpty }
 }
 
+/// The seconds of a take (its first `frames`) a clock's rate can be measured
+/// over, from its log: the stretches between its gaps and xruns, each less
+/// two seconds (`FrameClock` keeps one reading a second and measures between
+/// pairs of them; a gap starts a new segment, an xrun of a dummy jackd is a
+/// step of its clock that spoils the pair of seconds it falls in).
+public func measurableSeconds(_ events: [[String: Any]], frames: Int, rate: Double) -> Double {
+    let xruns = events.filter { $0["event"] as? String == "xrun" }.compactMap { $0["at_frame"] as? Int }.map { $0..<($0 + 1) }
+    return stretches(of: 0..<frames, between: gapRanges(events) + xruns).map { max(0, Double($0.count) / rate - 2) }
+        .reduce(0, +)
+}
+
 /// Another program takes all the room left on the disk of `path`: a file
 /// written there until the disk is full. Returns the bytes it holds.
 @discardableResult

@@ -64,19 +64,18 @@ final class RecordClockTests: JackTestCase {
         // in steps (a starved dummy jackd restarts its timing from a late cycle; that is no slower
         // crystal). Each other take reads the server's rate through its own clock.
         //
-        // The rate is measured between gaps, from 20 s of them (`FrameClock.rateSpan`); a take that
-        // gaps left less of has no rate, and says so (no clock line), never a guess. Beside a busy
-        // core one take had gaps every few tenths of a second at its start and at each rotation.
-        // So: a rate within 15 ppm of the truth, or none when the gaps left under 30 s of stretches
-        // a second long or more (the measurement needs two whole seconds of a stretch).
+        // The rate is measured between gaps and xruns, from 20 s of them
+        // (`FrameClock.rateSpan`); a take they left less of has no rate, and
+        // says so (no clock line), never a guess. Beside a busy core one take
+        // had gaps every few tenths of a second at its start and at each
+        // rotation. So: a rate within 15 ppm of the truth, or none when they
+        // left under 25 s to measure it in (`measurableSeconds`).
         func measuredPPM(_ take: Take) throws -> Double? {
             let log = logEvents(try XCTUnwrap(take.recorder!.summary.logPath))
             if let ppm = log.last(where: { $0["event"] as? String == "clock" })?["rate_error_ppm"] as? Double { return ppm }
-            let gaps = gapRanges(log)
-            let measurable = stretches(of: 0..<Int(seconds * rate), between: gaps).map { Double($0.count) / rate }
-                .filter { $0 >= 1 }.reduce(0, +)
-            XCTAssertLessThan(measurable, 30, "\(take.label): no rate, although its gaps left \(measurable) s to measure it in: \(log)")
-            print("\(take.label): no rate; its \(gaps.count) gaps left \(measurable) s of stretches of a second or more")
+            let measurable = measurableSeconds(log, frames: Int(seconds * rate), rate: rate)
+            XCTAssertLessThan(measurable, 25, "\(take.label): no rate, although its gaps and xruns left \(measurable) s to measure it in: \(log)")
+            print("\(take.label): no rate; its gaps and xruns left \(measurable) s to measure it in")
             return nil
         }
         let reference = takes[3]

@@ -72,12 +72,16 @@ final class RecordWallClockTests: JackTestCase {
                 XCTAssertEqual(Double(file.frames), 10 * rate * 1.001, accuracy: 48, "\(name)")
             }
         }
-        let measured = try XCTUnwrap(fastLog.last { $0["event"] as? String == "clock" }?["rate_error_ppm"] as? Double,
-                                     "no clock line in \(fastLog)")
-        XCTAssertEqual(measured, 1000, accuracy: 20)
-        let progress = try XCTUnwrap(fast.objects.last { $0["event"] as? String == "progress" && $0["clock_rate_error_ppm"] is Double },
-                                     "no progress line with the clock's rate")
-        XCTAssertEqual(progress["clock_rate_error_ppm"] as? Double ?? 0, 1000, accuracy: 20, "\(progress)")
+        // The rate, once measurable (RecordClockTests): right, or not told.
+        if let measured = fastLog.last(where: { $0["event"] as? String == "clock" })?["rate_error_ppm"] as? Double {
+            XCTAssertEqual(measured, 1000, accuracy: 20)
+            let progress = try XCTUnwrap(fast.objects.last { $0["event"] as? String == "progress" && $0["clock_rate_error_ppm"] is Double },
+                                         "no progress line with the clock's rate")
+            XCTAssertEqual(progress["clock_rate_error_ppm"] as? Double ?? 0, 1000, accuracy: 20, "\(progress)")
+        } else {
+            let measurable = measurableSeconds(fastLog, frames: firstFrame, rate: rate)
+            XCTAssertLessThan(measurable, 25, "no clock line, although the gaps and xruns left \(measurable) s to measure it in: \(fastLog)")
+        }
 
         // Local time: the new day's first file is in the new day's folder and
         // 0 samples after its own midnight; the change to daylight-saving
