@@ -27,7 +27,7 @@ export JACK_NO_AUDIO_RESERVATION := 1
 # beside a busy core), about half the time of one. TEST_SHARDS=1 runs the classes one after another.
 TEST_SHARDS ?= auto
 
-.PHONY: deps build release builds-beside-suite install uninstall install-check example-check run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke baseline-jas soak clean
+.PHONY: deps build release install uninstall install-check example-check run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke baseline-jas soak clean
 
 deps:
 	@missing=""; \
@@ -56,14 +56,7 @@ test: deps pipewire-1.4
 	$(call PHASE,build)
 	$(SWIFT) build --build-tests
 	$(call PHASE,swift test)
-	# Beside the suite, at idle priority, the builds later phases need (builds-beside-suite). The shards are counted
-	# before it starts: 'auto' counts idle cores, and the build keeps them busy with the cycles the suite leaves.
-	shards=$$(python3 scripts/test-shards.py --shards $(TEST_SHARDS) --count); \
-	setsid chrt --idle 0 $(MAKE) --no-print-directory builds-beside-suite > .build/builds-beside-suite.log 2>&1 & builds=$$!; \
-	status=0; python3 scripts/test-shards.py --shards $$shards || status=$$?; \
-	if (( status != 0 )); then kill -- -$$builds 2>/dev/null || true; exit $$status; fi; \
-	echo "== the builds beside the suite: $$(date -u +%H:%M:%S)"; \
-	wait $$builds || { echo "make test: a build beside the suite failed:"; tail -n 60 .build/builds-beside-suite.log; exit 1; }
+	python3 scripts/test-shards.py --shards $(TEST_SHARDS)
 	$(call PHASE,pipewire-lane)
 	$(MAKE) pipewire-lane
 	$(call PHASE,rtsan)
@@ -75,14 +68,6 @@ test: deps pipewire-1.4
 	$(call PHASE,example-check)
 	$(MAKE) example-check
 	$(call PHASE,done)
-
-# The release build (bench-smoke, install-check) and the example package's (example-check), made while the suite runs
-# by make test under SCHED_IDLE: they get only the cycles the suite's jackd servers and clients leave (nice would not
-# do: SwiftPM starts its compilers at nice 0 again; a scheduling policy is inherited). 10 and 1.5 minutes on two idle
-# cores, which the suite, mostly waiting on audio, leaves about half of.
-builds-beside-suite: deps
-	$(SWIFT) build -c release
-	cd Examples/DependentPackage && $(SWIFT) build
 
 # The backports suite's PipeWire (1.4), unpacked beside the system's (0.3.65), which stays installed.
 PIPEWIRE_1_4 := .build-pipewire-1.4

@@ -24,7 +24,7 @@ two-core machine (JACK-NOTES: limit how many servers run at once).
 Fails when a shard fails, crashes, or ran fewer tests than it was given.
 Without root (no mount namespace), runs one shard in this /dev/shm.
 
-usage: test-shards.py [--shards N] [--bundle PATH] [--write-seconds FILE] [--count]
+usage: test-shards.py [--shards N] [--bundle PATH] [--write-seconds FILE]
 """
 import argparse
 import collections
@@ -108,28 +108,20 @@ def main():
                         help="shards side by side, or 'auto' (the default): the idle cores, at most 2")
     parser.add_argument("--bundle", default=os.path.join(ROOT, ".build", "debug", "JackAudioSessionPackageTests.xctest"))
     parser.add_argument("--write-seconds", metavar="FILE", help="write each class's measured seconds to FILE")
-    parser.add_argument("--count", action="store_true",
-                        help="print how many shards --shards means now, and run nothing (make test decides before it "
-                             "starts the release build beside the suite at idle priority, which 'auto' would count as busy)")
     options = parser.parse_args()
 
-    if options.shards == "auto":
-        idle = idle_cores()
-        shards = max(1, min(2, int(idle + 0.3)))
-        print(f"test-shards: {idle:.1f} of {os.cpu_count()} cores idle", file=sys.stderr if options.count else sys.stdout,
-              flush=True)
-    else:
-        shards = max(1, int(options.shards))
-    if shards > 1 and not isolated():
-        print("test-shards: cannot make a mount namespace (needs root): running one shard in this /dev/shm",
-              file=sys.stderr if options.count else sys.stdout)
-        shards = 1
-    if options.count:
-        print(shards)
-        return
     if not os.access(options.bundle, os.X_OK):
         sys.exit(f"test-shards: no test bundle at {options.bundle}: run `swift build --build-tests` first")
     classes = listed_tests(options.bundle)
+    if options.shards == "auto":
+        idle = idle_cores()
+        shards = max(1, min(2, int(idle + 0.3)))
+        print(f"test-shards: {idle:.1f} of {os.cpu_count()} cores idle", flush=True)
+    else:
+        shards = max(1, int(options.shards))
+    if shards > 1 and not isolated():
+        print("test-shards: cannot make a mount namespace (needs root): running one shard in this /dev/shm")
+        shards = 1
     loads = plan(classes, shards)
     expected = sum(len(t) for t in classes.values())
     print(f"test-shards: {expected} tests in {len(classes)} classes; {shards} shard(s) side by side: "
