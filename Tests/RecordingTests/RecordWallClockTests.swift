@@ -115,11 +115,8 @@ final class RecordWallClockTests: JackTestCase {
     func testATriggeredFileIsNamedByItsFirstFrame() throws {
         let server = try startServer(period: 256, serverArguments: ["-S"])
         let sender = try SignalSender(serverName: server.name, channels: 1, seed: 5)
-        // Silent for 4 s from now, then the signal. "Now" by the cycles' own
-        // clock: jack_frame_time's filter can be tens of periods off them on
-        // a loaded machine (RecordFrameTimeLagTests), a tenth of a second here.
+        // Silent for 4 s of frames from now, then the signal.
         let onset = try XCTUnwrap(sender.session.client?.cycleFrameTime) &+ 4 * 48000
-        let onsetTime = Date().timeIntervalSince1970 + 4
         sender.setOnset(onset)
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -129,8 +126,12 @@ final class RecordWallClockTests: JackTestCase {
         let summary = try XCTUnwrap(recorder.finish(timeout: 30), recorder.stderr)
         XCTAssertEqual(recorder.process.terminationStatus, 0, recorder.stderr)
         let path = try XCTUnwrap((summary["paths"] as? [String])?.first)
-        // The first frame is the pre-roll's, half a second before the onset.
-        let firstFrame = onsetTime - 0.5
+        // The first frame is the pre-roll's, half a second before the onset,
+        // which sounded when the sender rendered it (not 4 s of the wall
+        // clock from now: a loaded dummy jackd loses time without frames).
+        let onsetSounded = sender.source.onsetSounded.load(ordering: .relaxed)
+        XCTAssertNotEqual(onsetSounded, 0, "the sender never rendered the onset")
+        let firstFrame = Double(onsetSounded) / 1e9 - 0.5
         let reference = Double(try XCTUnwrap(summary["time_reference"] as? Int)) / rate
         let secondsOfDay = firstFrame.truncatingRemainder(dividingBy: 86_400)
         XCTAssertEqual(reference, secondsOfDay, accuracy: 0.1, "TimeReference")

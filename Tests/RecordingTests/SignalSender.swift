@@ -56,6 +56,12 @@ final class SentSignal: @unchecked Sendable {
     let onTwentyFourBitGrid: Bool
     /// JACK frame time from which the signal sounds, +1 (0: from the start).
     let onset = Atomic<Int64>(0)
+    /// The wall clock (CLOCK_REALTIME, nanoseconds) when the cycle holding
+    /// the onset was rendered, less the frames from its start to the onset
+    /// at 48 kHz (0: not yet): when the onset sounded, by the clock a
+    /// recorder's TimeReference is on, however much time a loaded jackd lost
+    /// before it.
+    let onsetSounded = Atomic<UInt64>(0)
 
     init(signal: TestSignal, onTwentyFourBitGrid: Bool) {
         self.signal = signal
@@ -74,6 +80,15 @@ final class SentSignal: @unchecked Sendable {
     func render(_ cycle: RenderCycle) {
         let onsetFrame = onset.load(ordering: .relaxed)
         let start = cycle.cycleStartFrame
+        if onsetFrame > 0, onsetSounded.load(ordering: .relaxed) == 0 {
+            let into = Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: onsetFrame - 1) &- start))
+            if into >= 0 && into < cycle.frameCount {
+                var now = timespec()
+                clock_gettime(CLOCK_REALTIME, &now)
+                let nanoseconds = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+                onsetSounded.store(nanoseconds + UInt64(into) * 1_000_000_000 / 48000, ordering: .relaxed)
+            }
+        }
         for channel in 0..<cycle.outputs.count {
             let buffer = cycle.outputs[channel]
             for frame in 0..<cycle.frameCount {
