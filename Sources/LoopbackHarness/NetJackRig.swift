@@ -168,11 +168,18 @@ public final class NetJackRig: @unchecked Sendable {
     }
 
     /// Whether netmanager on the master has the slave's ports connected through the loopback.
+    /// After a quick restart of the slave the master may still hold its old
+    /// client (it notices the loss only when a receive times out), and then
+    /// names the new one with a suffix (`-01`): either counts.
     private func masterSeesSlave() -> Bool {
         guard let client = try? Client.checkedOpen(name: "harness-net-probe", serverName: master.name) else { return false }
         defer { client.close() }
-        return (1...loopbackChannels).allSatisfy { channel in
-            client.port(named: "\(netName):from_slave_\(channel)")?.connections.contains("loopback:playback_\(channel)") == true
+        let name = NSRegularExpression.escapedPattern(for: netName)
+        let clients = Set(client.portNames(matching: "^\(name)(-[0-9]+)?:from_slave_1$").map { $0.prefix { $0 != ":" } })
+        return clients.contains { slave in
+            (1...loopbackChannels).allSatisfy { channel in
+                client.port(named: "\(slave):from_slave_\(channel)")?.connections.contains("loopback:playback_\(channel)") == true
+            }
         }
     }
 
