@@ -18,8 +18,8 @@ final class RecordStartTests: JackTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("armed") != nil }, recorder.stderr)
         // 1.5 s of the server's frames go by while armed (more than the pre-roll holds).
         let client = try XCTUnwrap(sender.session.client)
-        let armedFrame = client.frameTime
-        XCTAssertTrue(waitUntil(timeout: 10) { Int32(bitPattern: client.frameTime &- armedFrame) >= 72_000 })
+        let armedFrame = client.cycleFrameTime
+        XCTAssertTrue(waitUntil(timeout: 10) { Int32(bitPattern: client.cycleFrameTime &- armedFrame) >= 72_000 })
         XCTAssertNil(recorder.event("started"), "armed: nothing recorded before the start command")
         let commandFrame = client.cycleFrameTime
         kill(recorder.process.processIdentifier, SIGUSR1)
