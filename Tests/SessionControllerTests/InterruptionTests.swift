@@ -156,10 +156,14 @@ final class InterruptionTests: JackTestCase {
         talking.on.store(false, ordering: .relaxed)
         XCTAssertTrue(settles(at: playing, within: 5), "silent for longer than the hold and still ducking")
         XCTAssertTrue(ducker.isActive)
-        XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.5, "silent for longer than the hold and still ducking")
+        // Median of the cycles: one stray cycle (a loaded player late) moves a 0.3 s mean by dB (CI: −39.4
+        // for −43.0 over 0.3 s right after the level had settled).
+        XCTAssertEqual(probe.levelsWithoutXruns(attempts: 8)[0], playing, accuracy: 0.5,
+                       "silent for longer than the hold and still ducking, xruns: \(probe.xruns)")
         talking.on.store(true, ordering: .relaxed)
         XCTAssertTrue(settles(at: playing - 20, within: 2), "sound again and no ducking")
-        XCTAssertEqual(probe.levels()[0], playing - 20, accuracy: 0.5, "sound again and no ducking")
+        XCTAssertEqual(probe.levelsWithoutXruns(attempts: 8)[0], playing - 20, accuracy: 0.5,
+                       "sound again and no ducking, xruns: \(probe.xruns)")
     }
 
     /// "Note that ducking begins when you activate your app's audio session
