@@ -75,17 +75,24 @@ final class RecordLateCallbackTests: JackTestCase {
         let windows = stride(from: window, to: samples.count - 2 * period, by: period).map { ($0, misplacement(at: $0)) }
         let inPlace = windows.filter { $0.1 == 0 }.count
         let readAhead = windows.filter { $0.1 == period }.map { Double($0.0) / 48000 }
-        let misplaced = windows.filter { $0.1 != nil && $0.1 != 0 && $0.1 != period }
+        // Right after a logged gap, the sound of the period before (docs/JACK-FINDINGS.md: the gap was a
+        // period later; a client cannot tell which side of the gap the lost period was on).
+        func isBehindAfterGap(_ place: (Int, Int?)) -> Bool {
+            place.1 == -period && gaps.contains { (place.0 - period...place.0).contains($0.upperBound) }
+        }
+        let behindAfterGap = windows.filter(isBehindAfterGap).map { Double($0.0) / 48000 }
+        let misplaced = windows.filter { $0.1 != nil && $0.1 != 0 && $0.1 != period && !isBehindAfterGap($0) }
             .map { (second: Double($0.0) / 48000, frames: $0.1!) }
         let missing = windows.filter { place in
             place.1 == nil && !gaps.contains { $0.overlaps(place.0..<(place.0 + window)) }
         }.map { Double($0.0) / 48000 }
         print("behind a stalled client: \(xruns) xrun(s) logged, gaps \(gaps); of \(windows.count) periods "
               + "\(inPlace) in place, the next period's sound at \(readAhead) s, not found at \(missing) s, "
-              + "misplaced \(misplaced)")
+              + "the period before's sound right after a gap at \(behindAfterGap) s, misplaced \(misplaced)")
         XCTAssertEqual(misplaced.count, 0, "sound away from its frame time (second, frames): \(misplaced); gaps \(gaps)")
         // Each stall (or xrun of load) accounts for at most one such period, and each gap for one period of silence.
-        XCTAssertLessThanOrEqual(readAhead.count, stalls + xruns, "periods ahead of their frame time at \(readAhead) s")
+        XCTAssertLessThanOrEqual(readAhead.count + behindAfterGap.count, stalls + xruns,
+                                 "periods ahead of their frame time at \(readAhead) s, behind at \(behindAfterGap) s")
         XCTAssertLessThanOrEqual(missing.count, stalls + xruns + 2 * gaps.count, "periods not as sent at \(missing) s")
         XCTAssertLessThanOrEqual(gaps.map(\.count).reduce(0, +), (stalls + xruns) * period, "gaps \(gaps)")
     }
