@@ -18,7 +18,9 @@ extension AudioSession {
                 if case .xrun = event, let self, let client { self.noteXrun(at: client.cycleFrameTime) }
                 self?.handle(event, from: sender)
             }
-            try client.setLatencyHandler { [weak self] mode in self?.reportLatency(mode) }
+            if setsOwnLatencyRanges(serverName: serverName) {
+                try client.setLatencyHandler { [weak self] mode in self?.reportLatency(mode) }
+            }
             return client
         } catch {
             throw AudioSessionError(.mediaServicesFailed, "cannot reach the media server: \(error.description)", cause: error)
@@ -104,6 +106,25 @@ extension AudioSession {
     /// JACK's latency callback. It reads the ports from the board, never
     /// the queue: jack2 runs it while a connection the queue makes is still
     /// waiting for the server.
+    /// Whether the session's client sets its ports' latency ranges in a
+    /// latency callback of its own, rather than leaving them to libjack's
+    /// propagation (each port the range of what it is connected to, passed
+    /// on through the client), which gives the same ranges where the session
+    /// adds nothing. On jackd2 a latency callback is costly: jackd waits for
+    /// it, and its first port call sleeps 1.1 periods while any graph change
+    /// is pending (`WaitGraphChange`), which in a server's comeback is
+    /// nearly always; 100 restarts of three tools came back in 65–74 ms at
+    /// the median with it and 36–43 ms without. So the session sets ranges
+    /// itself only where it adds something: where a calibrated correction
+    /// is stored for the server, and on PipeWire, where its ranges pass
+    /// the correction on differently (see `SessionPorts.reportLatency`). A
+    /// calibration stored while a client without the callback is open is
+    /// in the session's reported latency at once, and in its ports' ranges
+    /// from its next client on.
+    private func setsOwnLatencyRanges(serverName: String) -> Bool {
+        LibraryVersion.isPipeWire || latencyCalibration?.entries()[serverName] != nil
+    }
+
     private func reportLatency(_ mode: LatencyMode) {
         StepTrace.note("latency callback (\(mode)): reading and setting the ranges")
         defer { StepTrace.note("latency callback (\(mode)): done") }

@@ -159,7 +159,7 @@ extension SessionCore {
             let inputs = try (0..<inputCount).map { index throws(JackError) in try port("in_\(index + 1)", .input) }
             let outputs = try outputNames.map { name throws(JackError) in try port(name, .output) }
             ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0,
-                                 portNamed: { [weak client] name in client?.port(named: name) })
+                                 setsOwnRanges: client.hasLatencyHandler, portNamed: { [weak client] name in client?.port(named: name) })
         } catch {
             throw AudioSessionError(.resourceNotAvailable, error.description, cause: error)
         }
@@ -186,7 +186,13 @@ extension SessionCore {
             unregister(ports, on: client)
             throw error
         }
+        if !ports.setsOwnRanges {
+            // libjack's propagation reads the graph jackd runs, and jackd2 runs the pass before
+            // `jack_recompute_total_latencies` returns: once the connections run, that is the pass.
+            ports.awaitRunning(plan, within: 1)
+        }
         client.recomputeLatencies()
+        if !ports.setsOwnRanges { board.latencyPasses.add(1, ordering: .releasing) }
         StepTrace.note("activation: connected, latencies asked for")
         return ActivationWait(attempt: attempt, client: client, latencyPassesBefore: passesBefore, period: requestedPeriod,
                               plan: plan, processor: processor, order: isReset ? nil : requestedAt)

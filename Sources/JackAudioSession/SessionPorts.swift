@@ -1,4 +1,5 @@
 import JackKit
+import Glibc
 import Synchronization
 
 /// The JACK ports one activation of a session registered and what they are
@@ -13,13 +14,18 @@ final class SessionPorts: Sendable {
     let addedLatencyFrames: Int
     /// The calibrated correction for the hardware ports the session is connected to.
     let correction = Mutex(LatencyCorrection.none)
+    /// Whether the session's latency callback sets the ports' ranges
+    /// (`reportLatency`); otherwise libjack's propagation does.
+    let setsOwnRanges: Bool
     /// A port of the server by its full name (through the session's client).
     private let portNamed: @Sendable (String) -> Port?
 
-    init(inputs: [Port], outputs: [Port], addedLatencyFrames: Int, portNamed: @escaping @Sendable (String) -> Port?) {
+    init(inputs: [Port], outputs: [Port], addedLatencyFrames: Int, setsOwnRanges: Bool,
+         portNamed: @escaping @Sendable (String) -> Port?) {
         self.inputs = inputs
         self.outputs = outputs
         self.addedLatencyFrames = addedLatencyFrames
+        self.setsOwnRanges = setsOwnRanges
         self.portNamed = portNamed
     }
 
@@ -68,18 +74,38 @@ final class SessionPorts: Sendable {
     }
 
     /// Whether JACK holds for each connected port of the session the range
-    /// its latency callback gives it. Not while JACK has not run the callback
+    /// its latency callback gives it (without the callback, the range of the
+    /// ports it is connected to). Not while JACK has not run a latency pass
     /// since the connections changed; and not at all where the session's
     /// ports are part of a cycle in the graph (its outputs come back to its
     /// inputs through jackd's `-L` loopback ports): jackd calls latency
     /// callbacks in graph order, and a client in a cycle has none, so its
     /// ports keep reading 0 (seen on jackd2 1.9.21 in about one start in three).
     var latencyIsSettled: Bool {
+        guard setsOwnRanges else {
+            return (inputs.map { ($0, LatencyMode.capture) } + outputs.map { ($0, LatencyMode.playback) }).allSatisfy { port, mode in
+                Self.union(port.connections.compactMap { portNamed($0)?.latencyRange(mode) }).map { port.latencyRange(mode) == $0 } ?? true
+            }
+        }
         func settled(_ ports: [Port], _ mode: LatencyMode, _ expected: LatencyRange?) -> Bool {
             guard let expected else { return true }
             return ports.allSatisfy { $0.connections.isEmpty || $0.latencyRange(mode) == expected }
         }
         return settled(inputs, .capture, inputLatencyRange) && settled(outputs, .playback, outputLatencyRange)
+    }
+
+    /// Waits, at most `seconds`, until the graph jackd runs holds the plan's
+    /// connections of the session's ports (a connect changes the graph a
+    /// cycle later); ports the plan names that are gone are not waited for.
+    /// libjack's latency propagation reads the running graph.
+    func awaitRunning(_ plan: RoutePlan, within seconds: Double) {
+        let wanted = zip(inputs, plan.inputPorts).map { ($0, $1) }
+            + zip(outputs, plan.outputPorts).compactMap { port, destination in destination.map { (port, $0) } }
+        let deadline = MonotonicClock.nanoseconds + UInt64(seconds * 1e9)
+        while wanted.contains(where: { port, other in portNamed(other) != nil && !port.connections.contains(other) }),
+              MonotonicClock.nanoseconds < deadline {
+            usleep(1_000)
+        }
     }
 
     /// The union of the ranges of the ports `ports` are connected to; nil when none is.

@@ -269,6 +269,10 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         }
     }
 
+    /// Whether a latency handler is installed (`setLatencyHandler`): without
+    /// one, libjack sets the client's port ranges itself.
+    public var hasLatencyHandler: Bool { bridge.latencyHandler != nil }
+
     /// Makes `callback` this client's real-time process callback
     /// (`jack_set_process_callback`), called with `argument` every cycle;
     /// `owner`, which `argument` belongs to, is kept alive until the client is

@@ -16,13 +16,18 @@ final class LatencyTests: JackTestCase {
             session.setPreferredInputPortNames(["system:capture_1", "system:capture_2"])
             session.setPreferredOutputPortNames(["system:playback_1", "system:playback_2"])
             try session.setActive(true)
+            // The activation ends once JACK holds the ranges of the session's own ports (libjack's propagation
+            // sets them here: no calibration is stored for this server).
+            XCTAssertTrue(session.reportedLatency.settled, "period \(period)")
 
-            // What JACK itself says about the hardware ports, read independently (jack_lsp -l).
+            // What JACK itself says about the hardware ports and the session's, read independently (jack_lsp -l).
             let listing = try run(["jack_lsp", "-l"], environment: ["JACK_DEFAULT_SERVER": server.name]).output
             let capture = try XCTUnwrap(reportedRange(in: listing, port: "system:capture_1", mode: "capture"))
             let playback = try XCTUnwrap(reportedRange(in: listing, port: "system:playback_1", mode: "playback"))
             XCTAssertEqual(capture, period)
             XCTAssertEqual(playback, 2 * period)
+            XCTAssertEqual(reportedRange(in: listing, port: "latency:in_2", mode: "capture"), capture)
+            XCTAssertEqual(reportedRange(in: listing, port: "latency:out_2", mode: "playback"), playback)
             XCTAssertEqual(try session.inputLatencyRange, LatencyRange(min: capture, max: capture))
             XCTAssertEqual(try session.outputLatencyRange, LatencyRange(min: playback, max: playback))
             XCTAssertEqual(session.inputLatency, Double(capture) / 48000, accuracy: 1e-12)
