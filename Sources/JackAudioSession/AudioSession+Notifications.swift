@@ -103,9 +103,6 @@ extension AudioSession {
         }
     }
 
-    /// JACK's latency callback. It reads the ports from the board, never
-    /// the queue: jack2 runs it while a connection the queue makes is still
-    /// waiting for the server.
     /// Whether the session's client sets its ports' latency ranges in a
     /// latency callback of its own, rather than leaving them to libjack's
     /// propagation (each port the range of what it is connected to, passed
@@ -119,12 +116,16 @@ extension AudioSession {
     /// is stored for the server, and on PipeWire, where its ranges pass
     /// the correction on differently (see `SessionPorts.reportLatency`). A
     /// calibration stored while a client without the callback is open is
-    /// in the session's reported latency at once, and in its ports' ranges
-    /// from its next client on.
+    /// in the session's reported latency from its next activation or route
+    /// change, and in its ports' ranges from its next client on (meanwhile
+    /// `latencyIsSettled` says they are not).
     private func setsOwnLatencyRanges(serverName: String) -> Bool {
         LibraryVersion.isPipeWire || latencyCalibration?.entries()[serverName] != nil
     }
 
+    /// JACK's latency callback. It reads the ports from the board, never
+    /// the queue: jack2 runs it while a connection the queue makes is still
+    /// waiting for the server.
     private func reportLatency(_ mode: LatencyMode) {
         StepTrace.note("latency callback (\(mode)): reading and setting the ranges")
         defer { StepTrace.note("latency callback (\(mode)): done") }

@@ -17,6 +17,7 @@ extension SessionCore {
         let latencyPassesBefore: Int
         let period: Int?
         let plan: RoutePlan
+        let ports: SessionPorts
         let processor: RealtimeProcessor
         /// The place in the activation order (nil: a reset keeps its place).
         let order: UInt64?
@@ -24,17 +25,26 @@ extension SessionCore {
         var categoryChangeFrom: RouteDescription?
 
         /// Waits, off the queue, until JACK ran the session's latency callback
-        /// after its connections were made (so the ranges are current), and
+        /// after its connections were made (so the ranges are current; without
+        /// the callback, until the connections run, then asks for the pass:
+        /// libjack's propagation reads the graph jackd runs, and jackd2 has
+        /// run the pass when `jack_recompute_total_latencies` returns), and
         /// until the server runs the period asked for. jackd has changed it
         /// before `jack_set_buffer_size` returns; PipeWire sets the node's
         /// `node.force-quantum` and the graph takes it some cycles later, once
         /// the node runs (1.4 lets go of it while the node is inactive). A
         /// server that gives another period is reported as it is.
         func wait(on board: SessionBoard) {
-            let deadline = Date().addingTimeInterval(1)
-            while board.latencyPasses.load(ordering: .acquiring) <= latencyPassesBefore, Date() < deadline { usleep(1_000) }
-            StepTrace.note("activation: latency pass " + (board.latencyPasses.load(ordering: .acquiring) > latencyPassesBefore
-                                                           ? "seen" : "not seen within 1 s"))
+            if ports.setsOwnRanges {
+                let deadline = Date().addingTimeInterval(1)
+                while board.latencyPasses.load(ordering: .acquiring) <= latencyPassesBefore, Date() < deadline { usleep(1_000) }
+                StepTrace.note("activation: latency pass " + (board.latencyPasses.load(ordering: .acquiring) > latencyPassesBefore
+                                                               ? "seen" : "not seen within 1 s"))
+            } else {
+                ports.awaitRunning(plan, within: 1)
+                client.recomputeLatencies()
+                StepTrace.note("activation: latency pass done, the connections running")
+            }
             if let period { SessionCore.awaitPeriod(period, on: client) }
         }
     }
@@ -186,16 +196,11 @@ extension SessionCore {
             unregister(ports, on: client)
             throw error
         }
-        if !ports.setsOwnRanges {
-            // libjack's propagation reads the graph jackd runs, and jackd2 runs the pass before
-            // `jack_recompute_total_latencies` returns: once the connections run, that is the pass.
-            ports.awaitRunning(plan, within: 1)
-        }
-        client.recomputeLatencies()
-        if !ports.setsOwnRanges { board.latencyPasses.add(1, ordering: .releasing) }
-        StepTrace.note("activation: connected, latencies asked for")
+        // Without the session's callback the pass is asked for once the connections run (`ActivationWait`).
+        if ports.setsOwnRanges { client.recomputeLatencies() }
+        StepTrace.note("activation: connected")
         return ActivationWait(attempt: attempt, client: client, latencyPassesBefore: passesBefore, period: requestedPeriod,
-                              plan: plan, processor: processor, order: isReset ? nil : requestedAt)
+                              plan: plan, ports: ports, processor: processor, order: isReset ? nil : requestedAt)
     }
 
     /// Deactivates at the app's request (`isBusy` while an attached audio object runs).

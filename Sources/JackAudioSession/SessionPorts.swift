@@ -74,8 +74,9 @@ final class SessionPorts: Sendable {
     }
 
     /// Whether JACK holds for each connected port of the session the range
-    /// its latency callback gives it (without the callback, the range of the
-    /// ports it is connected to). Not while JACK has not run a latency pass
+    /// its latency callback gives it (without the callback, libjack's range
+    /// of the ports it is connected to, which lacks a correction stored since
+    /// the client opened: not settled then). Not while JACK has not run a latency pass
     /// since the connections changed; and not at all where the session's
     /// ports are part of a cycle in the graph (its outputs come back to its
     /// inputs through jackd's `-L` loopback ports): jackd calls latency
@@ -83,8 +84,12 @@ final class SessionPorts: Sendable {
     /// ports keep reading 0 (seen on jackd2 1.9.21 in about one start in three).
     var latencyIsSettled: Bool {
         guard setsOwnRanges else {
-            return (inputs.map { ($0, LatencyMode.capture) } + outputs.map { ($0, LatencyMode.playback) }).allSatisfy { port, mode in
-                Self.union(port.connections.compactMap { portNamed($0)?.latencyRange(mode) }).map { port.latencyRange(mode) == $0 } ?? true
+            let correction = correction.withLock { $0 }
+            let corrected = inputs.map { ($0, LatencyMode.capture, correction.captureFrames) }
+                + outputs.map { ($0, LatencyMode.playback, correction.playbackFrames) }
+            return corrected.allSatisfy { port, mode, frames in
+                let connected = Self.union(port.connections.compactMap { portNamed($0)?.latencyRange(mode) })
+                return connected.map { port.latencyRange(mode) == $0.adding(frames) } ?? true
             }
         }
         func settled(_ ports: [Port], _ mode: LatencyMode, _ expected: LatencyRange?) -> Bool {
