@@ -37,9 +37,9 @@ extension SessionCore {
         func wait(on board: SessionBoard) {
             if ports.setsOwnRanges {
                 let deadline = Date().addingTimeInterval(1)
-                while board.latencyPasses.load(ordering: .acquiring) <= latencyPassesBefore, Date() < deadline { usleep(1_000) }
-                StepTrace.note("activation: latency pass " + (board.latencyPasses.load(ordering: .acquiring) > latencyPassesBefore
-                                                               ? "seen" : "not seen within 1 s"))
+                func seen() -> Bool { board.latencyPasses.load(ordering: .acquiring) > latencyPassesBefore }
+                while !seen(), Date() < deadline { usleep(1_000) }
+                StepTrace.note("activation: latency pass " + (seen() ? "seen" : "not seen within 1 s"))
             } else {
                 ports.awaitRunning(plan, within: 1)
                 client.recomputeLatencies()
@@ -169,7 +169,8 @@ extension SessionCore {
             let inputs = try (0..<inputCount).map { index throws(JackError) in try port("in_\(index + 1)", .input) }
             let outputs = try outputNames.map { name throws(JackError) in try port(name, .output) }
             ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0,
-                                 setsOwnRanges: client.hasLatencyHandler, portNamed: { [weak client] name in client?.port(named: name) })
+                                 setsOwnRanges: client.hasLatencyHandler,
+                                 portNamed: { [weak client] name in client?.port(named: name) })
         } catch {
             throw AudioSessionError(.resourceNotAvailable, error.description, cause: error)
         }
