@@ -110,9 +110,9 @@ extension AudioSession {
     /// adds nothing. On jackd2 a latency callback is costly: jackd waits for
     /// it, and its first port call sleeps 1.1 periods while any graph change
     /// is pending (`WaitGraphChange`), which in a server's comeback is
-    /// nearly always; 1000 restarts of three tools came back in 41–47 ms at
-    /// the median without it, 61–74 ms with it (BENCHMARKS.md). So the session sets ranges
-    /// itself only where it adds something: where a calibrated correction
+    /// nearly always: three tools came back from restarts in 41–47 ms at
+    /// the median without it, 61–74 ms with it (BENCHMARKS.md). So the
+    /// session sets ranges itself only where it adds something: where a calibrated correction
     /// is stored for the server, and on PipeWire, where its ranges pass
     /// the correction on differently (see `SessionPorts.reportLatency`). A
     /// calibration stored while a client without the callback is open is
