@@ -297,7 +297,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         let recording = stats.withLock { $0.recording && !$0.finished }
         if case let .gap(frames, reason) = step {
             if recording {
-                fillGap(frames: frames, reason: reason, resumedAt: header.frameTime)
+                fillGap(frames: frames, reason: reason, resumedAt: header.frameTime, capturedAt: header.nanoseconds)
             } else if reason == .serverRestart {
                 history.clear()
             } else {
@@ -514,11 +514,23 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         }
     }
 
-    /// Writes silence for missing frames, so the timeline stays whole, and logs it.
-    private func fillGap(frames: Int, reason: CaptureTimeline.GapReason, resumedAt frameTime: UInt32) {
+    /// Writes silence for missing frames, so the timeline stays whole, and
+    /// logs it; the cycle after the gap was captured at `nanoseconds`
+    /// (CLOCK_MONOTONIC).
+    private func fillGap(frames: Int, reason: CaptureTimeline.GapReason, resumedAt frameTime: UInt32,
+                         capturedAt nanoseconds: UInt64) {
         // The cycles an interruption cost: the same server's clock ran on
-        // while the session was inactive.
-        if reason == .discontinuity, let current = interruption.withLock({ value in defer { value = nil }; return value }) {
+        // while the session was inactive. The session had stopped before the
+        // interruption was noted, so only a gap that ends in a cycle captured
+        // after that is the interruption's. One that ended before (an xrun as
+        // the interrupter joined, drained after the note) is a gap of its own:
+        // taken for the interruption's, it was logged as 256 frames and the
+        // interruption's 2 s as a plain gap (CI, RecordInterruptionTests).
+        if reason == .discontinuity, let current = interruption.withLock({ value -> (by: String, since: UInt64)? in
+            guard let noted = value, nanoseconds > noted.since else { return nil }
+            value = nil
+            return noted
+        }) {
             writeInterruption(frames: frames, by: current.by, resumedAt: frameTime)
             return
         }
