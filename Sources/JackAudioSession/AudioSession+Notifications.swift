@@ -112,9 +112,10 @@ extension AudioSession {
     /// is pending (`WaitGraphChange`), which in a server's comeback is
     /// nearly always: three tools came back from restarts in 41–47 ms at
     /// the median without it, 61–74 ms with it (BENCHMARKS.md). So the
-    /// session sets ranges itself only where it adds something: where a calibrated correction
-    /// is stored for the server, and on PipeWire, where its ranges pass
-    /// the correction on differently (see `SessionPorts.reportLatency`). A
+    /// session sets ranges itself only where it adds something: where a
+    /// calibrated correction is stored for the server, and on PipeWire,
+    /// where its ranges pass the correction on differently (see
+    /// `SessionPorts.reportLatency`). A
     /// calibration stored while a client without the callback is open is
     /// in the session's reported latency from its next activation or route
     /// change, and in its ports' ranges from its next client on (meanwhile

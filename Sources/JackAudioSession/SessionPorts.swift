@@ -1,5 +1,5 @@
-import JackKit
 import Glibc
+import JackKit
 import Synchronization
 
 /// The JACK ports one activation of a session registered and what they are
@@ -75,9 +75,9 @@ final class SessionPorts: Sendable {
 
     /// Whether JACK holds for each connected port of the session the range
     /// its latency callback gives it (without the callback, libjack's range
-    /// of the ports it is connected to, which lacks a correction stored since
-    /// the client opened: not settled then). Not while JACK has not run a latency pass
-    /// since the connections changed; and not at all where the session's
+    /// of the ports it is connected to, which lacks a correction stored
+    /// since the client opened: not settled then). Not while JACK has not
+    /// run a latency pass since the connections changed; and not at all where the session's
     /// ports are part of a cycle in the graph (its outputs come back to its
     /// inputs through jackd's `-L` loopback ports): jackd calls latency
     /// callbacks in graph order, and a client in a cycle has none, so its

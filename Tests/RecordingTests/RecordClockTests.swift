@@ -145,7 +145,8 @@ final class RecordClockTests: JackTestCase {
             // run read −10.7 ppm on the true clock's take and 980.7 on the slow one: 1,001.0 is due on
             // an exact server, 990.3 on that one).
             if take.label != "step", let ppm = try measuredPPM(take) {
-                XCTAssertEqual(ppm, ((1 + (referencePPM ?? 0) / 1e6) / (1 + take.wallPPM / 1e6) - 1) * 1e6, accuracy: 15,
+                let serverRate = 1 + (referencePPM ?? 0) / 1e6
+                XCTAssertEqual(ppm, (serverRate / (1 + take.wallPPM / 1e6) - 1) * 1e6, accuracy: 15,
                                "\(take.label) (the true clock's take: \(referencePPM.map { "\($0)" } ?? "no rate") ppm)")
             }
         }
