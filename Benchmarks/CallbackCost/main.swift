@@ -17,7 +17,7 @@
 // pw-jack (--on-pipewire NAME), so that every client loads PipeWire's libjack.
 //
 // usage: callback-bench [--c-reference PATH|none] [--period N] [--cycles N] [--rounds N] [--channels 2,32] [--streams 8]
-//                       [--pipewire]
+//                       [--tables passthrough,multiroute] [--pipewire]
 import JackAudioSession
 import BenchmarkSupport
 import CReference
@@ -34,12 +34,14 @@ struct Options {
     var rounds = 4
     var channelCounts = [2, 32]
     var streams = 8
+    /// Which tables to measure: "passthrough", "multiroute" (both by default).
+    var tables = ["passthrough", "multiroute"]
     var pipewire = false
     /// Set in the copy of this program that runs under pw-jack: the daemon's name.
     var onPipeWire: String?
 
     static let usage = "usage: callback-bench [--c-reference PATH|none] [--period N] [--cycles N] [--rounds N] "
-        + "[--channels 2,32] [--streams 8] [--pipewire]"
+        + "[--channels 2,32] [--streams 8] [--tables passthrough,multiroute] [--pipewire]"
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
@@ -52,6 +54,7 @@ struct Options {
             case "--rounds": rounds = Int(value) ?? rounds
             case "--channels": channelCounts = value.split(separator: ",").compactMap { Int($0) }
             case "--streams": streams = Int(value) ?? streams
+            case "--tables": tables = value.split(separator: ",").map(String.init)
             case "--pipewire": pipewire = true
             case "--on-pipewire": onPipeWire = value
             default: refuseOption(flag, tool: "callback-bench", usage: Self.usage)
@@ -216,7 +219,9 @@ let server = try LoopbackServer(name: "jas-bench-\(getpid())",
 defer { server.stop() }
 print("server \(server.name): 48000 Hz, period \(options.period) frames; \(options.rounds) rounds of "
       + "\(options.cycles) cycles, all clients running in the same cycles")
-try passthroughTable(serverName: server.name, loop: .jackdLoopback, channelCounts: options.channelCounts)
+if options.tables.contains("passthrough") {
+    try passthroughTable(serverName: server.name, loop: .jackdLoopback, channelCounts: options.channelCounts)
+}
 
 /// The multiRoute render work: output channel p of the streams gets the next
 /// period of track p, or with no tracks a copy of input p % 2. The streams'
@@ -290,37 +295,39 @@ func makeTracks() -> UnsafeMutableBufferPointer<Float> {
     }
     return tracks
 }
-let swiftTracks = makeTracks(), cTracksStorage = makeTracks()
+if options.tables.contains("multiroute") {
+    let swiftTracks = makeTracks(), cTracksStorage = makeTracks()
 
-print("")
-print("multiRoute: \(options.streams) streams × 2 channels to \(options.streams) devices (loopback pairs split by port-group "
-      + "metadata); each stream plays its own track, or copies the (silent) inputs: the worst case of the level watch")
-print("| streams | source | C median (ns) | C p99 (ns) | Swift median (ns) | Swift p99 (ns) | median ratio Swift/C | p99 ratio Swift/C |")
-print("|---:|---|---:|---:|---:|---:|---:|---:|")
-for source in ["tracks", "silent inputs"] {
-    let trackPointer = source == "tracks" ? UnsafePointer(swiftTracks.baseAddress!) : nil
-    var cSamples: [UInt64] = [], swiftSamples: [UInt64] = []
-    for _ in 0..<options.rounds {
-        let warmUp = 300
-        let recorder = CycleCostRecorder(capacity: options.cycles + 2 * warmUp)
-        nonisolated(unsafe) let cTracks = source == "tracks" ? UnsafePointer(cTracksStorage.baseAddress!) : nil
-        // The C client first, so that, where JACK orders the two, the Swift session does not run first.
-        let reference = InProcessReference(cycles: options.cycles + 4 * warmUp) { durations in
-            cref_multiroute_run(server.name, Int32(options.streams), cTracks, Int32(trackFrames),
-                                Int32(options.cycles + 4 * warmUp), durations)
+    print("")
+    print("multiRoute: \(options.streams) streams × 2 channels to \(options.streams) devices (loopback pairs split by port-group "
+          + "metadata); each stream plays its own track, or copies the (silent) inputs: the worst case of the level watch")
+    print("| streams | source | C median (ns) | C p99 (ns) | Swift median (ns) | Swift p99 (ns) | median ratio Swift/C | p99 ratio Swift/C |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|")
+    for source in ["tracks", "silent inputs"] {
+        let trackPointer = source == "tracks" ? UnsafePointer(swiftTracks.baseAddress!) : nil
+        var cSamples: [UInt64] = [], swiftSamples: [UInt64] = []
+        for _ in 0..<options.rounds {
+            let warmUp = 300
+            let recorder = CycleCostRecorder(capacity: options.cycles + 2 * warmUp)
+            nonisolated(unsafe) let cTracks = source == "tracks" ? UnsafePointer(cTracksStorage.baseAddress!) : nil
+            // The C client first, so that, where JACK orders the two, the Swift session does not run first.
+            let reference = InProcessReference(cycles: options.cycles + 4 * warmUp) { durations in
+                cref_multiroute_run(server.name, Int32(options.streams), cTracks, Int32(trackFrames),
+                                    Int32(options.cycles + 4 * warmUp), durations)
+            }
+            usleep(200_000)
+            let (session, copier) = try startMultirouteSession(server: server.name, streams: options.streams, copier: {
+                StreamCopier($0, tracks: trackPointer, trackFrames: trackFrames)
+            }, recorder: recorder)
+            while !recorder.isFull { usleep(10_000) }
+            cSamples += reference.finish().dropFirst(2 * warmUp)
+            try session.setActive(false)
+            session.close()
+            withExtendedLifetime(copier) {}
+            swiftSamples += recorder.samples.dropFirst(2 * warmUp)
         }
-        usleep(200_000)
-        let (session, copier) = try startMultirouteSession(server: server.name, streams: options.streams, copier: {
-            StreamCopier($0, tracks: trackPointer, trackFrames: trackFrames)
-        }, recorder: recorder)
-        while !recorder.isFull { usleep(10_000) }
-        cSamples += reference.finish().dropFirst(2 * warmUp)
-        try session.setActive(false)
-        session.close()
-        withExtendedLifetime(copier) {}
-        swiftSamples += recorder.samples.dropFirst(2 * warmUp)
+        let c = Percentiles(cSamples), swift = Percentiles(swiftSamples)
+        print(String(format: "| %d | %@ | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |", options.streams, source, c.median, c.p99,
+                     swift.median, swift.p99, swift.median / c.median, swift.p99 / c.p99))
     }
-    let c = Percentiles(cSamples), swift = Percentiles(swiftSamples)
-    print(String(format: "| %d | %@ | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |", options.streams, source, c.median, c.p99,
-                 swift.median, swift.p99, swift.median / c.median, swift.p99 / c.p99))
 }

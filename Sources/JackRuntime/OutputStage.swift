@@ -113,8 +113,10 @@ struct OutputStageState: ~Copyable {
                 frame += 8
             }
             if any(above) { return true }
+            // The last samples (a period not a multiple of 8) by the same
+            // comparison: NaN and the infinities are above, as in the lanes.
             while frame < frames {
-                if abs(outputs[channel][frame]) > Self.audibleThreshold { return true }
+                if Int32(bitPattern: outputs[channel][frame].bitPattern & 0x7FFF_FFFF) > threshold { return true }
                 frame += 1
             }
             channel += 1
