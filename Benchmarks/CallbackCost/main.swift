@@ -54,7 +54,12 @@ struct Options {
             case "--rounds": rounds = Int(value) ?? rounds
             case "--channels": channelCounts = value.split(separator: ",").compactMap { Int($0) }
             case "--streams": streams = Int(value) ?? streams
-            case "--tables": tables = value.split(separator: ",").map(String.init)
+            case "--tables":
+                tables = value.split(separator: ",").map(String.init)
+                if let unknown = tables.first(where: { !["passthrough", "multiroute"].contains($0) }) {
+                    FileHandle.standardError.write(Data("callback-bench: no table '\(unknown)' (passthrough, multiroute)\n".utf8))
+                    exit(2)
+                }
             case "--pipewire": pipewire = true
             case "--on-pipewire": onPipeWire = value
             default: refuseOption(flag, tool: "callback-bench", usage: Self.usage)
