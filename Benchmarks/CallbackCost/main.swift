@@ -34,8 +34,10 @@ struct Options {
     var rounds = 4
     var channelCounts = [2, 32]
     var streams = 8
-    /// Which tables to measure: "passthrough", "multiroute" (both by default).
-    var tables = ["passthrough", "multiroute"]
+    /// The tables this program measures.
+    static let allTables = ["passthrough", "multiroute"]
+    /// Which tables to measure (all by default).
+    var tables = allTables
     var pipewire = false
     /// Set in the copy of this program that runs under pw-jack: the daemon's name.
     var onPipeWire: String?
@@ -56,8 +58,9 @@ struct Options {
             case "--streams": streams = Int(value) ?? streams
             case "--tables":
                 tables = value.split(separator: ",").map(String.init)
-                if let unknown = tables.first(where: { !["passthrough", "multiroute"].contains($0) }) {
-                    FileHandle.standardError.write(Data("callback-bench: no table '\(unknown)' (passthrough, multiroute)\n".utf8))
+                if let unknown = tables.first(where: { !Self.allTables.contains($0) }) {
+                    let known = Self.allTables.joined(separator: ", ")
+                    FileHandle.standardError.write(Data("callback-bench: no table '\(unknown)' (\(known))\n".utf8))
                     exit(2)
                 }
             case "--pipewire": pipewire = true

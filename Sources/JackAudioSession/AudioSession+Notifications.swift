@@ -115,11 +115,11 @@ extension AudioSession {
     /// session sets ranges itself only where it adds something: where a
     /// calibrated correction is stored for the server, and on PipeWire,
     /// where its ranges pass the correction on differently (see
-    /// `SessionPorts.reportLatency`). A
-    /// calibration stored while a client without the callback is open is
-    /// in the session's reported latency from its next activation or route
-    /// change, and in its ports' ranges from its next client on (meanwhile
-    /// `latencyIsSettled` says they are not).
+    /// `SessionPorts.reportLatency`). A calibration stored while a client
+    /// without the callback is open is in the session's reported latency
+    /// from its next activation or route change, and in its ports' ranges
+    /// from its next client on (meanwhile `latencyIsSettled` says they are
+    /// not).
     private func setsOwnLatencyRanges(serverName: String) -> Bool {
         LibraryVersion.isPipeWire || latencyCalibration?.entries()[serverName] != nil
     }

@@ -77,8 +77,8 @@ final class SessionPorts: Sendable {
     /// its latency callback gives it (without the callback, libjack's range
     /// of the ports it is connected to, which lacks a correction stored
     /// since the client opened: not settled then). Not while JACK has not
-    /// run a latency pass since the connections changed; and not at all where the session's
-    /// ports are part of a cycle in the graph (its outputs come back to its
+    /// run a latency pass since the connections changed; and not at all
+    /// where the session's ports are part of a cycle in the graph (its outputs come back to its
     /// inputs through jackd's `-L` loopback ports): jackd calls latency
     /// callbacks in graph order, and a client in a cycle has none, so its
     /// ports keep reading 0 (seen on jackd2 1.9.21 in about one start in three).
