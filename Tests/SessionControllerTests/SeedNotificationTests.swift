@@ -88,16 +88,19 @@ final class SeedNotificationTests: JackTestCase {
         let session = AudioSession(clientName: "listener", serverName: server.name)
         defer { session.close() }
         try session.setCategory(.playback)
-        try session.setActive(true)
+        // Observed before activation: the first activation's categoryChange is delivered
+        // asynchronously, and may arrive after setActive returns.
         let changes = Received(AudioSessionNotification.routeChange, object: session)
-        let headphones = try SimulatedDevice(name: "headphones", serverName: server.name, type: .headphones)
+        try session.setActive(true)
         XCTAssertTrue(waitUntil { changes.userInfos.count == 1 }, "\(changes.userInfos)")
-        headphones.unplug()
+        let headphones = try SimulatedDevice(name: "headphones", serverName: server.name, type: .headphones)
         XCTAssertTrue(waitUntil { changes.userInfos.count == 2 }, "\(changes.userInfos)")
+        headphones.unplug()
+        XCTAssertTrue(waitUntil { changes.userInfos.count == 3 }, "\(changes.userInfos)")
         let reasons = changes.userInfos.compactMap { ($0[AudioSessionNotification.routeChangeReasonKey] as? UInt) }
             .compactMap(RouteChangeReason.init(rawValue:))
-        XCTAssertEqual(reasons, [.newDeviceAvailable, .oldDeviceUnavailable])
-        let previous = try XCTUnwrap(changes.userInfos[1][AudioSessionNotification.routeChangePreviousRouteKey]
+        XCTAssertEqual(reasons, [.categoryChange, .newDeviceAvailable, .oldDeviceUnavailable])
+        let previous = try XCTUnwrap(changes.userInfos[2][AudioSessionNotification.routeChangePreviousRouteKey]
             as? RouteDescription)
         XCTAssertTrue(previous.outputs.contains { $0.portType == .headphones }, "\(previous)")
     }
