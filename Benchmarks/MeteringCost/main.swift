@@ -5,6 +5,10 @@
 //    seconds of audio metered per second of CPU (user + system, bash `time`).
 // 2. The process callback of a live 32-channel meter session next to the C
 //    capture client doing the same copy, in the same cycles on one server.
+// 3. The readers' wake-up: three captures of the same 32 ports in the same
+//    cycles, drained as the live meter's reader is (woken every cycle), as the
+//    disk writer's is (woken every 20 ms of frames), and as both were before
+//    issue 36 (looking every 5 ms): from each cycle's capture to its reader.
 //
 // usage: meter-bench [--jas PATH] [--seconds S] [--cycles N]
 import JackAudioSession
@@ -108,6 +112,44 @@ func runBenchmark() throws {
     print("2. Live meter, 32 channels, 256-frame periods, \(options.cycles) cycles in the same cycles as the C client:")
     print(Percentiles.comparisonTable(title: "process callback", reference: ("C capture client", c),
                                       swift: ("jas meter (RealtimeCapture)", swift)))
+    print("")
+    try measureReaderWakeups(serverName: server.name, cycles: options.cycles)
+}
+
+/// Part 3: three capture sessions on one server, each with a reader that waits its own way.
+func measureReaderWakeups(serverName: String, cycles: Int) throws {
+    let (ports, sampleRate) = try PortTap.resolve(["loopback:capture_*"], channels: nil, serverName: serverName,
+                                                  clientName: "bench-readers")
+    let skipped = 200
+    let readers: [(name: String, probe: ReaderWakeupProbe)] = [
+        ("live meter: woken every cycle", ReaderWakeupProbe(
+            channels: ports.count, sampleRate: sampleRate, wakeEvery: 1, wait: .woken, cycles: cycles, skipped: skipped)),
+        ("disk writer: woken every 20 ms of frames", ReaderWakeupProbe(
+            channels: ports.count, sampleRate: sampleRate, wakeEvery: Recorder.wakeEveryFrames(sampleRate: sampleRate),
+            wait: .woken, cycles: cycles, skipped: skipped)),
+        ("both before issue 36: looking every 5 ms", ReaderWakeupProbe(
+            channels: ports.count, sampleRate: sampleRate, wakeEvery: 1, wait: .polling(milliseconds: 5), cycles: cycles,
+            skipped: skipped)),
+    ]
+    var sessions: [AudioSession] = []
+    defer { sessions.forEach { $0.close() } }
+    for (index, reader) in readers.enumerated() {
+        let session = AudioSession(clientName: "bench-reader-\(index + 1)", serverName: serverName, recordConsent: .givenByCaller)
+        sessions.append(session)
+        reader.probe.start()
+        try PortTap.activate(session, listeningTo: ports, renderBlock: reader.probe.capture.renderBlock)
+    }
+    while readers.contains(where: { $0.probe.handled.load(ordering: .relaxed) < skipped + cycles }) { usleep(10_000) }
+    for reader in readers { reader.probe.stop() }
+    print("3. Readers' wake-up, \(ports.count) channels, 256-frame periods, \(cycles) cycles each, in the same cycles: "
+          + "from a cycle's capture to its reader")
+    print("| reader | wake-ups per second | delay median (ms) | delay p99 (ms) | reader CPU (ms per second) |")
+    print("|---|---:|---:|---:|---:|")
+    for reader in readers {
+        let delays = Percentiles(reader.probe.delays), probe = reader.probe
+        print(String(format: "| %@ | %.0f | %.3f | %.3f | %.2f |", reader.name, Double(probe.wakeups) / probe.seconds,
+                     delays.median / 1e6, delays.p99 / 1e6, probe.cpuSeconds * 1000 / probe.seconds))
+    }
 }
 
 try runBenchmark()

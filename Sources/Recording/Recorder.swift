@@ -567,7 +567,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     /// The disk thread is woken once about 20 ms of frames wait (every
     /// fourth cycle at 256 frames, 48 kHz): fewer wake-ups than one a
     /// cycle, with a 4 s ring far from full.
-    static func wakeEveryFrames(sampleRate: Int) -> Int { max(1, sampleRate / 50) }
+    public static func wakeEveryFrames(sampleRate: Int) -> Int { max(1, sampleRate / 50) }
 
     static func isFIFO(_ path: String) -> Bool {
         var info = stat()

@@ -33,34 +33,38 @@ final class WatchMetrics: Sendable {
         let last = Mutex<(frames: Int64, overruns: Int, gapFrames: Int64)>((0, 0, 0))
 
         init(_ registry: PrometheusCollectorRegistry) {
-            framesWritten = registry.makeCounter(name: "jas_record_frames_written_total",
-                                                 help: "Frames on the take's timeline, gaps written as silence included")
-            overruns = registry.makeCounter(name: "jas_record_overruns_total",
-                                            help: "Times the ring to the disk was full (each a logged gap)")
-            gapFrames = registry.makeCounter(name: "jas_record_gap_frames_total",
-                                             help: "Frames written as silence for a logged reason")
-            clockRateError = registry.makeGauge(name: "jas_record_clock_rate_error_ppm",
-                                                help: "The sample clock's rate against the wall clock, parts per million (NaN until measured)")
+            framesWritten = registry.makeCounter(descriptor: metric(
+                "jas_record_frames_written", unit: "total", "Frames on the take's timeline, gaps written as silence included"))
+            overruns = registry.makeCounter(descriptor: metric(
+                "jas_record_overruns", unit: "total", "Times the ring to the disk was full (each a logged gap)"))
+            gapFrames = registry.makeCounter(descriptor: metric(
+                "jas_record_gap_frames", unit: "total", "Frames written as silence for a logged reason"))
+            clockRateError = registry.makeGauge(descriptor: metric(
+                "jas_record_clock_rate_error", unit: "ppm",
+                "The sample clock's rate against the wall clock, parts per million (NaN until measured)"))
             clockRateError.set(to: .nan)
-            diskFree = registry.makeGauge(name: "jas_record_disk_free_bytes",
-                                          help: "Bytes free for unprivileged writers on the disk the take is written to (NaN until known)")
-            diskSize = registry.makeGauge(name: "jas_record_disk_size_bytes", help: "Size of the disk the take is written to, bytes")
+            diskFree = registry.makeGauge(descriptor: metric(
+                "jas_record_disk_free", unit: "bytes",
+                "Bytes free for unprivileged writers on the disk the take is written to (NaN until known)"))
+            diskSize = registry.makeGauge(descriptor: metric(
+                "jas_record_disk_size", unit: "bytes", "Size of the disk the take is written to, bytes"))
             diskFree.set(to: .nan)
             diskSize.set(to: .nan)
         }
     }
 
     init(recording: Bool) {
-        momentary = registry.makeGauge(name: "jas_momentary_lufs", help: "EBU R128 momentary loudness (400 ms), LUFS")
-        shortTerm = registry.makeGauge(name: "jas_shortterm_lufs", help: "EBU R128 short-term loudness (3 s), LUFS")
-        integrated = registry.makeGauge(name: "jas_integrated_lufs", help: "EBU R128 integrated loudness of the programme, LUFS")
-        loudnessRange = registry.makeGauge(name: "jas_loudness_range_lu", help: "EBU Tech 3342 loudness range, LU")
-        xruns = registry.makeCounter(name: "jas_xruns_total", help: "Xruns the JACK server reported")
-        serverUp = registry.makeGauge(name: "jas_server_up", help: "1 while the JACK server runs, 0 while it is gone")
-        resets = registry.makeCounter(name: "jas_media_services_resets_total",
-                                      help: "Times the session came back after its JACK server went away")
-        silence = registry.makeGauge(name: "jas_silence", help: "1 while the silence alarm is on (dead air)")
-        viewers = registry.makeGauge(name: "jas_http_websocket_viewers", help: "WebSocket viewers connected")
+        momentary = registry.makeGauge(descriptor: metric("jas_momentary", unit: "lufs", "EBU R128 momentary loudness (400 ms), LUFS"))
+        shortTerm = registry.makeGauge(descriptor: metric("jas_shortterm", unit: "lufs", "EBU R128 short-term loudness (3 s), LUFS"))
+        integrated = registry.makeGauge(descriptor: metric(
+            "jas_integrated", unit: "lufs", "EBU R128 integrated loudness of the programme, LUFS"))
+        loudnessRange = registry.makeGauge(descriptor: metric("jas_loudness_range", unit: "lu", "EBU Tech 3342 loudness range, LU"))
+        xruns = registry.makeCounter(descriptor: metric("jas_xruns", unit: "total", "Xruns the JACK server reported"))
+        serverUp = registry.makeGauge(descriptor: metric("jas_server_up", "1 while the JACK server runs, 0 while it is gone"))
+        resets = registry.makeCounter(descriptor: metric(
+            "jas_media_services_resets", unit: "total", "Times the session came back after its JACK server went away"))
+        silence = registry.makeGauge(descriptor: metric("jas_silence", "1 while the silence alarm is on (dead air)"))
+        viewers = registry.makeGauge(descriptor: metric("jas_http_websocket_viewers", "WebSocket viewers connected"))
         record = recording ? RecordCounters(registry) : nil
         for gauge in [momentary, shortTerm, integrated, loudnessRange] { gauge.set(to: .nan) }
         serverUp.set(to: 1)
@@ -77,10 +81,11 @@ final class WatchMetrics: Sendable {
             let gauges = channels.withLock { gauges in
                 if let made = gauges[channel.channel] { return made }
                 let labels = [("channel", String(channel.channel))]
-                let made = (registry.makeGauge(name: "jas_sample_peak_dbfs", labels: labels,
-                                               help: "Highest sample level of the last reading, dBFS"),
-                            registry.makeGauge(name: "jas_true_peak_dbtp", labels: labels,
-                                               help: "Highest true peak (4x oversampled) of the last reading, dBTP"))
+                let made = (registry.makeGauge(descriptor: metric(
+                                "jas_sample_peak", unit: "dbfs", "Highest sample level of the last reading, dBFS"), labels: labels),
+                            registry.makeGauge(descriptor: metric(
+                                "jas_true_peak", unit: "dbtp", "Highest true peak (4x oversampled) of the last reading, dBTP"),
+                                labels: labels))
                 gauges[channel.channel] = made
                 return made
             }
@@ -103,8 +108,9 @@ final class WatchMetrics: Sendable {
     func watchLoudness() {
         loudnessAlarms.withLock { gauges in
             for kind in LoudnessAlarm.Kind.allCases where gauges[kind] == nil {
-                gauges[kind] = registry.makeGauge(name: "jas_loudness_alarm", labels: [("alarm", kind.rawValue)],
-                                                  help: "1 while the loudness compliance alarm is on (too_loud, too_quiet, true_peak_over)")
+                gauges[kind] = registry.makeGauge(descriptor: metric(
+                    "jas_loudness_alarm", "1 while the loudness compliance alarm is on (too_loud, too_quiet, true_peak_over)"),
+                    labels: [("alarm", kind.rawValue)])
                 gauges[kind]?.set(to: 0)
             }
         }
@@ -134,4 +140,10 @@ final class WatchMetrics: Sendable {
 
     /// The exposition text (`text/plain; version=0.0.4`).
     func exposition() -> [UInt8] { registry.emitToBuffer() }
+}
+
+/// A metric's name (`name` and its unit, joined by an underscore) and its
+/// `# HELP` text.
+private func metric(_ name: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
+    MetricNameDescriptor(metricName: name, unitName: unit, helpText: help)
 }
