@@ -6,8 +6,8 @@ import Foundation
 /// interpolated signal is the true peak. Written here because the per-sample
 /// scalar loop in libebur128 was a third of `jas meter`'s time: this one
 /// filters a whole chunk per tap, which the compiler vectorises.
-struct TruePeakDetector {
-    let channels: Int
+public struct TruePeakDetector {
+    public let channels: Int
     let factor: Int
     /// Per phase, the non-zero taps: coefficient and how many input samples back it reaches.
     private let phases: [[(coefficient: Float, delay: Int)]]
@@ -25,7 +25,7 @@ struct TruePeakDetector {
     /// meter starting in the middle of a programme), so the silence the
     /// interpolator holds at the start is not part of it and a step out of it
     /// is not a peak; false for a file, which begins where its signal does.
-    init(channels: Int, sampleRate: Int, joinsMidStream: Bool = false) {
+    public init(channels: Int, sampleRate: Int, joinsMidStream: Bool = false) {
         self.channels = channels
         factor = sampleRate < 96000 ? 4 : (sampleRate < 192000 ? 2 : 1)
         var phases = Array(repeating: [(coefficient: Float, delay: Int)](), count: factor)
@@ -42,7 +42,7 @@ struct TruePeakDetector {
     }
 
     /// The true peak (linear) of each channel over `frames` interleaved frames.
-    mutating func peaks(_ samples: UnsafePointer<Float>, frames: Int) -> [Double] {
+    public mutating func peaks(_ samples: UnsafePointer<Float>, frames: Int) -> [Double] {
         guard frames > 0 else { return Array(repeating: 0, count: channels) }
         let span = historyCount + frames
         if input.count < span { input = Array(repeating: 0, count: span) }

@@ -26,13 +26,6 @@ public struct FileLoudness: Sendable, Equatable, Codable {
         self.maxShortTermLUFS = maxShortTermLUFS
     }
 
-    init(_ summary: MeterSummary) {
-        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
-        self.init(integratedLUFS: finite(summary.integratedLUFS), loudnessRangeLU: finite(summary.lraLU),
-                  maxTruePeakDBTP: finite(summary.truePeakDBTP), maxMomentaryLUFS: finite(summary.maxMomentaryLUFS),
-                  maxShortTermLUFS: finite(summary.maxShortTermLUFS))
-    }
-
     /// EBU Tech 3285's "not set" value of a loudness field.
     public static let notSet: Int16 = 0x7FFF
 
@@ -63,35 +56,37 @@ public struct FileLoudness: Sendable, Equatable, Codable {
     }
 }
 
-/// Meters a file as the disk thread writes it. A file starts mid-programme
+/// Meters a file as the disk thread writes it: loudness from 100 ms blocks
+/// (`BlockLoudness`), true peak as `jas meter` reads it. A file starts mid-programme
 /// (a rotation cuts a running signal), so its first sample is not a step
 /// out of silence for the true peak. Momentary loudness needs 400 ms of the
 /// file and short-term loudness 3 s: a shorter file has none of that kind
 /// (where the meter would pad its window with silence).
 final class FileLoudnessMeter {
-    private let meter: ProgrammeMeter?
+    private var blocks: BlockLoudness
+    private var truePeaks: TruePeakDetector
+    /// The highest true peak so far over every channel, linear.
+    private var truePeak = 0.0
     private let sampleRate: Int
     private var frames = 0
 
-    /// nil meter (a layout libebur128 cannot meter): every figure is nil.
     init(channels: Int, sampleRate: Int) {
         self.sampleRate = sampleRate
-        var configuration = ProgrammeMeter.Configuration(channels: channels, sampleRate: sampleRate, layout: nil, sources: [])
-        configuration.joinsMidStream = true
-        meter = try? ProgrammeMeter(configuration: configuration)
+        blocks = BlockLoudness(channels: channels, sampleRate: sampleRate)
+        truePeaks = TruePeakDetector(channels: channels, sampleRate: sampleRate, joinsMidStream: true)
     }
 
     func add(_ samples: UnsafePointer<Float>, frames: Int) {
+        guard frames > 0 else { return }
         self.frames += frames
-        meter?.add(samples, frames: frames)
+        blocks.add(samples, frames: frames)
+        truePeak = max(truePeak, truePeaks.peaks(samples, frames: frames).max() ?? 0)
     }
 
     var loudness: FileLoudness {
-        guard let meter else {
-            return FileLoudness(integratedLUFS: nil, loudnessRangeLU: nil, maxTruePeakDBTP: nil, maxMomentaryLUFS: nil,
-                                maxShortTermLUFS: nil)
-        }
-        var measured = FileLoudness(meter.summary())
+        var measured = FileLoudness(integratedLUFS: blocks.integratedLUFS, loudnessRangeLU: blocks.loudnessRangeLU,
+                                    maxTruePeakDBTP: truePeak > 0 ? 20 * log10(truePeak) : nil,
+                                    maxMomentaryLUFS: blocks.maxMomentaryLUFS, maxShortTermLUFS: blocks.maxShortTermLUFS)
         let seconds = Double(frames) / Double(sampleRate)
         if seconds < 3 { (measured.maxShortTermLUFS, measured.loudnessRangeLU) = (nil, nil) }
         if seconds < 0.4 { (measured.maxMomentaryLUFS, measured.integratedLUFS) = (nil, nil) }
