@@ -1,9 +1,11 @@
 // The C reference for the recording benchmark: what a C capture client such
 // as jack_capture does in its process callback, timed the same way as the
 // Swift session (CLOCK_MONOTONIC around the work): interleave every input
-// port into one block and write it to a jack_ringbuffer; a reader thread
-// empties the ring. cref_capture_run connects in_N to PORT_PREFIX N and
-// records CYCLES callback durations (nanoseconds).
+// port into one block and write it to a jack_ringbuffer, and wake the
+// reader thread that empties the ring as jack2's capture_client example does
+// (a condition signalled when a try-lock of its mutex succeeds, which it does
+// while the reader waits). cref_capture_run connects in_N to PORT_PREFIX N
+// and records CYCLES callback durations (nanoseconds).
 #include "CReference.h"
 #include "reference_client.h"
 #include <jack/jack.h>
@@ -25,6 +27,8 @@ static float *interleaved;
 static jack_ringbuffer_t *ring;
 static cycle_timer timer;
 static atomic_int running;
+static pthread_mutex_t reader_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t data_ready = PTHREAD_COND_INITIALIZER;
 
 static int process(jack_nframes_t frames, void *arg) {
     (void)arg;
@@ -35,6 +39,10 @@ static int process(jack_nframes_t frames, void *arg) {
     }
     size_t bytes = (size_t)frames * channels * sizeof(float);
     if (jack_ringbuffer_write_space(ring) >= bytes) jack_ringbuffer_write(ring, (const char *)interleaved, bytes);
+    if (pthread_mutex_trylock(&reader_lock) == 0) {
+        pthread_cond_signal(&data_ready);
+        pthread_mutex_unlock(&reader_lock);
+    }
     cycle_timer_record(&timer, start);
     return 0;
 }
@@ -42,10 +50,17 @@ static int process(jack_nframes_t frames, void *arg) {
 static void *drain(void *arg) {
     (void)arg;
     static char scratch[1 << 16];
+    pthread_mutex_lock(&reader_lock);
     while (atomic_load(&running)) {
         while (jack_ringbuffer_read(ring, scratch, sizeof scratch) > 0) {}
-        usleep(5000);
+        // Also woken at the end (`running` cleared), or after 0.1 s without cycles.
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100000000;
+        if (until.tv_nsec >= 1000000000) { until.tv_sec += 1; until.tv_nsec -= 1000000000; }
+        pthread_cond_timedwait(&data_ready, &reader_lock, &until);
     }
+    pthread_mutex_unlock(&reader_lock);
     return NULL;
 }
 
