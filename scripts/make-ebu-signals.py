@@ -23,9 +23,29 @@ def write_wav(path, channels, frames):
         data += pack(*frame)
     header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(data), b"WAVE", b"fmt ", 16, 3, channels, RATE,
                          RATE * 4 * channels, 4 * channels, 32, b"data", len(data))
-    with open(path, "wb") as file:
+    with replacing(path, "wb") as file:
         file.write(header)
         file.write(data)
+
+
+class replacing:
+    """A file written beside `path` and renamed onto it when complete: test
+    processes side by side may generate the signals at once, and one must
+    never read a file the other is writing."""
+
+    def __init__(self, path, mode):
+        self.path, self.temporary = path, f"{path}.{os.getpid()}.tmp"
+        self.file = open(self.temporary, mode)
+
+    def __enter__(self):
+        return self.file
+
+    def __exit__(self, kind, value, traceback):
+        self.file.close()
+        if kind is None:
+            os.replace(self.temporary, self.path)
+        else:
+            os.remove(self.temporary)
 
 
 def tone(seconds, levels_dbfs, frequency=1000.0, phase_degrees=0.0, start=0):
@@ -90,7 +110,7 @@ def main(folder):
     add("3341-truepeak-fs6-60", 1, faded(tone(1, [half], RATE / 6, 60)), true_peak=round(half, 2))
     add("3341-truepeak-fs8-67.5", 1, faded(tone(1, [half], RATE / 8, 67.5)), true_peak=round(half, 2))
     add("3341-truepeak-fs4-45-0dB", 1, faded(tone(1, [0.0], RATE / 4, 45)), true_peak=0.0)
-    with open(os.path.join(folder, "index.json"), "w") as file:
+    with replacing(os.path.join(folder, "index.json"), "w") as file:
         json.dump(index, file, indent=1, sort_keys=True)
 
 
