@@ -127,6 +127,9 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     private var setUTC = 0.0
     private var setOffset = 0
     private var setReference: UInt64?
+    /// The open set's first frame in the clock's count while its time is
+    /// one the clock gave before it settled (nil: the time stands).
+    private var provisionalSetFrame: Int64?
     /// Silence written for gaps (also noted from other threads: sources
     /// away), timeline positions, until the sets they fall in are catalogued.
     private let writtenGaps = Mutex<[ManifestLine.Gap]>([])
@@ -336,7 +339,10 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         let reading = settings.clock.read()
         if case let .step(seconds) = frameClock.observeWallClock(reading) {
             record(.clockStep(seconds: seconds, atFrame: stats.withLock { $0.framesWritten }))
+            // The open set's time stays on the wall clock it was read by.
+            provisionalSetFrame = nil
         }
+        reviseOpenSetTime()
         let ppm = frameClock.rateErrorPPM
         stats.withLock { $0.rateErrorPPM = ppm }
         // Logged once measured, then every minute.
@@ -692,14 +698,8 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         setStart = position
         let utc = utc(ofPosition: position)
         let zone = settings.zone
-        // The day and origination time are the name's (the millisecond); a
-        // cut half a frame before midnight belongs to the new day, at 0.
-        let named = (utc * 1000).rounded() / 1000
-        let midnight = named - zone.secondsOfDay(at: named)
-        let reference = UInt64(max(0, ((utc - midnight) * Double(sampleRate)).rounded()))
-        setUTC = utc
-        setOffset = zone.offset(at: named)
-        setReference = settings.format.container.carriesBroadcastExtension ? reference : nil
+        let (named, reference) = stampOpenSet(utc)
+        provisionalSetFrame = frameClock.isSettled ? nil : position + positionOffset
         for writer in files.writers {
             settings.catalogue?.opened(writer.path, index: fileSet, startUTC: utc, utcOffset: setOffset,
                                        sampleRate: sampleRate, channels: writer.channels)
@@ -717,6 +717,43 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
                                         description: "jas record, \(channels) channel(s) at \(sampleRate) Hz")
             if position == 0 { stats.withLock { $0.timeReference = reference } }
         }
+    }
+
+    /// The open set's first frame's time: its origination time (the
+    /// millisecond, as in names) and TimeReference (samples since that
+    /// day's midnight in the take's zone; a cut half a frame before midnight
+    /// belongs to the new day, at 0).
+    private func stampOpenSet(_ utc: Double) -> (named: Double, reference: UInt64) {
+        let named = (utc * 1000).rounded() / 1000
+        let midnight = named - settings.zone.secondsOfDay(at: named)
+        let reference = UInt64(max(0, ((utc - midnight) * Double(sampleRate)).rounded()))
+        setUTC = utc
+        setOffset = settings.zone.offset(at: named)
+        setReference = settings.format.container.carriesBroadcastExtension ? reference : nil
+        return (named, reference)
+    }
+
+    /// Measures the open set's first frame's time again once the frame
+    /// clock has settled, if it had not when the set began: the clock tells
+    /// a jump of the server's clock from late callbacks only `jumpReadings`
+    /// cycles after it, so a set that began in between was timed on the line
+    /// before the jump. A line that began after the set's first frame leaves
+    /// its time as it was. The files' `bext` gets the new time at close; the
+    /// manifest's `opened` line keeps the first reading, its `closed` line
+    /// has the new one.
+    private func reviseOpenSetTime() {
+        guard let frame = provisionalSetFrame else { return }
+        if let lineStart = frameClock.lineStart, lineStart > frame {
+            provisionalSetFrame = nil
+            return
+        }
+        guard frameClock.isSettled, let files, let callback = frameClock.utc(ofFrame: Double(frame)) else { return }
+        provisionalSetFrame = nil
+        let utc = callback - Double(settings.captureLatencyFrames) / Double(sampleRate)
+        let (named, reference) = stampOpenSet(utc)
+        guard settings.format.container.carriesBroadcastExtension else { return }
+        files.reviseOrigination(named, zone: settings.zone, timeReference: reference)
+        if setStart == 0 { stats.withLock { $0.timeReference = reference } }
     }
 
     private func allowedFrames(_ frames: Int) -> Int {

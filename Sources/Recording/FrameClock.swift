@@ -34,6 +34,26 @@ public struct FrameClock: Sendable {
     /// server whose clock jumped (jackd's dummy driver restarts its timing
     /// after an xrun), not a late callback.
     private var clampedInARow = 0
+    /// The smallest timing error of those readings: a callback is never
+    /// early, so the earliest of them is nearest where the server's clock went.
+    private var earliestOfRun = 0.0
+    /// The first frame of the run of clamped readings.
+    private var runStart: Int64 = 0
+    /// Readings in a row that agreed with the loop (within the limit on one reading).
+    private var agreeingInARow = 0
+    /// The first frame the loop's present line holds for: where the loop
+    /// started afresh, or where the late readings of a jump began. A run of
+    /// early readings leaves it: the line before was too late (a run of late
+    /// callbacks taken for a jump), not a server's clock going back.
+    public private(set) var lineStart: Int64?
+
+    /// Whether the last `jumpReadings` readings agreed with the loop: a time
+    /// the clock gives for a frame from `lineStart` on is then on the line
+    /// the server's cycles are on. While readings are clamped (late
+    /// callbacks, or a jump not yet known as one) and right after the loop
+    /// starts afresh, a time it gives may be off by as much as the jump, and
+    /// is better asked again once the clock has settled.
+    public var isSettled: Bool { agreeingInARow >= Self.jumpReadings }
     /// Seconds of cycles the rate is measured over before it is told.
     static let rateSpan = 20.0
     /// How many clamped readings in a row are a jump of the server's clock.
@@ -96,6 +116,8 @@ public struct FrameClock: Sendable {
         guard let anchor = anchorFrame, continuous, frame > anchor else {
             anchorFrame = frame
             anchorTime = time
+            lineStart = frame
+            (clampedInARow, agreeingInARow) = (0, 0)
             startSegment(frame: frame, time: time)
             return
         }
@@ -107,17 +129,27 @@ public struct FrameClock: Sendable {
         let limit = max(4 * meanError, 50e-6)
         let clamped = min(max(error, -limit), limit)
         if clamped != error {
+            agreeingInARow = 0
             let side = error > 0 ? 1 : -1
-            clampedInARow = clampedInARow * side > 0 ? clampedInARow + side : side
+            if clampedInARow * side > 0 {
+                clampedInARow += side
+                earliestOfRun = min(earliestOfRun, error)
+            } else {
+                (clampedInARow, earliestOfRun, runStart) = (side, error, frame)
+            }
         } else {
             clampedInARow = 0
+            agreeingInARow += 1
         }
         if abs(clampedInARow) >= Self.jumpReadings {
             // The server's clock jumped: its frames are that much later (or
-            // earlier) from here; the phase starts afresh and the rate is measured anew.
+            // earlier) from here, by the run's earliest reading (the others
+            // add their callbacks' lateness); the phase starts afresh and the
+            // rate is measured anew.
+            if clampedInARow > 0 { lineStart = runStart }
             clampedInARow = 0
             anchorFrame = frame
-            anchorTime = time
+            anchorTime = predicted + earliestOfRun
             startSegment(frame: frame, time: time)
             return
         }
@@ -130,7 +162,7 @@ public struct FrameClock: Sendable {
         anchorFrame = frame
         secondsPerFrame += omega * omega * clamped / elapsedFrames
         lockedSeconds += period
-        // An early reading is a server clock that stepped back, never a callback.
+        // An early reading is never a callback: the line is too late (or the server's clock went back).
         guard error >= -limit else { return }
         keepEarliest(frame: frame, time: time)
     }

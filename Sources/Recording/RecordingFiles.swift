@@ -72,6 +72,11 @@ final class RecordingFiles {
         }
     }
 
+    /// The set's first frame's time, measured again: each file's `bext` gets it at close.
+    func reviseOrigination(_ utc: Double, zone: RecordingTimeZone, timeReference: UInt64) {
+        for writer in writers { writer.reviseOrigination(utc, zone: zone, timeReference: timeReference) }
+    }
+
     func updateHeaders() { writers.forEach { $0.updateHeader() } }
 
     func close() { writers.forEach { $0.close() } }

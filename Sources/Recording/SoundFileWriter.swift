@@ -18,6 +18,7 @@ public final class SoundFileWriter {
     private var handle: OpaquePointer?
     private var wroteAudio = false
     private var hasBroadcastExtension = false
+    private var revisedOrigination: (utc: Double, zone: RecordingTimeZone, timeReference: UInt64)?
     /// Meters what is written, for the file's loudness (`measuresLoudness`).
     private let loudnessMeter: FileLoudnessMeter?
     /// The file's loudness, once it is closed (nil: not measured).
@@ -124,9 +125,19 @@ public final class SoundFileWriter {
         guard let handle else { return }
         sf_close(handle)
         self.handle = nil
+        if hasBroadcastExtension, let (utc, zone, reference) = revisedOrigination {
+            BroadcastExtensionPatch.writeOrigination(utc, zone: zone, timeReference: reference, toFileAt: path)
+        }
         guard let loudnessMeter else { return }
         let measured = loudnessMeter.loudness
         loudness = measured
-        if hasBroadcastExtension { BroadcastLoudnessPatch.write(measured, toFileAt: path) }
+        if hasBroadcastExtension { BroadcastExtensionPatch.write(measured, toFileAt: path) }
+    }
+
+    /// The first frame's time, measured again after frames were written
+    /// (`FrameClock.isSettled`): it replaces the `bext` origination and
+    /// TimeReference when the file is closed.
+    public func reviseOrigination(_ utc: Double, zone: RecordingTimeZone, timeReference: UInt64) {
+        revisedOrigination = (utc, zone, timeReference)
     }
 }

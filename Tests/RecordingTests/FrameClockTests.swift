@@ -82,6 +82,34 @@ final class FrameClockTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(clock.rateErrorPPM), 300, accuracy: 2)
     }
 
+    func testAJumpIsPlacedByItsEarliestReadingAndTheClockSettlesOnItsNewLine() throws {
+        // From cycle 4000 on the server's cycles come 3 ms later; the eight
+        // callbacks that make the jump known are late besides, by up to 2 ms
+        // (a busy machine), one of them by only 50 µs.
+        let jump = 4000
+        let extra = [1.9e-3, 50e-6, 1.2e-3, 2.0e-3, 0.9e-3, 1.5e-3, 1.1e-3, 1.8e-3]
+        var clock = FrameClock(sampleRate: rate)
+        _ = clock.observeWallClock(WallClockReading(utc: 0, monotonicNanoseconds: 0))
+        let truth = { (frame: Double, cycle: Int) in 1_000 + frame / Double(self.rate) + (cycle >= jump ? 0.003 : 0) }
+        var settledAgain: Int?
+        for cycle in 0..<(jump + 40) {
+            let frame = Int64(cycle * period)
+            let late = (jump..<(jump + extra.count)).contains(cycle) ? extra[cycle - jump] : 0
+            clock.observeCycle(frame: frame, frames: period, monotonicNanoseconds: UInt64((truth(Double(frame), cycle) + 20e-6 + late) * 1e9),
+                               continuous: cycle > 0)
+            if cycle == jump - 1 { XCTAssertTrue(clock.isSettled, "settled before the jump") }
+            if (jump..<(jump + extra.count)).contains(cycle) { XCTAssertFalse(clock.isSettled, "cycle \(cycle): the jump is not yet known") }
+            if cycle >= jump, settledAgain == nil, clock.isSettled { settledAgain = cycle }
+        }
+        XCTAssertEqual(clock.lineStart, Int64(jump * period), "the new line holds from the jump's first cycle")
+        // The run's earliest reading places the line: the next readings agree with it at once.
+        let settled = try XCTUnwrap(settledAgain, "the clock settles after the jump")
+        XCTAssertLessThanOrEqual(settled - jump, 2 * FrameClock.jumpReadings, "settled at cycle \(settled)")
+        // The jump's first frame, read back from the new line.
+        let frame = Double(jump * period)
+        XCTAssertEqual(try XCTUnwrap(clock.utc(ofFrame: frame)), truth(frame, jump) + 20e-6, accuracy: 100e-6)
+    }
+
     func testTheRateIsMeasuredAcrossJumpsNoneOfThemTwentySecondsApart() throws {
         // A loaded machine: the dummy driver's timing jumps every 8 s (xruns); the take lasts 36 s.
         var notices: [FrameClock.Notice] = []

@@ -65,19 +65,24 @@ final class RecordExtractTests: JackTestCase {
         XCTAssertEqual(reference, from.truncatingRemainder(dividingBy: 86_400) - lostBefore / 2,
                        accuracy: 0.001 + lostBefore / 2, "the clip's first file lost \(lostBefore) s")
 
-        // Found in the single take by its first samples, it equals it there, every sample.
+        // Found in the single take by its first samples, it equals it there,
+        // every sample. A sender late on a loaded machine leaves a period on
+        // its ports twice, in both takes alike: of the places whose first
+        // samples match, the one the whole clip matches best.
         let samples = reader.readAll()
         let one = try SoundFileReader(path: "\(folder)/one.wav").readAll()
         let key = 32
-        let at = try XCTUnwrap((0..<(one.count / 2 - key)).first { candidate in
-            (0..<key).allSatisfy { samples[$0 * 2].bitPattern == one[(candidate + $0) * 2].bitPattern }
-        }, "the clip's first frames are nowhere in the single take")
-        // Silence either take wrote for a gap (an xrun in one of them) is not compared.
-        let gaps = gapRanges(logEvents(try XCTUnwrap(logged["log_path"] as? String))) + gapRanges(logEvents("\(folder)/one.log"))
-        var differing = 0
-        for index in 0..<min(samples.count, one.count - at * 2) where samples[index].bitPattern != one[at * 2 + index].bitPattern {
-            differing += 1
+        func differences(at candidate: Int) -> Int {
+            (0..<min(samples.count, one.count - candidate * 2)).count { samples[$0].bitPattern != one[candidate * 2 + $0].bitPattern }
         }
+        let matches = (0..<(one.count / 2 - key)).filter { candidate in
+            (0..<key).allSatisfy { samples[$0 * 2].bitPattern == one[(candidate + $0) * 2].bitPattern }
+        }
+        XCTAssertLessThanOrEqual(matches.count, 4, "the clip's first frames are in the single take at \(matches)")
+        let scored = matches.prefix(4).map { (at: $0, differing: differences(at: $0)) }
+        let (at, differing) = try XCTUnwrap(scored.min { $0.differing < $1.differing }, "the clip's first frames are nowhere in the single take")
+        // A difference would most likely be silence one take wrote for a gap: the message names them.
+        let gaps = gapRanges(logEvents(try XCTUnwrap(logged["log_path"] as? String))) + gapRanges(logEvents("\(folder)/one.log"))
         XCTAssertLessThanOrEqual(samples.count, one.count - at * 2, "the single take ends before the clip")
         XCTAssertEqual(differing, 0, "\(differing) samples differ (gaps: \(gaps))")
 
