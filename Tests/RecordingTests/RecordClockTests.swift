@@ -86,6 +86,7 @@ final class RecordClockTests: JackTestCase {
             XCTAssertEqual(referencePPM, 0, accuracy: 15,
                            "the true clock's take measured \(referencePPM) ppm on a server that kept the monotonic clock's time (\(xrunCount) xruns)")
         }
+        var startsNearJumps: Set<String> = []
         for take in takes {
             let summary = take.recorder!.summary
             XCTAssertNil(summary.problem, take.label)
@@ -125,10 +126,22 @@ final class RecordClockTests: JackTestCase {
                                "\(take.label): \(name) says another time than its TimeReference \(reference)")
                 defer { firstFrame += file.frames }
                 guard index > 0 else { continue }
-                // Every file after the first starts on a 10 s boundary of its clock.
+                // Every file after the first starts on a 10 s boundary of its clock. A server's clock
+                // that jumped (a dummy jackd's xrun) in the cycles before a cut, before the frame clock
+                // could tell it from late callbacks, leaves the cut where the line before the jump put
+                // it: the file starts later by the time the server lost, and its TimeReference, measured
+                // again once the clock settled, says so (FileOriginTests). Within a quarter second of a
+                // logged xrun or gap (a report is placed at its first xrun's cycle) only that direction
+                // is checked, within 100 ms.
                 let offBoundary = reference - (reference / 10).rounded() * 10
-                XCTAssertLessThan(abs(offBoundary) * rate, tolerance,
-                                  "\(take.label): \(name) starts \(offBoundary * 1000) ms off the boundary")
+                if xruns.contains(where: { abs($0 - firstFrame) <= 12000 }) {
+                    startsNearJumps.insert(file.path)
+                    XCTAssertTrue((-tolerance...(rate / 10)).contains(offBoundary * rate),
+                                  "\(take.label): \(name) starts \(offBoundary * 1000) ms off the boundary, next to xruns at \(xruns)")
+                } else {
+                    XCTAssertLessThan(abs(offBoundary) * rate, tolerance,
+                                      "\(take.label): \(name) starts \(offBoundary * 1000) ms off the boundary")
+                }
                 guard index < files.count - 1,
                       !xruns.contains(where: { (firstFrame..<(firstFrame + file.frames)).contains($0) }) else { continue }
                 // 10 s of that clock: fewer frames on a fast clock, more on a slow one.
@@ -156,7 +169,8 @@ final class RecordClockTests: JackTestCase {
         let newDay = try XCTUnwrap(midnight.firstIndex { $0.contains("/000000+0000") }, "\(midnight)")
         XCTAssertNotEqual((midnight[newDay - 1] as NSString).deletingLastPathComponent,
                           (midnight[newDay] as NSString).deletingLastPathComponent)
-        XCTAssertLessThan(Double(try XCTUnwrap(SoundFileReader(path: midnight[newDay]).broadcastTimeReference)), tolerance)
+        XCTAssertLessThan(Double(try XCTUnwrap(SoundFileReader(path: midnight[newDay]).broadcastTimeReference)),
+                          startsNearJumps.contains(midnight[newDay]) ? rate / 10 : tolerance)
         // Crossing the spring change: 01:59:50 CET is followed by 03:00:00 CEST, named with its offset.
         let spring = try XCTUnwrap(takes[4].recorder?.summary.paths).map { ($0 as NSString).lastPathComponent }
         let change = try XCTUnwrap(spring.firstIndex(of: "030000+0200.wav"), "\(spring)")
