@@ -9,7 +9,11 @@
 //   jack_ringbuffer, as C recorders do) timed the same way: the ratio of
 //   their callback costs; and the recorder's disk-thread CPU.
 //
-// usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR]
+// What they record: silence (the loopback ports with nothing played), or
+// with `--programme` noise whose level changes every 400 ms
+// (`ProgrammePlayer`): a file's true peak is then reached now and then.
+//
+// usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR] [--programme]
 import JackAudioSession
 import BenchmarkSupport
 import Capture
@@ -28,10 +32,15 @@ struct Options {
     var channels = 64
     var period = 256
     var folder = NSTemporaryDirectory() + "jas-record-bench-\(getpid())"
+    var programme = false
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
         while let flag = rest.popFirst() {
+            if flag == "--programme" {
+                programme = true
+                continue
+            }
             let value = rest.popFirst() ?? ""
             switch flag {
             case "--jas": jas = value
@@ -39,7 +48,7 @@ struct Options {
             case "--channels": channels = Int(value) ?? channels
             case "--period": period = Int(value) ?? period
             case "--folder": folder = value
-            default: refuseOption(flag, tool: "record-bench", usage: "usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR]")
+            default: refuseOption(flag, tool: "record-bench", usage: "usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR] [--programme]")
             }
         }
     }
@@ -97,7 +106,10 @@ func runBenchmark() throws {
     defer { server.stop() }
     let cycles = Int(options.seconds * 48000) / options.period
     print("server \(server.name): 48000 Hz, period \(options.period) frames, \(options.channels) loopback channels; "
-          + "recording \(options.channels) channels of 32-bit float for \(options.seconds) s with four clients at once")
+          + "recording \(options.channels) channels of 32-bit float for \(options.seconds) s with four clients at once, "
+          + (options.programme ? "a programme (noise at levels from -40 to -6 dBFS changing every 400 ms)" : "of silence"))
+    let player = try options.programme ? ProgrammePlayer(serverName: server.name, channels: options.channels, sampleRate: 48000) : nil
+    defer { withExtendedLifetime(player) {} }
 
     // The in-process recorder, its callback timed.
     var configuration = Recorder.Configuration(outputPath: "\(options.folder)/module.wav")

@@ -16,9 +16,15 @@ public struct TruePeakDetector {
     private let historyCount: Int
     private var input: [Float] = []
     private var output: [Float] = []
+    /// Per channel, the largest magnitude of a chunk (`highestPeak`).
+    private var loudest: [Float] = []
     /// Input samples still to come whose interpolation would reach back before
     /// the first one (see `joinsMidStream`); for them the sample itself counts.
     private var settling: Int
+    /// The most an interpolated sample can be for an input whose largest
+    /// magnitude is 1: the largest sum of one phase's coefficients'
+    /// magnitudes, with a margin for Float rounding.
+    private let gain: Float
     static let taps = 49
 
     /// `joinsMidStream`: the signal began before the first sample (a live
@@ -36,6 +42,7 @@ public struct TruePeakDetector {
             if abs(value) > 1e-10 { phases[tap % factor].append((Float(value), tap / factor)) }
         }
         self.phases = phases
+        gain = Float(phases.map { $0.reduce(0) { $0 + Double(abs($1.coefficient)) } }.max() ?? 1) * (1 + 1e-4)
         historyCount = phases.joined().map(\.delay).max() ?? 0
         history = Array(repeating: Array(repeating: 0, count: historyCount), count: channels)
         settling = joinsMidStream ? historyCount : 0
@@ -44,34 +51,78 @@ public struct TruePeakDetector {
     /// The true peak (linear) of each channel over `frames` interleaved frames.
     public mutating func peaks(_ samples: UnsafePointer<Float>, frames: Int) -> [Double] {
         guard frames > 0 else { return Array(repeating: 0, count: channels) }
+        let result = (0..<channels).map { Double(peak(ofChannel: $0, samples, frames: frames)) }
+        settling -= min(settling, frames)
+        return result
+    }
+
+    /// The highest true peak (linear) over every channel of `frames`
+    /// interleaved frames if it is above `floor`; `floor` or less if it is
+    /// not. What the highest peak of a whole file needs: a channel whose
+    /// samples here (and in the interpolator's reach before them), times the
+    /// interpolator's largest gain, stay at or under the highest peak so far
+    /// cannot pass it, and is not interpolated (the same result, without the
+    /// filter's work for most of a programme that has had its loudest moment).
+    public mutating func highestPeak(_ samples: UnsafePointer<Float>, frames: Int, above floor: Double) -> Double {
+        guard frames > 0 else { return 0 }
+        // Every channel's largest magnitude, in one pass over the frames as they lie.
+        if loudest.count < channels { loudest = Array(repeating: 0, count: channels) }
+        loudest.withUnsafeMutableBufferPointer { loudest in
+            for channel in 0..<channels { loudest[channel] = 0 }
+            var index = 0
+            for _ in 0..<frames {
+                for channel in 0..<channels { loudest[channel] = max(loudest[channel], abs(samples[index + channel])) }
+                index += channels
+            }
+        }
+        var highest: Float = 0
+        for channel in 0..<channels {
+            let reach = history[channel].reduce(loudest[channel]) { max($0, abs($1)) }
+            if reach * gain <= Float(floor) {
+                keepHistory(ofChannel: channel, samples, frames: frames)
+            } else {
+                highest = max(highest, peak(ofChannel: channel, samples, frames: frames))
+            }
+        }
+        settling -= min(settling, frames)
+        return Double(highest)
+    }
+
+    /// One channel's true peak over `frames` frames; keeps the channel's history.
+    private mutating func peak(ofChannel channel: Int, _ samples: UnsafePointer<Float>, frames: Int) -> Float {
         let span = historyCount + frames
         if input.count < span { input = Array(repeating: 0, count: span) }
         if output.count < frames { output = Array(repeating: 0, count: frames) }
-        var result = [Double](repeating: 0, count: channels)
-        for channel in 0..<channels {
-            // The channel's samples after its history, in one run.
-            input.withUnsafeMutableBufferPointer { x in
-                for index in 0..<historyCount { x[index] = history[channel][index] }
-                for frame in 0..<frames { x[historyCount + frame] = samples[frame * channels + channel] }
-            }
-            var peak: Float = 0
-            input.withUnsafeBufferPointer { x in
-                output.withUnsafeMutableBufferPointer { y in
-                    for phase in phases {
-                        for frame in 0..<frames { y[frame] = 0 }
-                        for (coefficient, delay) in phase {
-                            let source = x.baseAddress! + historyCount - delay
-                            for frame in 0..<frames { y[frame] += coefficient * source[frame] }
-                        }
-                        for frame in min(settling, frames)..<frames { peak = max(peak, abs(y[frame])) }
-                    }
-                    for frame in 0..<min(settling, frames) { peak = max(peak, abs(x[historyCount + frame])) }
-                }
-            }
-            result[channel] = Double(peak)
-            for index in 0..<historyCount { history[channel][index] = input[frames + index] }
+        // The channel's samples after its history, in one run.
+        input.withUnsafeMutableBufferPointer { x in
+            for index in 0..<historyCount { x[index] = history[channel][index] }
+            for frame in 0..<frames { x[historyCount + frame] = samples[frame * channels + channel] }
         }
-        settling -= min(settling, frames)
-        return result
+        let settling = settling
+        var peak: Float = 0
+        input.withUnsafeBufferPointer { x in
+            output.withUnsafeMutableBufferPointer { y in
+                for phase in phases {
+                    for frame in 0..<frames { y[frame] = 0 }
+                    for (coefficient, delay) in phase {
+                        let source = x.baseAddress! + historyCount - delay
+                        for frame in 0..<frames { y[frame] += coefficient * source[frame] }
+                    }
+                    for frame in min(settling, frames)..<frames { peak = max(peak, abs(y[frame])) }
+                }
+                for frame in 0..<min(settling, frames) { peak = max(peak, abs(x[historyCount + frame])) }
+            }
+        }
+        for index in 0..<historyCount { history[channel][index] = input[frames + index] }
+        return peak
+    }
+
+    /// Keeps the channel's last `historyCount` samples, without filtering.
+    private mutating func keepHistory(ofChannel channel: Int, _ samples: UnsafePointer<Float>, frames: Int) {
+        let kept = max(0, historyCount - frames)
+        for index in 0..<kept { history[channel][index] = history[channel][index + frames] }
+        for index in kept..<historyCount {
+            history[channel][index] = samples[(frames - historyCount + index) * channels + channel]
+        }
     }
 }

@@ -80,7 +80,7 @@ final class FileLoudnessMeter {
         guard frames > 0 else { return }
         self.frames += frames
         blocks.add(samples, frames: frames)
-        truePeak = max(truePeak, truePeaks.peaks(samples, frames: frames).max() ?? 0)
+        truePeak = max(truePeak, truePeaks.highestPeak(samples, frames: frames, above: truePeak))
     }
 
     var loudness: FileLoudness {
