@@ -356,10 +356,16 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// UTC of the sound at timeline position `position`: when it reached the
     /// input (its callback's time less the capture latency).
     private func utc(ofPosition position: Int64) -> Double {
-        let latency = Double(settings.captureLatencyFrames) / Double(sampleRate)
-        let callback = frameClock.utc(ofFrame: Double(position + positionOffset)) ?? settings.clock.read().utc
-        return callback - latency
+        utc(ofClockFrame: position + positionOffset) ?? settings.clock.read().utc - captureLatency
     }
+
+    /// UTC of the sound at the clock's frame `frame` by the frame clock (nil before it is ready).
+    private func utc(ofClockFrame frame: Int64) -> Double? {
+        frameClock.utc(ofFrame: Double(frame)).map { $0 - captureLatency }
+    }
+
+    /// The recorded ports' capture latency, seconds.
+    private var captureLatency: Double { Double(settings.captureLatencyFrames) / Double(sampleRate) }
 
     /// Where in this cycle the recording starts, if it does.
     private func startOffset(_ header: CycleHeader, _ samples: UnsafeBufferPointer<Float>) -> Int? {
@@ -617,8 +623,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         case .onClock?:
             // The frame whose sound's wall time is nearest the boundary.
             guard let nextCut else { return nil }
-            let latency = Double(settings.captureLatencyFrames) / Double(sampleRate)
-            guard let frame = frameClock.frame(atUTC: nextCut + latency) else { return nil }
+            guard let frame = frameClock.frame(atUTC: nextCut + captureLatency) else { return nil }
             return Int64(frame.rounded()) - positionOffset - position
         }
     }
@@ -747,9 +752,8 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
             provisionalSetFrame = nil
             return
         }
-        guard frameClock.isSettled, let files, let callback = frameClock.utc(ofFrame: Double(frame)) else { return }
+        guard frameClock.isSettled, let files, let utc = utc(ofClockFrame: frame) else { return }
         provisionalSetFrame = nil
-        let utc = callback - Double(settings.captureLatencyFrames) / Double(sampleRate)
         let (named, reference) = stampOpenSet(utc)
         guard settings.format.container.carriesBroadcastExtension else { return }
         files.reviseOrigination(named, zone: settings.zone, timeReference: reference)
