@@ -42,6 +42,24 @@ open class JackTestCase: XCTestCase {
     }
 
     /// Polls `condition` every 10 ms until it holds or `timeout` seconds pass.
+    /// Asserts that `read` gives `expected`, waiting for it up to `timeout`
+    /// seconds. For a port's connections after a change: libjack's readers
+    /// see a connection made or broken once the server has run a cycle since
+    /// (the change becomes the current graph in the server's cycle), and
+    /// they wait for that only 1.1 periods (docs/JACK-FINDINGS.md), less than
+    /// a loaded machine may take (seen beside a busy core: a port read with
+    /// no connection between its old one's removal and its new one's).
+    public func assertEventuallyEqual<Value: Equatable>(_ read: @autoclosure () -> Value, _ expected: Value, timeout: Double = 5,
+                                                        _ message: @autoclosure () -> String = "",
+                                                        file: StaticString = #filePath, line: UInt = #line) {
+        var last = read()
+        _ = waitUntil(timeout: timeout) {
+            last = read()
+            return last == expected
+        }
+        XCTAssertEqual(last, expected, message(), file: file, line: line)
+    }
+
     public func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
