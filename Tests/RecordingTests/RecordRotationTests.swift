@@ -47,8 +47,10 @@ final class RecordRotationTests: JackTestCase {
         // A dummy jackd that xruns restarts its timing from the late cycle
         // (docs/JACK-FINDINGS.md): the wall time it lost has no frames, so a file after
         // an xrun starts later than the frames say (by more than the xrun's
-        // reported delay: seen 22 ms after one of 7 ms). Across an xrun only
-        // the direction is checked, and that it stays within 100 ms.
+        // reported delay: seen 22 ms after one of 7 ms). Across xruns only
+        // the direction is checked, and that it stays within 100 ms and 25 ms
+        // an xrun (a CI run with two shards side by side: 310 ms after 22
+        // xruns in a file's 2 s).
         let log = logEvents("\(folder)/rot-001.log")
         let xrunFrames = log.filter { $0["event"] as? String == "xrun" }.compactMap { $0["at_frame"] as? Int }
         let references = try readers.map { try XCTUnwrap($0.broadcastTimeReference) }
@@ -61,7 +63,8 @@ final class RecordRotationTests: JackTestCase {
                 continue
             }
             let later = index == 0 ? frames - distance : distance - frames
-            XCTAssertTrue(((index == 0 ? -220 : -44)...4410).contains(later), "file \(index + 1): \(later) frames off across xruns at \(xrunFrames)")
+            let lost = 4410 + 1100 * Double(xrunFrames.filter(between.contains).count)
+            XCTAssertTrue(((index == 0 ? -220 : -44)...lost).contains(later), "file \(index + 1): \(later) frames off across xruns at \(xrunFrames)")
         }
         XCTAssertEqual(log.filter { $0["event"] as? String == "rotated" }.compactMap { $0["at_frame"] as? Int },
                        [88200, 176400, 264600])
