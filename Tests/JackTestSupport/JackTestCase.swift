@@ -41,7 +41,6 @@ open class JackTestCase: XCTestCase {
         super.tearDown()
     }
 
-    /// Polls `condition` every 10 ms until it holds or `timeout` seconds pass.
     /// Asserts that `read` gives `expected`, waiting for it up to `timeout`
     /// seconds. For a port's connections after a change: libjack's readers
     /// see a connection made or broken once the server has run a cycle since
@@ -60,6 +59,7 @@ open class JackTestCase: XCTestCase {
         XCTAssertEqual(last, expected, message(), file: file, line: line)
     }
 
+    /// Polls `condition` every 10 ms until it holds or `timeout` seconds pass.
     public func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
