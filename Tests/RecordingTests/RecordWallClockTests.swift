@@ -67,7 +67,14 @@ final class RecordWallClockTests: JackTestCase {
             let name = (path as NSString).lastPathComponent
             XCTAssertEqual(name.dropFirst(5).prefix(1), "0", "\(name) is not on a 10 s boundary")
             let offBoundary = reference - (reference / 10).rounded() * 10
-            XCTAssertLessThan(abs(offBoundary), 0.001, "\(name) starts \(offBoundary * 1000) ms off its boundary")
+            // Next to a logged xrun or gap a file may start later than its boundary, within 100 ms: a dummy
+            // jackd's clock that jumped in the cycles before the cut leaves the cut on the line before, and
+            // the file's TimeReference, measured again once the clock settled, says so (RecordClockTests).
+            if xruns.contains(where: { abs($0 - firstFrame) <= 12000 }) {
+                XCTAssertTrue((-0.001...0.1).contains(offBoundary), "\(name) starts \(offBoundary * 1000) ms off its boundary, next to xruns at \(xruns)")
+            } else {
+                XCTAssertLessThan(abs(offBoundary), 0.001, "\(name) starts \(offBoundary * 1000) ms off its boundary")
+            }
             if index < fastPaths.count - 1, !xruns.contains(where: { (firstFrame..<(firstFrame + Int(file.frames))).contains($0) }) {
                 XCTAssertEqual(Double(file.frames), 10 * rate * 1.001, accuracy: 48, "\(name)")
             }
@@ -96,7 +103,12 @@ final class RecordWallClockTests: JackTestCase {
         let newDay = try XCTUnwrap(names.firstIndex { $0.hasSuffix("/000000\(Self.east(tz)).wav") }, "\(names) (TZ=\(tz))")
         XCTAssertNotEqual(names[newDay].prefix(8), names[newDay - 1].prefix(8), "a new day, a new folder")
         let afterMidnight = try SoundFileReader(path: localPaths[newDay])
-        XCTAssertLessThan(Double(try XCTUnwrap(afterMidnight.broadcastTimeReference)), 48, "TimeReference from its own midnight")
+        let localLog = logEvents(try XCTUnwrap(localSummary["log_path"] as? String))
+        let localXruns = localLog.filter { ["xrun", "gap"].contains($0["event"] as? String) }.compactMap { $0["at_frame"] as? Int }
+        let newDayFrame = try localPaths[..<newDay].reduce(0) { $0 + Int(try SoundFileReader(path: $1).frames) }
+        let nearXruns = localXruns.contains { abs($0 - newDayFrame) <= 12000 }
+        XCTAssertLessThan(Double(try XCTUnwrap(afterMidnight.broadcastTimeReference)), nearXruns ? rate / 10 : 48,
+                          "TimeReference from its own midnight (xruns at \(localXruns))")
         let summer = try XCTUnwrap(names.firstIndex { $0.contains("/010020") }, "\(names)")
         XCTAssertEqual(summer, newDay + 2, "00:00:00, 00:00:10, then the change at 00:00:20: \(names)")
         let summerReference = Double(try XCTUnwrap(SoundFileReader(path: localPaths[summer]).broadcastTimeReference))
