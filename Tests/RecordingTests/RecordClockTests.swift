@@ -134,7 +134,8 @@ final class RecordClockTests: JackTestCase {
                 // logged xrun or gap (a report is placed at its first xrun's cycle) only that direction
                 // is checked, within 100 ms.
                 let offBoundary = reference - (reference / 10).rounded() * 10
-                if xruns.contains(where: { abs($0 - firstFrame) <= 12000 }) {
+                let startsNearJump = xruns.contains(where: { abs($0 - firstFrame) <= 12000 })
+                if startsNearJump {
                     startsNearJumps.insert(file.path)
                     XCTAssertTrue((-tolerance...(rate / 10)).contains(offBoundary * rate),
                                   "\(take.label): \(name) starts \(offBoundary * 1000) ms off the boundary, next to xruns at \(xruns)")
@@ -148,7 +149,15 @@ final class RecordClockTests: JackTestCase {
                 var expected = 10 * rate / (1 + take.wallPPM / 1e6)
                 // The file the clock was set forward in ends 3.7 s of that clock sooner.
                 if (firstFrame..<(firstFrame + file.frames)).contains(stepFrame) { expected -= 3.7 * rate }
-                XCTAssertEqual(Double(file.frames), expected, accuracy: tolerance, "\(take.label): \(name)")
+                if startsNearJump {
+                    // Begun late by the time the server lost (above) and ended on the settled clock: shorter
+                    // by as much (a CI run: 63 frames, 1.3 ms, after xruns 0.1 s before the file).
+                    XCTAssertTrue(((expected - rate / 10)...(expected + tolerance)).contains(Double(file.frames)),
+                                  "\(take.label): \(name) has \(file.frames) frames, \(expected) due, next to xruns at \(xruns)")
+                } else {
+                    XCTAssertEqual(Double(file.frames), expected, accuracy: tolerance,
+                                   "\(take.label): \(name) starts at frame \(firstFrame); xruns and gaps at \(xruns)")
+                }
             }
             XCTAssertEqual(Set(names).count, names.count, "\(take.label): a name repeats: \(names)")
             // The rate is logged, and measured: frames per second of this clock against 48 kHz, which

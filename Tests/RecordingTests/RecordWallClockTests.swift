@@ -70,13 +70,17 @@ final class RecordWallClockTests: JackTestCase {
             // Next to a logged xrun or gap a file may start later than its boundary, within 100 ms: a dummy
             // jackd's clock that jumped in the cycles before the cut leaves the cut on the line before, and
             // the file's TimeReference, measured again once the clock settled, says so (RecordClockTests).
-            if xruns.contains(where: { abs($0 - firstFrame) <= 12000 }) {
+            let startsNearJump = xruns.contains(where: { abs($0 - firstFrame) <= 12000 })
+            if startsNearJump {
                 XCTAssertTrue((-0.001...0.1).contains(offBoundary), "\(name) starts \(offBoundary * 1000) ms off its boundary, next to xruns at \(xruns)")
             } else {
                 XCTAssertLessThan(abs(offBoundary), 0.001, "\(name) starts \(offBoundary * 1000) ms off its boundary")
             }
             if index < fastPaths.count - 1, !xruns.contains(where: { (firstFrame..<(firstFrame + Int(file.frames))).contains($0) }) {
-                XCTAssertEqual(Double(file.frames), 10 * rate * 1.001, accuracy: 48, "\(name)")
+                // Begun late next to a jump (above), the file is shorter by as much (RecordClockTests).
+                let due = 10 * rate * 1.001
+                XCTAssertTrue(((startsNearJump ? due - rate / 10 : due - 48)...(due + 48)).contains(Double(file.frames)),
+                              "\(name) has \(file.frames) frames, \(due) due; it starts at frame \(firstFrame), xruns and gaps at \(xruns)")
             }
         }
         // The rate, once measurable (RecordClockTests): right, or not told.
