@@ -1,7 +1,8 @@
 # JackAudioSession: every step installs what it needs itself (idempotent).
 #   make run    install, build, run `jas selftest` on a private jackd
-#   make test   install, build once (release, with testable imports), run the whole suite (its PipeWire lane on the system's PipeWire;
-#               in shards side by side, one per idle core, through scripts/test-shards.py; TEST_SHARDS=1 for one),
+#   make test   install, build once (release, with testable imports), run the whole suite (its PipeWire lane on the
+#               system's PipeWire; in shards side by side, one per idle core, through scripts/test-shards.py;
+#               TEST_SHARDS=1 for one),
 #               the PipeWire lane again on bookworm-backports' PipeWire 1.4, `make rtsan` and `make bench-smoke`
 #   make rtsan  the loopback test with RealtimeSanitizer inside the callback
 #   make bench  every benchmark against its reference (not part of test; make test runs each briefly)

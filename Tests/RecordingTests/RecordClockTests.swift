@@ -151,7 +151,7 @@ final class RecordClockTests: JackTestCase {
                 if (firstFrame..<(firstFrame + file.frames)).contains(stepFrame) { expected -= 3.7 * rate }
                 if startsNearJump {
                     // Begun late by the time the server lost (above) and ended on the settled clock: shorter
-                    // by as much (a CI run: 63 frames, 1.3 ms, after xruns 0.1 s before the file).
+                    // by as much (a CI rehearsal: a file 63 frames, 1.3 ms, short in a take with xruns).
                     XCTAssertTrue(((expected - rate / 10)...(expected + tolerance)).contains(Double(file.frames)),
                                   "\(take.label): \(name) has \(file.frames) frames, \(expected) due, next to xruns at \(xruns)")
                 } else {
