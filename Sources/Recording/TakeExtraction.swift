@@ -54,6 +54,23 @@ public struct TakeExtraction: Sendable {
     public let channels: Int
     public private(set) var pieces: [Piece] = []
     public private(set) var gaps: [Gap] = []
+    /// Whether `file` is the next set of `previous`'s take, its frames the
+    /// very next ones (no audio left unwritten before it), begun less than
+    /// `continuationSlack` after `previous` ended. A start later than that
+    /// end is then time the server's clock jumped by before the cut, which
+    /// the frame clock measured into the new file's start only (a set begun
+    /// before the clock settled is timed again): no audio is missing there,
+    /// so no silence is made up for it, and the clip goes on as a single-file
+    /// take of the same ports does.
+    static func continues(_ file: ManifestLine, _ previous: ManifestLine?) -> Bool {
+        guard let previous, let previousEnd = previous.endUTC, file.index == previous.index + 1,
+              !(file.gaps ?? []).contains(where: { !$0.written }) else { return false }
+        return file.startUTC - previousEnd < continuationSlack
+    }
+
+    /// How much later than its predecessor's end a continuing set may start (seconds).
+    static let continuationSlack = 0.1
+
     /// The clip's first frame: samples since its midnight, and the zone's offset there.
     public let timeReference: UInt64
     public let utcOffset: Int
@@ -105,6 +122,7 @@ public struct TakeExtraction: Sendable {
         var reachedUTC = fromUTC
         var clipFrames: Int64 = 0
         var firstFrameOfClip: (file: ManifestLine, frame: Int64)?
+        var previous: ManifestLine?
         for file in used {
             let end = file.endUTC ?? file.startUTC
             let frames = file.frames ?? 0
@@ -113,7 +131,8 @@ public struct TakeExtraction: Sendable {
                 guard end > file.startUTC else { return 0 }
                 return min(frames, max(0, Int64(((utc - file.startUTC) / (end - file.startUTC) * Double(frames)).rounded())))
             }
-            if file.startUTC - reachedUTC >= 0.5 / rate {
+            defer { previous = file }
+            if !Self.continues(file, previous), file.startUTC - reachedUTC >= 0.5 / rate {
                 let silent = Int64(((file.startUTC - reachedUTC) * rate).rounded())
                 let reason = file.gaps?.first { !$0.written }?.reason ?? "no recording"
                 gaps.append(Gap(atFrame: clipFrames, frames: silent, reason: reason))
