@@ -45,6 +45,12 @@ extension AudioSession {
 
     private func handle(_ event: ClientEvent, from sender: ObjectIdentifier) {
         switch event {
+        case .portRegistration, .clientRegistration, .portConnection:
+            board.graphChanges.add(1, ordering: .releasing)
+        default:
+            break
+        }
+        switch event {
         case .xrun:
             board.xruns.add(1, ordering: .relaxed)
             enqueue(after: 0.25) { $0.reportXruns() }

@@ -171,6 +171,12 @@ public final class AudioSession: Sendable {
         board.read { $0.activation.processor }?.cyclesCompleted ?? 0
     }
 
+    /// Changes of JACK's graph the session's client was told of: ports or
+    /// clients registered or gone, connections made or broken. What the
+    /// client's port lookups answer can change only after it moves (or when
+    /// `client` is another client), so a watch of ports can look again only then.
+    public var graphChangeCount: Int { board.graphChanges.load(ordering: .acquiring) }
+
     /// The session's JACK client, once opened (for tools that need the raw client).
     public var client: Client? { openClient }
 

@@ -31,6 +31,8 @@ final class SessionBoard: Sendable {
     let lastSampleRate = Atomic<Int>(0)
     /// The machine's reconnect generation, as of its last change: a reconnect loop of an older one stops.
     let reconnectGeneration = Atomic<Int>(0)
+    /// Bumped by every registration or connection JACK reports (`graphChangeCount`).
+    let graphChanges = Atomic<Int>(0)
     /// Bumped by every port or client registration; a refresh runs once it settles.
     let registrationGeneration = Atomic<Int>(0)
     /// When the oldest registration not yet refreshed for came (monotonic ns; 0: none).
