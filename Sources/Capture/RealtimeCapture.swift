@@ -48,6 +48,9 @@ public final class RealtimeCapture: @unchecked Sendable { // its buffers belong 
         header.deallocate()
     }
 
+    /// Frames interleaved together: 16 frames are one cache line of each channel's port buffer.
+    static let tileFrames = 16
+
     /// Frames the ring holds when full.
     public var capacityFrames: Int { (ring.capacity - CycleHeader.floatCount) / max(1, channels) }
 
@@ -69,27 +72,36 @@ public final class RealtimeCapture: @unchecked Sendable { // its buffers belong 
     func capture(_ cycle: ProcessCycle, at now: UInt64) {
         let frames = min(cycle.frameCount, JackPeriod.maximumFrames)
         let count = min(cycle.inputs.count, channels)
-        var channel = 0
-        while channel < channels {
-            if channel < count {
-                let source = cycle.inputs[channel]
-                var frame = 0
-                var index = channel
-                while frame < frames {
-                    interleaved[index] = source[frame]
-                    frame += 1
-                    index += channels
+        // A tile of frames at a time, every channel into it: the tile's
+        // interleaved frames (4 KiB at 64 channels) stay in the first-level
+        // cache while each channel's stores land 256 bytes apart in them.
+        // Channel by channel over the whole period, as before, each line of
+        // the 64 KiB block was fetched again for every channel it holds (the
+        // copy was 7 % of `jas record`'s CPU at 64 channels).
+        var tileStart = 0
+        while tileStart < frames {
+            let tileEnd = min(tileStart + Self.tileFrames, frames)
+            var channel = 0
+            while channel < channels {
+                var frame = tileStart
+                var index = tileStart * channels + channel
+                if channel < count {
+                    let source = cycle.inputs[channel]
+                    while frame < tileEnd {
+                        interleaved[index] = source[frame]
+                        frame += 1
+                        index += channels
+                    }
+                } else {
+                    while frame < tileEnd {
+                        interleaved[index] = 0
+                        frame += 1
+                        index += channels
+                    }
                 }
-            } else {
-                var frame = 0
-                var index = channel
-                while frame < frames {
-                    interleaved[index] = 0
-                    frame += 1
-                    index += channels
-                }
+                channel += 1
             }
-            channel += 1
+            tileStart = tileEnd
         }
         let dropped = droppedFrames.load(ordering: .relaxed)
         CycleHeader.write(frameTime: cycle.cycleStartFrame, frames: frames, nanoseconds: now,
