@@ -40,7 +40,9 @@ final class RecordDiskFullTests: JackTestCase {
         XCTAssertEqual(closed.count, 2, "\(closed)")
         guard closed.count == 2 else { return }
         let away = try XCTUnwrap(closed[1].startUTC) - XCTUnwrap(closed[0].endUTC)
-        XCTAssertEqual(away, Double(unwritten) / 48000, accuracy: 0.05)
+        let gaps = recorder.objects.filter { $0["event"] as? String == "gap" }
+        XCTAssertEqual(away, Double(unwritten) / 48000, accuracy: 0.05,
+                       "files: \(closed); gaps: \(gaps); xruns: \(summary["xruns"] ?? "none")")
         XCTAssertGreaterThan(away, 1.4)
         XCTAssertEqual(closed[1].gaps, [ManifestLine.Gap(atFrame: 0, frames: Int64(unwritten), reason: "disk-full", written: false)])
         // Both files are valid, hold what the summary says, and are what the manifest hashed.

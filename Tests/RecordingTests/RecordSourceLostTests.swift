@@ -1,4 +1,5 @@
 import Foundation
+import JackAudioSession
 import JackKit
 import JackTestSupport
 import Measurement
@@ -110,5 +111,30 @@ final class RecordSourceLostTests: JackTestCase {
         let written = try XCTUnwrap(summary["frames_written"] as? Int)
         XCTAssertEqual(Int(try SoundFileReader(path: "\(folder)/take.wav").frames), written, "the file holds the whole take")
         XCTAssertGreaterThan(written, 48000 / 2)
+    }
+
+    /// What the source watch waits for before it looks its ports up again
+    /// (`SourceWatch.LookSchedule`): every registration and connection JACK
+    /// reports to the session's client moves `graphChangeCount`. A source
+    /// that goes unregisters its ports, which JACK disconnects first.
+    func testEveryRegistrationAndConnectionMovesTheSessionsGraphCount() throws {
+        let server = try startServer(period: 256)
+        let session = AudioSession(clientName: "counted", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.record)
+        try session.setActive(true)
+        let probe = try Client(name: "probe", serverName: server.name)
+        defer { probe.close() }
+        try probe.activate()
+        func moves(_ what: String, _ change: () throws -> Void) rethrows {
+            let before = session.graphChangeCount
+            try change()
+            XCTAssertTrue(waitUntil(timeout: 5) { session.graphChangeCount > before }, "\(what): the count stayed \(before)")
+        }
+        let port = try probe.registerPort("out", flags: .output)
+        try moves("a port registered") { _ = try probe.registerPort("out_2", flags: .output) }
+        try moves("a connection made") { try probe.connect("probe:out", to: "loopback:playback_1") }
+        try moves("a connection broken") { try probe.disconnect("probe:out", from: "loopback:playback_1") }
+        try moves("a port gone") { try probe.unregisterPort(port) }
     }
 }
