@@ -44,11 +44,11 @@ final class TruePeakDetectorTests: XCTestCase {
     }
 
     func testAProgrammeOfChangingLevelsHasTheSameHighestPeakInAnyChunks() {
-        // Eight channels of noise whose level changes every 100 ms, with
-        // quarter-rate bursts, at 44.1 kHz (4× oversampling) and 96 kHz (2×).
+        // Noise whose level changes every 100 ms, with quarter-rate bursts,
+        // at 44.1 kHz (4× oversampling) on eight channels and at 96 kHz (2×)
+        // on eleven (the scan takes eight at a time, then the rest one by one).
         var generator = SeededGenerator(state: 7)
-        for rate in [44100, 96000] {
-            let channels = 8
+        for (rate, channels) in [(44100, 8), (96000, 11)] {
             var samples: [Float] = []
             var level: Float = 0.1
             var burst = false
@@ -75,20 +75,25 @@ final class TruePeakDetectorTests: XCTestCase {
         // cut so that each burst begins a chunk after two chunks of five
         // frames: each burst's true peak, a new highest one, is interpolated
         // with samples of chunks that were not (the filter reaches 12 back).
-        let rate = 48000
-        var samples: [Float] = []
-        var level: Float = 0.1
-        for block in 0..<6 {
-            for frame in 0..<480 {
-                for channel in 0..<2 {
-                    let tone = Float(sin(Double.pi / 2 * Double(block * 480 + frame) + .pi / 4 + Double(channel)))
-                    samples.append((frame < 4 ? level : 0.05 - 0.02 * Float(channel)) * tone)
+        // On both channels of two, and on one channel of ten, among the eight
+        // the scan takes together.
+        for (channels, bursting) in [(2, 0..<2), (10, 5..<6)] {
+            let rate = 48000
+            var samples: [Float] = []
+            var level: Float = 0.1
+            for block in 0..<6 {
+                for frame in 0..<480 {
+                    for channel in 0..<channels {
+                        let tone = Float(sin(Double.pi / 2 * Double(block * 480 + frame) + .pi / 4 + Double(channel)))
+                        let bursts = frame < 4 && bursting.contains(channel)
+                        samples.append((bursts ? level : 0.05 - 0.02 * Float(channel % 2)) * tone)
+                    }
                 }
+                level *= 1.5
             }
-            level *= 1.5
+            let (full, skipping) = highest(samples, channels: channels, rate: rate, chunks: [240, 230, 5, 5])
+            XCTAssertEqual(skipping, full, "\(channels) channels: the same highest peak")
+            XCTAssertGreaterThan(full, Double(level / 1.5) * 0.75, "\(channels) channels: the last burst")
         }
-        let (full, skipping) = highest(samples, channels: 2, rate: rate, chunks: [240, 230, 5, 5])
-        XCTAssertEqual(skipping, full, "the same highest peak")
-        XCTAssertGreaterThan(full, Double(level / 1.5) * 0.75, "the last burst")
     }
 }
