@@ -54,6 +54,17 @@ public struct TakeExtraction: Sendable {
     public let channels: Int
     public private(set) var pieces: [Piece] = []
     public private(set) var gaps: [Gap] = []
+    /// The clip's first frame: samples since its midnight, and the zone's offset there.
+    public let timeReference: UInt64
+    public let utcOffset: Int
+    public var frames: Int64 {
+        pieces.reduce(0) { total, piece in
+            switch piece {
+            case let .file(_, _, frames), let .silence(frames, _): total + frames
+            }
+        }
+    }
+
     /// Whether `file` is the next set of `previous`'s take, its frames the
     /// very next ones (no audio left unwritten before it), begun less than
     /// `continuationSlack` after `previous` ended. A start later than that
@@ -70,17 +81,6 @@ public struct TakeExtraction: Sendable {
 
     /// How much later than its predecessor's end a continuing set may start (seconds).
     static let continuationSlack = 0.1
-
-    /// The clip's first frame: samples since its midnight, and the zone's offset there.
-    public let timeReference: UInt64
-    public let utcOffset: Int
-    public var frames: Int64 {
-        pieces.reduce(0) { total, piece in
-            switch piece {
-            case let .file(_, _, frames), let .silence(frames, _): total + frames
-            }
-        }
-    }
 
     /// The stretches of wall-clock time the manifest's files cover (files
     /// that follow on within a millisecond are one stretch).
