@@ -1,6 +1,7 @@
 import AllocationCounter
 import Foundation
 import JackTestSupport
+import LoopbackHarness
 import Recording
 import XCTest
 
@@ -12,10 +13,7 @@ final class RecordRealtimeTests: JackTestCase {
         let server = try startServer(loopbackChannels: 16, period: 64)
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var configuration = Recorder.Configuration(outputPath: "\(folder)/take.wav")
-        configuration.serverName = server.name
-        configuration.portPatterns = ["loopback:capture_*"]
-        let recorder = Recorder(configuration: configuration)
+        let recorder = Self.recorder(of: server, into: folder)
         allocation_counter_reset()
         try recorder.prepare()
         // 3,000 cycles written (on a loaded machine the take starts a while after the first cycles).
@@ -39,10 +37,7 @@ final class RecordRealtimeTests: JackTestCase {
         let server = try startServer(loopbackChannels: 2, period: 256)
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var configuration = Recorder.Configuration(outputPath: "\(folder)/take.wav")
-        configuration.serverName = server.name
-        configuration.portPatterns = ["loopback:capture_*"]
-        let recorder = Recorder(configuration: configuration)
+        let recorder = Self.recorder(of: server, into: folder)
         try recorder.prepare()
         defer { recorder.stop() }
         XCTAssertTrue(waitUntil(timeout: 30) { recorder.progress().framesWritten >= 48000 })
@@ -55,6 +50,14 @@ final class RecordRealtimeTests: JackTestCase {
         print(String(format: "disk thread: %.1f sleeps per second of audio", perSecond))
         XCTAssertLessThan(perSecond, 70, "woken more often than the callback's 47 posts a second")
         XCTAssertGreaterThan(perSecond, 10, "it sleeps between the posts")
+    }
+
+    /// A recorder of the server's loopback captures into `folder`/take.wav, not yet prepared.
+    private static func recorder(of server: LoopbackServer, into folder: String) -> Recorder {
+        var configuration = Recorder.Configuration(outputPath: "\(folder)/take.wav")
+        configuration.serverName = server.name
+        configuration.portPatterns = ["loopback:capture_*"]
+        return Recorder(configuration: configuration)
     }
 
     /// Voluntary context switches of this process's thread named `name` (/proc).
