@@ -12,15 +12,15 @@ import os
 import struct
 import sys
 
+import numpy
+
 RATE = 48000
 
 
 def write_wav(path, channels, frames):
-    """frames: list of per-frame tuples of floats. Writes WAVE_FORMAT_IEEE_FLOAT."""
-    data = bytearray()
-    pack = struct.Struct("<" + "f" * channels).pack
-    for frame in frames:
-        data += pack(*frame)
+    """frames: an array of shape (frame count, channels) of float64, written
+    rounded to the nearest float as WAVE_FORMAT_IEEE_FLOAT."""
+    data = numpy.ascontiguousarray(frames, dtype="<f4").tobytes()
     header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(data), b"WAVE", b"fmt ", 16, 3, channels, RATE,
                          RATE * 4 * channels, 4 * channels, 32, b"data", len(data))
     with replacing(path, "wb") as file:
@@ -49,35 +49,35 @@ class replacing:
 
 
 def tone(seconds, levels_dbfs, frequency=1000.0, phase_degrees=0.0, start=0):
-    """A sine on every channel, each at its own peak level (None: silence)."""
+    """A sine on every channel, each at its own peak level (None: silence):
+    an array of shape (frames, channels)."""
     count = int(round(seconds * RATE))
-    amplitudes = [0.0 if level is None else 10 ** (level / 20) for level in levels_dbfs]
+    amplitudes = numpy.array([0.0 if level is None else 10 ** (level / 20) for level in levels_dbfs])
     phase = math.radians(phase_degrees)
     step = 2 * math.pi * frequency / RATE
-    for n in range(start, start + count):
-        value = math.sin(step * n + phase)
-        yield tuple(a * value for a in amplitudes)
+    value = numpy.sin(step * numpy.arange(start, start + count, dtype=numpy.float64) + phase)
+    return value[:, None] * amplitudes[None, :]
 
 
 def faded(frames, seconds=0.02):
     """Raised-cosine fade in and out: a tone that starts at full amplitude has a
     band-limited onset whose reconstruction overshoots its steady peak, which
     is not what the true-peak cases measure."""
-    frames = list(frames)
+    frames = frames.copy()
     count = int(seconds * RATE)
-    for n in range(count):
-        gain = 0.5 - 0.5 * math.cos(math.pi * n / count)
-        frames[n] = tuple(v * gain for v in frames[n])
-        frames[-1 - n] = tuple(v * gain for v in frames[-1 - n])
+    gain = 0.5 - 0.5 * numpy.cos(math.pi * numpy.arange(count, dtype=numpy.float64) / count)
+    frames[:count] *= gain[:, None]
+    frames[::-1][:count] *= gain[:, None]
     return frames
 
 
 def sequence(parts, channels):
     """Concatenates (seconds, dBFS) stereo-or-more segments of a 1 kHz tone, phase continuous."""
-    frames = []
+    segments, length = [], 0
     for seconds, level in parts:
-        frames.extend(tone(seconds, [level] * channels, start=len(frames)))
-    return frames
+        segments.append(tone(seconds, [level] * channels, start=length))
+        length += len(segments[-1])
+    return numpy.concatenate(segments)
 
 
 def main(folder):
@@ -95,7 +95,7 @@ def main(folder):
     add("3341-case4", 2, sequence([(10, -72), (10, -36), (60, -23), (10, -36), (10, -72)], 2), integrated=-23.0)
     add("3341-case5", 2, sequence([(20, -26), (20.1, -20), (20, -26)], 2), integrated=-23.0)
     # 5.1 in L R C LFE Ls Rs order; the LFE channel carries nothing and is not measured.
-    add("3341-case6", 6, list(tone(20, [-28, -28, -24, None, -30, -30])), integrated=-23.0, layout="5.1")
+    add("3341-case6", 6, tone(20, [-28, -28, -24, None, -30, -30]), integrated=-23.0, layout="5.1")
     # Tech 3342, cases 1-4: loudness range of stepped 1 kHz tones.
     add("3342-case1", 2, sequence([(20, -20), (20, -30)], 2), lra=10.0)
     add("3342-case2", 2, sequence([(20, -20), (20, -15)], 2), lra=5.0)
