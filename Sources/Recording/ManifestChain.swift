@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The links that make a take's manifest tamper-evident. Each line names
@@ -15,7 +14,7 @@ public enum ManifestChain {
 
     /// The link to a line: SHA-256 of its bytes as written, without the newline.
     public static func link(to line: some DataProtocol) -> String {
-        SHA256.hash(data: line).hex
+        SHA256Hasher.hash(line).hex
     }
 
     private static let signatureField = Array(#","signature":""#.utf8)
@@ -64,64 +63,63 @@ extension Sequence where Element == UInt8 {
     var hex: String { map { String(format: "%02x", $0) }.joined() }
 }
 
-/// An Ed25519 key pair for signing manifests (swift-crypto), kept as one
+/// An Ed25519 key pair for signing manifests (libcrypto), kept as one
 /// line of text per file: `jas-manifest-ed25519-private BASE64` (the
 /// 32-byte seed; the file is the owner's only) and its public half
 /// `jas-manifest-ed25519-public BASE64` in `NAME.pub`.
 public struct ManifestSigningKey: Sendable {
-    public let privateKey: Curve25519.Signing.PrivateKey
+    /// The private key: its 32-byte seed.
+    private let seed: [UInt8]
+    public let publicKey: ManifestPublicKey
     static let privateLabel = "jas-manifest-ed25519-private"
 
-    public init() { privateKey = Curve25519.Signing.PrivateKey() }
+    public init() {
+        seed = Ed25519.newSeed()
+        guard let raw = Ed25519.publicKey(ofSeed: seed) else { fatalError("libcrypto refused a new Ed25519 key") }
+        publicKey = ManifestPublicKey(raw: raw)
+    }
 
     /// Reads the private key at `path`; the error names the file and what is wrong with it.
     public init(contentsOf path: String) throws(RecordingError) {
-        let raw = try KeyFile.read(path, label: Self.privateLabel, half: "private")
-        do {
-            privateKey = try Curve25519.Signing.PrivateKey(rawRepresentation: raw)
-        } catch {
-            throw .file(path: path, reason: "not an Ed25519 private key: \(error)")
+        seed = [UInt8](try KeyFile.read(path, label: Self.privateLabel, half: "private"))
+        guard let raw = Ed25519.publicKey(ofSeed: seed) else {
+            throw .file(path: path, reason: "not an Ed25519 private key: libcrypto refused it")
         }
+        publicKey = ManifestPublicKey(raw: raw)
     }
-
-    public var publicKey: ManifestPublicKey { ManifestPublicKey(publicKey: privateKey.publicKey) }
 
     /// Writes the pair: the private key at `path` (mode 0600), the public at `path.pub`. Never replaces a file.
     public func write(to path: String) throws(RecordingError) {
         if FileManager.default.fileExists(atPath: path + ".pub") {
             throw .file(path: path + ".pub", reason: "it exists; keys are never replaced: choose another name")
         }
-        try KeyFile.write(Self.privateLabel, privateKey.rawRepresentation, to: path, mode: 0o600)
-        try KeyFile.write(ManifestPublicKey.label, privateKey.publicKey.rawRepresentation, to: path + ".pub", mode: 0o644)
+        try KeyFile.write(Self.privateLabel, Data(seed), to: path, mode: 0o600)
+        try KeyFile.write(ManifestPublicKey.label, Data(publicKey.raw), to: path + ".pub", mode: 0o644)
     }
 
     func signature(for body: [UInt8]) -> Data {
         // Ed25519 signing fails only for a key it cannot use, which a loaded key is not.
-        (try? privateKey.signature(for: body)) ?? Data()
+        Data(Ed25519.signature(of: body, seed: seed) ?? [])
     }
 }
 
 /// The public half of a `ManifestSigningKey`: what `jas verify --key` checks signatures with.
 public struct ManifestPublicKey: Sendable {
-    public let publicKey: Curve25519.Signing.PublicKey
+    /// Its 32 bytes.
+    let raw: [UInt8]
     static let label = "jas-manifest-ed25519-public"
 
-    init(publicKey: Curve25519.Signing.PublicKey) { self.publicKey = publicKey }
+    init(raw: [UInt8]) { self.raw = raw }
 
     public init(contentsOf path: String) throws(RecordingError) {
-        let raw = try KeyFile.read(path, label: Self.label, half: "public")
-        do {
-            publicKey = try Curve25519.Signing.PublicKey(rawRepresentation: raw)
-        } catch {
-            throw .file(path: path, reason: "not an Ed25519 public key: \(error)")
-        }
+        raw = [UInt8](try KeyFile.read(path, label: Self.label, half: "public"))
     }
 
     /// The key's name in the lines it signs: the first 16 hex digits of the SHA-256 of its 32 bytes.
-    public var fingerprint: String { String(SHA256.hash(data: publicKey.rawRepresentation).hex.prefix(16)) }
+    public var fingerprint: String { String(SHA256Hasher.hash(raw).hex.prefix(16)) }
 
     public func isValid(_ signature: Data, for body: [UInt8]) -> Bool {
-        publicKey.isValidSignature(signature, for: body)
+        Ed25519.isValid([UInt8](signature), of: body, publicKey: raw)
     }
 }
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// One line of a take's manifest (JSON Lines): a file opened, a file
@@ -248,13 +247,24 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
     }
 }
 
-/// A file's SHA-256 (swift-crypto), read in blocks.
+/// A file's SHA-256 (libcrypto), read in blocks into one buffer.
 public enum FileDigest {
     public static func sha256(ofFile path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        while let block = try? handle.read(upToCount: 1 << 20), !block.isEmpty { hasher.update(data: block) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        let hasher = SHA256Hasher()
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { block.deallocate() }
+        while true {
+            let count = read(descriptor, block.baseAddress, block.count)
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            hasher.update(UnsafeRawBufferPointer(rebasing: block[..<count]))
+        }
         return hasher.finalize().hex
     }
 }
