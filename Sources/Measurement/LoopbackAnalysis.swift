@@ -36,6 +36,9 @@ public struct LoopbackAnalysis: Sendable, Equatable {
             && (samplesWithoutSource + lateSamples) * 100 <= samplesCompared
     }
 
+    /// How many of the last cycles may be looked in for the delay.
+    static let delayProbes = 8
+
     /// Analyses `recorder`'s run, looking for a delay up to `maximumDelay` frames.
     public static func analyse(_ recorder: RealtimeLoopbackRecorder, maximumDelay: Int) -> LoopbackAnalysis {
         let cycles = recorder.cyclesRecorded
@@ -62,11 +65,15 @@ public struct LoopbackAnalysis: Sendable, Equatable {
             return recorder.capturedSample(cycle: cycle, channel: channel, frame: frame).bitPattern
                 == sent(channel: channel, source).bitPattern
         }
-        // The delay: the smallest at which a whole late cycle of channel 1 matches.
-        let probe = cycles - 1
-        let delay = (0...maximumDelay).first { delay in
-            (0..<period).allSatisfy { matches(cycle: probe, channel: 0, frame: $0, delay: delay) == true }
-        }
+        // The delay: the smallest at which a whole cycle of channel 1 matches, in the latest of the last
+        // `delayProbes` cycles that has one. A loop that returns a period as silence (PipeWire's null sink
+        // monitor, now and then) may do so in the very last cycle: that is a dropout, counted below, not a
+        // signal that never came back.
+        let delay = (max(0, cycles - Self.delayProbes)..<cycles).reversed().lazy.compactMap { probe in
+            (0...maximumDelay).first { delay in
+                (0..<period).allSatisfy { matches(cycle: probe, channel: 0, frame: $0, delay: delay) == true }
+            }
+        }.first
         guard let delay else {
             return LoopbackAnalysis(delayFrames: nil, samplesCompared: 0, mismatches: 0, samplesWithoutSource: 0,
                                     discontinuities: discontinuities, lateSamples: 0, dropouts: 0)

@@ -132,6 +132,31 @@ final class LoopbackBitExactTests: JackTestCase {
         XCTAssertEqual(analysis.samplesCompared, (5 * 2 - 1) * 4)
     }
 
+    func testASilentLastPeriodIsADropoutAndTheDelayIsStillFound() throws {
+        // The dropout falls on the last cycle, the one the delay used to be
+        // read from alone: the run must say dropout (and be run again), not
+        // "no signal came back" with nothing compared.
+        let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: 13), channels: 1, period: 4, cycles: 6)
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: 4)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: 4)
+        defer { input.deallocate(); output.deallocate() }
+        var previous = [Float](repeating: 0, count: 4)
+        recorder.arm()
+        for cycle in 0..<6 {
+            for frame in 0..<4 { input[frame] = cycle == 5 ? 0 : previous[frame] }
+            withUnsafeProcessCycle(inputs: [input], outputs: [output], frames: 4, start: UInt32(3000 + 4 * cycle)) {
+                recorder.process($0)
+            }
+            previous = (0..<4).map { output[$0] }
+        }
+        let analysis = LoopbackAnalysis.analyse(recorder, maximumDelay: 8)
+        XCTAssertEqual(analysis.delayFrames, 4)
+        XCTAssertEqual(analysis.dropouts, 1)
+        XCTAssertEqual(analysis.mismatches, 0)
+        XCTAssertEqual(analysis.samplesCompared, 4 * 4)
+        XCTAssertFalse(analysis.isBitExact)
+    }
+
     func testAnalysisDetectsACorruptedSample() throws {
         // The analysis must be able to fail: one flipped bit in the capture is found.
         let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: 7), channels: 1, period: 4, cycles: 4)
