@@ -91,8 +91,8 @@ pipewire-lane: pipewire-1.4
 	JAS_PIPEWIRE_ROOT=$(CURDIR)/$(PIPEWIRE_1_4)/root $(SWIFT) test $(TEST_BUILD) --skip-build --filter 'PipeWireTests'
 
 # The sanitizer is only linked in, into the test bundle (and jas, which it depends on), in the same build folder; the
-# next build relinks them without. Only that product: linking every product with it took 103 s here and the relink
-# back 40 s, against 60 s and 11 s.
+# next build relinks them without. Only that product: in CI, linking every product with it took 103 s and the relink
+# back 40 s, against 90 s and 38 s (a change of link flags also recompiles Hummingbird and the test modules).
 rtsan: deps
 	$(SWIFT) build $(TEST_BUILD) --product JackAudioSessionPackageTests $(RTSAN_LINK)
 	# 1. The measurement loopback, the latency probe, the multiRoute player and the recorder run with the sanitizer watching the callback.
