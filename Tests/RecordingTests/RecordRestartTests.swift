@@ -32,9 +32,18 @@ final class RecordRestartTests: JackTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("server_back") != nil }, recorder.stderr)
         // The sender comes back too (a session) and the recorder finds its ports again: record on until
         // the take's last second lies wholly after the first second with the sender's signal in it.
-        XCTAssertTrue(waitUntil(timeout: 30) {
+        let soundingAgain = waitUntil(timeout: 30) {
             recorder.framesWhenSoundingAfter("server_back").map { recorder.framesWritten >= $0 + 60_000 } ?? false
-        }, "the sender's signal was not recorded again after the restart: \(recorder.objects.suffix(4))")
+        }
+        if !soundingAgain {
+            // Which side did not come back: the sender's session, the recorder's connections, or the signal.
+            let graph = (try? run(["jack_lsp", "-s", server.name, "-c"], timeout: 10).output) ?? "jack_lsp failed"
+            XCTFail("the sender's signal was not recorded again after the restart. The sender is "
+                    + "\(sender.session.isActive ? "active" : "not active"); the server's ports and connections:\n"
+                    + "\(graph)\nthe take's events: \(recorder.objects.filter { $0["event"] as? String != "progress" })"
+                    + "\nits last progress: \(recorder.objects.last { $0["event"] as? String == "progress" } ?? [:])"
+                    + "\nits stderr: \(recorder.stderr)")
+        }
         let stoppedAt = Date()
         let secondServerLost = secondClock.secondsLost()
         recorder.process.terminate()
