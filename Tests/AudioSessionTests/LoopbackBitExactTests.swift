@@ -132,22 +132,32 @@ final class LoopbackBitExactTests: JackTestCase {
         XCTAssertEqual(analysis.samplesCompared, (5 * 2 - 1) * 4)
     }
 
-    func testASilentLastPeriodIsADropoutAndTheDelayIsStillFound() throws {
-        // The dropout falls on the last cycle, the one the delay used to be
-        // read from alone: the run must say dropout (and be run again), not
-        // "no signal came back" with nothing compared.
-        let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: 13), channels: 1, period: 4, cycles: 6)
+    /// One channel of period 4 looped back a period later, `alter` changing what comes back in a cycle.
+    private func oneChannelLoop(seed: UInt64, cycles: Int, start: UInt32,
+                                alter: (_ cycle: Int, _ input: UnsafeMutablePointer<Float>) -> Void) -> RealtimeLoopbackRecorder {
+        let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: seed), channels: 1, period: 4, cycles: cycles)
         let input = UnsafeMutablePointer<Float>.allocate(capacity: 4)
         let output = UnsafeMutablePointer<Float>.allocate(capacity: 4)
         defer { input.deallocate(); output.deallocate() }
         var previous = [Float](repeating: 0, count: 4)
         recorder.arm()
-        for cycle in 0..<6 {
-            for frame in 0..<4 { input[frame] = cycle == 5 ? 0 : previous[frame] }
-            withUnsafeProcessCycle(inputs: [input], outputs: [output], frames: 4, start: UInt32(3000 + 4 * cycle)) {
+        for cycle in 0..<cycles {
+            for frame in 0..<4 { input[frame] = previous[frame] }
+            alter(cycle, input)
+            withUnsafeProcessCycle(inputs: [input], outputs: [output], frames: 4, start: start + UInt32(4 * cycle)) {
                 recorder.process($0)
             }
             previous = (0..<4).map { output[$0] }
+        }
+        return recorder
+    }
+
+    func testASilentLastPeriodIsADropoutAndTheDelayIsStillFound() throws {
+        // The dropout falls on the last cycle, the one the delay used to be
+        // read from alone: the run must say dropout (and be run again), not
+        // "no signal came back" with nothing compared.
+        let recorder = oneChannelLoop(seed: 13, cycles: 6, start: 3000) { cycle, input in
+            if cycle == 5 { for frame in 0..<4 { input[frame] = 0 } }
         }
         let analysis = LoopbackAnalysis.analyse(recorder, maximumDelay: 8)
         XCTAssertEqual(analysis.delayFrames, 4)
@@ -159,19 +169,8 @@ final class LoopbackBitExactTests: JackTestCase {
 
     func testAnalysisDetectsACorruptedSample() throws {
         // The analysis must be able to fail: one flipped bit in the capture is found.
-        let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: 7), channels: 1, period: 4, cycles: 4)
-        let input = UnsafeMutablePointer<Float>.allocate(capacity: 4)
-        let output = UnsafeMutablePointer<Float>.allocate(capacity: 4)
-        defer { input.deallocate(); output.deallocate() }
-        var previous = [Float](repeating: 0, count: 4)
-        recorder.arm()
-        for cycle in 0..<4 {
-            for frame in 0..<4 { input[frame] = previous[frame] }
+        let recorder = oneChannelLoop(seed: 7, cycles: 4, start: 1000) { cycle, input in
             if cycle == 2 { input[2] = Float(bitPattern: input[2].bitPattern ^ 1) }
-            withUnsafeProcessCycle(inputs: [input], outputs: [output], frames: 4, start: UInt32(1000 + 4 * cycle)) {
-                recorder.process($0)
-            }
-            previous = (0..<4).map { output[$0] }
         }
         let analysis = LoopbackAnalysis.analyse(recorder, maximumDelay: 8)
         XCTAssertEqual(analysis.delayFrames, 4)
