@@ -41,6 +41,12 @@ final class SeedBehaviourTests: JackTestCase {
         }
     }
 
+    /// The uids of the route's outputs and inputs.
+    func routeUIDs(_ session: AudioSession) -> ([String], [String]) {
+        let route = session.currentRoute
+        return (route.outputs.map(\.uid), route.inputs.map(\.uid))
+    }
+
     /// "Calling this method with the AVAudioSessionPortOverrideSpeaker option
     /// and the audio session's category is AVAudioSessionCategoryPlayAndRecord
     /// causes audio to use the built-in speaker and microphone regardless of
@@ -58,11 +64,12 @@ final class SeedBehaviourTests: JackTestCase {
         try session.setCategory(.playAndRecord)
         try session.setActive(true)
         let recorder = EventRecorder(session)
-        // Plugged while the session runs, the USB interface takes the route ("last in wins").
+        // Plugged while the session runs, the USB interface takes the route ("last in wins"). A device's
+        // ports are typed one by one, so the route may take its outputs a moment before its inputs (CI,
+        // beside a busy core: outputs ["usb"] with inputs still ["system"]): wait for both.
         let usb = try SimulatedDevice(name: "usb", serverName: server.name, type: .usbAudio)
         defer { usb.unplug() }
-        XCTAssertTrue(waitUntil { session.currentRoute.outputs.map(\.uid) == ["usb"] }, "\(session.currentRoute)")
-        XCTAssertEqual(session.currentRoute.inputs.map(\.uid), ["usb"])
+        XCTAssertTrue(waitUntil { self.routeUIDs(session) == (["usb"], ["usb"]) }, "\(session.currentRoute)")
 
         try session.overrideOutputAudioPort(.speaker)
         XCTAssertEqual(session.currentRoute.outputs.map(\.uid), ["speaker"])
@@ -73,8 +80,8 @@ final class SeedBehaviourTests: JackTestCase {
         let headset = try SimulatedDevice(name: "headset", serverName: server.name, type: .headphones)
         defer { headset.unplug() }
         XCTAssertTrue(waitUntil { recorder.laterRouteChanges.last?.reason == .newDeviceAvailable }, "\(recorder.events)")
-        XCTAssertEqual(session.currentRoute.outputs.map(\.uid), ["headset"], "the route changed: the override is over")
-        XCTAssertEqual(session.currentRoute.inputs.map(\.uid), ["headset"])
+        XCTAssertTrue(waitUntil { self.routeUIDs(session) == (["headset"], ["headset"]) },
+                      "the route changed: the override is over: \(session.currentRoute)")
         headset.unplug()
         XCTAssertTrue(waitUntil { recorder.laterRouteChanges.last?.reason == .oldDeviceUnavailable }, "\(recorder.events)")
         XCTAssertEqual(session.currentRoute.outputs.map(\.uid), ["usb"], "not back to the speaker: the override ended")
