@@ -85,8 +85,7 @@ extension SessionCore {
     /// microseconds; nil for a reset, which keeps its place), ducking starts
     /// at once, and the state is published.
     func didActivate(processor: RealtimeProcessor, order: UInt64?) {
-        let measurement = preferences.mode == .measurement
-        processor.outputStage.setWatchesLevel(!measurement)
+        watchLevel(of: processor, othersRegistered: true)
         if let order { arbitration.order = order } else if arbitration.order == 0 { arbitration.order = Client.microsecondTime }
         arbitration.resumeOthers = false
         arbitration.lastAudibleCycle = 0
@@ -137,6 +136,7 @@ extension SessionCore {
             hub.post(event)
         }
         let processor = activation.processor
+        if let processor { watchLevel(of: processor, othersRegistered: !others.isEmpty) }
         let meNow = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
         let gain = Arbitration.duckGain(for: meNow, among: others)
         processor?.outputStage.setTargetGain(gain)
@@ -162,6 +162,26 @@ extension SessionCore {
         arbitration.producingSound = false
         arbitration.ducked = false
     }
+
+    /// How the output stage watches the level (what `producingSound` is
+    /// made of): every cycle while another session is registered on the
+    /// server, since it reads this one's `sounding` (`isOtherAudioPlaying`,
+    /// the secondary-audio hint) and a ducker's hold; one cycle in
+    /// `loneWatchFrames` while this session is alone, where only `jas
+    /// sessions` reads it (a sound shorter than that can be missed there);
+    /// not at all in measurement mode, where active means sounding. A
+    /// session that arrives is seen by the registry watch, so this one
+    /// watches every cycle from then on; what it published before rests on
+    /// the sampled looks.
+    func watchLevel(of processor: RealtimeProcessor, othersRegistered: Bool) {
+        let watch: LevelWatch = preferences.mode == .measurement ? .off
+            : othersRegistered ? .everyCycle : .sampled(frames: Self.loneWatchFrames)
+        processor.outputStage.setLevelWatch(watch)
+    }
+
+    /// Frames between looks at the level while a session is alone on its
+    /// server: 21 ms at 48 kHz, one cycle in 8 at 128-frame periods.
+    static let loneWatchFrames = 1024
 
     /// Seconds of silence after which a session no longer counts as producing
     /// sound (for `isOtherAudioPlaying` and the secondary-audio hint).

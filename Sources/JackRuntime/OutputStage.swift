@@ -5,7 +5,8 @@ import Synchronization
 /// (ducking) that moves towards its target by a fixed step per sample, so a
 /// change never clicks; a mute (an interruption: silent from the next cycle);
 /// and the number of the last cycle whose output was audible, so the non-real-
-/// time side can tell whether the session is producing sound.
+/// time side can tell whether the session is producing sound (the level watch:
+/// every cycle, one cycle in so many frames, or off).
 ///
 /// JackKit owns this one post-render stage, rather than the session composing
 /// it into the render block, because its state then lives in the processor's
@@ -28,39 +29,97 @@ public struct OutputStage: @unchecked Sendable { // the pointer is into `owner`'
     /// Silences the outputs from the next cycle on (and lets them back in with a ramp).
     public func setMuted(_ muted: Bool) { state.pointee.muted.store(muted, ordering: .releasing) }
 
-    /// Whether the stage measures the output peak each cycle.
-    public func setWatchesLevel(_ watches: Bool) { state.pointee.watching.store(watches, ordering: .relaxed) }
+    /// How often the stage looks at the output level.
+    public func setLevelWatch(_ watch: LevelWatch) { state.pointee.watchSpacing.store(watch.spacing, ordering: .relaxed) }
+
+    /// How often the stage looks at the output level now.
+    public var levelWatch: LevelWatch { LevelWatch(spacing: state.pointee.watchSpacing.load(ordering: .relaxed)) }
 
     /// The processor's cycle count at the last audible cycle (0: none yet).
     public var lastAudibleCycle: UInt64 { state.pointee.lastAudible.load(ordering: .acquiring) }
+}
+
+/// How often the output stage looks at the output level (the watch that sets
+/// `lastAudibleCycle`). A silent cycle is silent only once every sample has
+/// been read, so an exact watch reads every output sample of every cycle:
+/// with silent outputs that read is most of a small session's cycle. Looking
+/// at one cycle in so many frames reads a fraction of them, and a sound is
+/// still seen when it lasts at least those frames plus one period.
+public enum LevelWatch: Equatable, Sendable {
+    /// Not looked at (`lastAudibleCycle` stays as it is).
+    case off
+    /// Every cycle: one audible sample anywhere is seen.
+    case everyCycle
+    /// The first cycle after at least `frames` frames since the last look (1…65,535).
+    case sampled(frames: Int)
+
+    /// Frames between looks as the real-time side keeps them: 0 off, 1 every cycle.
+    var spacing: UInt32 {
+        switch self {
+        case .off: 0
+        case .everyCycle: 1
+        case .sampled(let frames): UInt32(min(max(frames, 1), 65_535))
+        }
+    }
+
+    init(spacing: UInt32) {
+        switch spacing {
+        case 0: self = .off
+        case 1: self = .everyCycle
+        default: self = .sampled(frames: Int(spacing))
+        }
+    }
 }
 
 /// The output stage's state, inside the processor's cycle block.
 struct OutputStageState: ~Copyable {
     let targetGainBits = Atomic<UInt32>(Float(1).bitPattern)
     let muted = Atomic<Bool>(false)
-    let watching = Atomic<Bool>(false)
+    /// Frames between looks at the level (`LevelWatch.spacing`).
+    let watchSpacing = Atomic<UInt32>(0)
     let lastAudible = Atomic<UInt64>(0)
     /// The gain of the last sample written (real-time thread only).
     var currentGain: Float = 1
+    /// Frames since the level was last looked at (real-time thread only).
+    var framesSinceLook = 0
     /// Gain change per sample: a full 0…1 swing takes 480 samples (10 ms at 48 kHz).
     static let rampStep: Float = 1.0 / 480
     /// A peak above this (−80 dBFS) makes a cycle audible.
     static let audibleThreshold: Float = 1e-4
 
-    /// Whether `apply` has anything to do this cycle (muted, a gain away
-    /// from unity, or the level watched): checked inline by the cycle, so a
+    /// The stage's part of a cycle, after the render block: inline, so a
     /// measurement-mode cycle makes no call and touches no sample.
-    var touchesSamples: Bool {
+    @inline(__always)
+    mutating func process(_ outputs: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frames: Int, cycle: UInt64) {
+        let looks = looksAtLevel(frames: frames)
+        if looks || shapesSamples { apply(outputs, frames: frames, cycle: cycle, looks: looks) }
+    }
+
+    /// Whether this cycle of `frames` frames is one the level watch looks at
+    /// (and counts it).
+    @inline(__always)
+    mutating func looksAtLevel(frames: Int) -> Bool {
+        let spacing = Int(watchSpacing.load(ordering: .relaxed))
+        guard spacing != 0 else { return false }
+        framesSinceLook &+= frames
+        guard framesSinceLook >= spacing else { return false }
+        framesSinceLook = 0
+        return true
+    }
+
+    /// Whether the samples are changed this cycle (muted, or a gain away from unity).
+    var shapesSamples: Bool {
         @inline(__always) get {
-            muted.load(ordering: .relaxed) || watching.load(ordering: .relaxed) || currentGain != 1
+            muted.load(ordering: .relaxed) || currentGain != 1
                 || targetGainBits.load(ordering: .relaxed) != Float(1).bitPattern
         }
     }
 
-    /// Applies mute, gain and level watch to this cycle's outputs.
+    /// Applies mute and gain to this cycle's outputs, and looks at their
+    /// level when `looks` (a muted cycle is silent: not looked at).
     @_noAllocation @_noLocks
-    mutating func apply(_ outputs: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frames: Int, cycle: UInt64) {
+    mutating func apply(_ outputs: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frames: Int, cycle: UInt64,
+                        looks: Bool) {
         if muted.load(ordering: .relaxed) {
             var channel = 0
             while channel < outputs.count {
@@ -89,7 +148,7 @@ struct OutputStageState: ~Copyable {
             }
             currentGain = gain
         }
-        guard watching.load(ordering: .relaxed) else { return }
+        guard looks else { return }
         if Self.isAudible(outputs, frames: frames) { lastAudible.store(cycle, ordering: .releasing) }
     }
 

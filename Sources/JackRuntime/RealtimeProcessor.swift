@@ -212,8 +212,7 @@ extension CycleState {
                             outputs: UnsafeBufferPointer(outputBuffers), client: client))
         // One writer: a plain release store, no read-modify-write.
         let count = cyclesCompleted.load(ordering: .relaxed) &+ 1
-        let stage = Self.outputStage(in: block)
-        if stage.pointee.touchesSamples { stage.pointee.apply(outputBuffers, frames: Int(frames), cycle: count) }
+        Self.outputStage(in: block).pointee.process(outputBuffers, frames: Int(frames), cycle: count)
         cyclesCompleted.store(count, ordering: .releasing)
         if let costRecorder {
             let finished = cjack_monotonic_nanoseconds()

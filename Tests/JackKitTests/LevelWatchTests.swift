@@ -80,4 +80,85 @@ final class LevelWatchTests: XCTestCase {
             }
         }
     }
+
+    // MARK: How often the stage looks
+
+    /// Runs a stage watching as `watch` over `cycles` cycles of `frames`
+    /// frames, as the processor's cycle does; `audible` says which cycles
+    /// carry sound. The cycles whose sound was seen (`lastAudibleCycle` moved).
+    func seenCycles(_ watch: LevelWatch, frames: Int, cycles: Int, audible: (Int) -> Bool) -> [Int] {
+        withOutputs(channels: 2, frames: frames) { outputs in
+            var stage = OutputStageState()
+            stage.watchSpacing.store(watch.spacing, ordering: .relaxed)
+            var seen: [Int] = []
+            for cycle in 1...cycles {
+                outputs[1][frames - 1] = audible(cycle) ? 0.5 : 0
+                let before = stage.lastAudible.load(ordering: .relaxed)
+                stage.process(outputs, frames: frames, cycle: UInt64(cycle))
+                if stage.lastAudible.load(ordering: .relaxed) != before { seen.append(cycle) }
+            }
+            return seen
+        }
+    }
+
+    /// Every cycle is looked at when watched exactly; none when off; one in
+    /// spacing ÷ period when sampled (every cycle once a period is as long).
+    func testASampledWatchLooksOnceInItsSpacing() {
+        let always: (Int) -> Bool = { _ in true }
+        XCTAssertEqual(seenCycles(.everyCycle, frames: 128, cycles: 20, audible: always), Array(1...20))
+        XCTAssertEqual(seenCycles(.off, frames: 128, cycles: 20, audible: always), [])
+        XCTAssertEqual(seenCycles(.sampled(frames: 1024), frames: 128, cycles: 40, audible: always), [8, 16, 24, 32, 40])
+        XCTAssertEqual(seenCycles(.sampled(frames: 1024), frames: 1000, cycles: 8, audible: always), [2, 4, 6, 8])
+        XCTAssertEqual(seenCycles(.sampled(frames: 1024), frames: 1024, cycles: 5, audible: always), Array(1...5))
+        XCTAssertEqual(seenCycles(.sampled(frames: 1024), frames: 4096, cycles: 5, audible: always), Array(1...5))
+        for watch in [LevelWatch.off, .everyCycle, .sampled(frames: 1024), .sampled(frames: 2)] {
+            XCTAssertEqual(LevelWatch(spacing: watch.spacing), watch)
+        }
+    }
+
+    /// What a sampled watch promises: a sound lasting its spacing plus a
+    /// period is seen whenever it starts; one cycle's sound is not, unless it
+    /// falls on a look. (An exact watch sees that cycle wherever it falls.)
+    func testASampledWatchSeesEverySoundAsLongAsItsSpacingAndAPeriod() {
+        let spacing = 1024
+        for frames in [32, 64, 100, 128, 256, 1000, 1024, 2048] {
+            let lasting = (spacing + frames + frames - 1) / frames
+            for start in 1...20 {
+                let sound = start..<(start + lasting)
+                let seen = seenCycles(.sampled(frames: spacing), frames: frames, cycles: 80) { sound.contains($0) }
+                XCTAssertFalse(seen.isEmpty, "\(lasting) cycles of \(frames) frames from cycle \(start) were not seen")
+                XCTAssertTrue(seen.allSatisfy(sound.contains), "\(seen) outside \(sound)")
+            }
+        }
+        var missed = 0
+        for start in 1...16 {
+            let sampled = seenCycles(.sampled(frames: spacing), frames: 128, cycles: 20) { $0 == start }
+            if sampled.isEmpty { missed += 1 }
+            XCTAssertEqual(seenCycles(.everyCycle, frames: 128, cycles: 20) { $0 == start }, [start])
+        }
+        XCTAssertEqual(missed, 14, "a one-cycle sound is seen only on the 2 looks of 16 cycles")
+    }
+
+    /// A muted stage writes silence and is not looked at; a ducked one is
+    /// looked at after its gain (a sound ducked below the threshold is silence).
+    func testMutedAndDuckedCyclesAreLookedAtAfterTheirGain() {
+        withOutputs(channels: 1, frames: 64, fill: 0.5) { outputs in
+            var stage = OutputStageState()
+            stage.watchSpacing.store(LevelWatch.everyCycle.spacing, ordering: .relaxed)
+            stage.muted.store(true, ordering: .relaxed)
+            stage.process(outputs, frames: 64, cycle: 1)
+            XCTAssertEqual(stage.lastAudible.load(ordering: .relaxed), 0)
+            XCTAssertTrue((0..<64).allSatisfy { outputs[0][$0] == 0 })
+            stage.muted.store(false, ordering: .relaxed)
+            stage.currentGain = 0
+            outputs[0].update(repeating: threshold, count: 64)
+            stage.targetGainBits.store(Float(0).bitPattern, ordering: .relaxed)
+            stage.process(outputs, frames: 64, cycle: 2)
+            XCTAssertEqual(stage.lastAudible.load(ordering: .relaxed), 0, "silenced by the gain")
+            stage.targetGainBits.store(Float(1).bitPattern, ordering: .relaxed)
+            outputs[0].update(repeating: 0.5, count: 64)
+            stage.process(outputs, frames: 64, cycle: 3)
+            XCTAssertEqual(stage.lastAudible.load(ordering: .relaxed), 3)
+        }
+    }
 }
