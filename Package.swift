@@ -35,8 +35,7 @@ let package = Package(
             name: "CJack",
             linkerSettings: [.linkedLibrary("jack")]
         ),
-        // The JACK layer: a typed Swift wrapper of libjack, and for now also the
-        // process-wide open/close lane and the checks before an open (see
+        // The JACK layer: a typed Swift wrapper of libjack, nothing more (see
         // Sources/JackKit/README.md).
         .target(
             name: "JackKit",
@@ -48,7 +47,9 @@ let package = Package(
             name: "EventSchema",
             exclude: ["README.md"]
         ),
-        // Above libjack, what a process needs to use it: the real-time engine
+        // Above libjack, what a process needs to use it safely: the lifecycle
+        // lane every open and close goes through (time limits, wedge latch,
+        // client name lock), the checks before an open, the real-time engine
         // (the process callback's cycle block, output stage, cost recorder) and
         // the lock-free sample ring (see Sources/JackRuntime/README.md).
         .target(
@@ -190,7 +191,7 @@ let package = Package(
         // jas monitor, record and meter through a thousand jackd restarts (make soak).
         .executableTarget(
             name: "restart-soak",
-            dependencies: ["JackKit", "LoopbackHarness", "CJack"],
+            dependencies: ["JackKit", "JackRuntime", "LoopbackHarness", "CJack"],
             path: "Benchmarks/RestartSoak"
         ),
         // How fast sessions of different processes yield to each other, before and after the registry (make bench).
@@ -240,7 +241,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "close-race",
-            dependencies: ["CloseRaceHook", "JackKit", "CJack"],
+            dependencies: ["CloseRaceHook", "JackKit", "JackRuntime", "CJack"],
             path: "Tests/CloseRace"
         ),
         // Test support: private jackd servers per test, logs on failure.
@@ -257,12 +258,16 @@ let package = Package(
             dependencies: ["JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport"]
         ),
         .testTarget(
+            name: "JackRuntimeTests",
+            dependencies: ["JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport"]
+        ),
+        .testTarget(
             name: "SessionControllerTests",
             dependencies: ["JackAudioSession", "JackKit", "JackRuntime", "CJack", "LoopbackHarness", "JackTestSupport", "Measurement"]
         ),
         .testTarget(
             name: "MeasurementTests",
-            dependencies: ["Measurement", "JackAudioSession", "JackKit", "LoopbackHarness", "JackTestSupport"]
+            dependencies: ["Measurement", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport"]
         ),
         .testTarget(
             name: "RecordingTests",

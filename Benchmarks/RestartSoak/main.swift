@@ -16,6 +16,7 @@
 import CJack
 import Foundation
 import JackKit
+import JackRuntime
 import LoopbackHarness
 import Synchronization
 

@@ -64,7 +64,7 @@ extension AudioSession {
         let presence = board.serverPresence.withLock { $0 }
         Thread.detachNewThread { [weak self] in
             StepTrace.note("reconnect: closing the dead client")
-            // JackKit closes the dead client once libjack's notification
+            // The lane closes the dead client once libjack's notification
             // thread for it has exited (jack2 #395), within a bound; the
             // reconnect's first open waits for that close on the same lane.
             if case let .wedged(why) = dead.close() {

@@ -9,7 +9,7 @@ import CJack
 /// default action of that signal ends the process (a recorder losing its take
 /// to a server restart). Blocked, the write fails with EPIPE and the call
 /// returns its error as usual. The process's own SIGPIPE handling is left alone.
-func withoutBrokenPipeSignal<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+package func withoutBrokenPipeSignal<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
     var pipeOnly = sigset_t()
     sigemptyset(&pipeOnly)
     sigaddset(&pipeOnly, SIGPIPE)

@@ -11,6 +11,8 @@ final class CallbackBridge: @unchecked Sendable { // the handlers and `client` a
     var latencyHandler: (@Sendable (LatencyMode) -> Void)?
     /// The client handle, for looking up ports by id.
     var client: OpaquePointer?
+    /// Told when the server went away, before any handler (the client's lane). Set before activation.
+    var serverGoneHandler: (@Sendable () -> Void)?
     /// Makes the two shutdown callbacks one event.
     let shutdownDelivered = Atomic<Bool>(false)
     /// Set when the server said it went away, whether or not a handler heard it.
@@ -35,12 +37,12 @@ final class CallbackBridge: @unchecked Sendable { // the handlers and `client` a
     func deliverShutdown(status: UInt32, reason: String) {
         StepTrace.note("shutdown callback: \(reason)")
         serverGone.store(true, ordering: .releasing)
-        ClientLifecycle.shared.noteShutdown()
+        serverGoneHandler?()
         guard !isGated, !shutdownDelivered.exchange(true, ordering: .acquiringAndReleasing) else { return }
         eventHandler?(.shutdown(status: status, reason: reason))
     }
 
-    /// After JackKit closed the client because its server went away: the
+    /// After the lane closed the client because its server went away: the
     /// handler hears of the loss if its shutdown callback never got to say it.
     func deliverPendingShutdown() {
         guard let handler = eventHandler, !shutdownDelivered.exchange(true, ordering: .acquiringAndReleasing) else { return }
@@ -53,7 +55,7 @@ final class CallbackBridge: @unchecked Sendable { // the handlers and `client` a
         Unmanaged<CallbackBridge>.fromOpaque(arg!).takeUnretainedValue()
     }
 
-    /// Installs the two shutdown callbacks (every client has them: JackKit
+    /// Installs the two shutdown callbacks (every client has them: the lane
     /// must know which clients' server went away). Must be called before activation.
     func installShutdownCallbacks(on client: OpaquePointer) {
         jack_on_info_shutdown(client, { status, reason, arg in

@@ -3,10 +3,11 @@ import Synchronization
 
 /// A JACK client on a named server: a thin handle over `jack_client_t`.
 ///
-/// Opening never starts a server. Notification callbacks, the latency callback
-/// and the process callback must be set before `activate()`. Close it once;
-/// using it after `close()` throws `JackError.clientClosed` or is undefined for
-/// port handles already taken from it.
+/// Made by the layer that opens clients (JackRuntime's `Client(name:serverName:)`),
+/// which it keeps as its `ClientLane`. Opening never starts a server.
+/// Notification callbacks, the latency callback and the process callback must
+/// be set before `activate()`. Close it once; using it after `close()` throws
+/// `JackError.clientClosed` or is undefined for port handles already taken from it.
 public final class Client: @unchecked Sendable { // holds libjack's handle; requests go one at a time through `requestLock`, a close waits for `liveness`
     /// The libjack handle (`jack_client_t *`).
     public let handle: OpaquePointer
@@ -15,73 +16,15 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
     /// The name the server gave the client (may differ from the one asked for).
     public let name: String
     let bridge: CallbackBridge
-    private let resources: Resources
+    let teardown: ClientTeardown
+    let lane: any ClientLane
     /// Open or closed, and the calls inside libjack on this client or its
     /// ports right now: a close waits for them.
-    let liveness = ClientLiveness()
+    let liveness: ClientLiveness
     /// libjack sends a client's requests over one socket with no lock of its
     /// own: two threads' requests interleave, jackd reads garbage ("Unknown
     /// request") and drops the client. JackKit sends one at a time per client.
     private let requestLock = RequestLock()
-
-    /// What a close must release, held apart from the client so that a close
-    /// still running on the lifecycle lane never reaches a deinitialised client.
-    private final class Resources: @unchecked Sendable { // libjack handles, released once, on the lifecycle lane
-        let handle: OpaquePointer
-        let bridge: CallbackBridge
-        let bridgeRetain: Unmanaged<CallbackBridge>
-        /// The process callback's context, kept alive until libjack can no longer call it.
-        let processorRetain = Mutex<Unmanaged<any AnyObject & Sendable>?>(nil)
-        let notificationThread: NotificationThread?
-        let label: String
-
-        init(handle: OpaquePointer, bridge: CallbackBridge, notificationThread: NotificationThread?, label: String) {
-            self.handle = handle
-            self.bridge = bridge
-            bridgeRetain = Unmanaged.passRetained(bridge)
-            self.notificationThread = notificationThread
-            self.label = label
-        }
-
-        /// On the lifecycle lane: deactivates, waits for the notification
-        /// thread to be quiet, closes. A thread that never goes quiet wedges
-        /// the library: the client is then left open for ever (closing it would hang).
-        func close() -> ClientCloseOutcome {
-            StepTrace.note("close \(label): deactivating")
-            jack_deactivate(handle)
-            ClientLifecycle.shared.noteClose()
-            StepTrace.note("close \(label): deactivated, waiting for its notification thread")
-            // Closing unlinks the client's notification socket, which names the client, not the server.
-            let closed = ClientNameLock.holding(String(cString: jack_get_client_name(handle))) { () -> Bool in
-                // Looked at last, right before libjack cancels the thread: a
-                // notification that came while the name lock was taken is
-                // handled first (the soak's harness probe, closed while three
-                // tools came back, wedged so within a few rounds). Nothing
-                // else runs between that look and the close.
-                StepTrace.note("close \(label): name locked, closing once its notification thread is quiet")
-                if let thread = notificationThread,
-                   !thread.waitUntilQuiet(untilGone: bridge.serverWentAway, within: ClientLifecycle.quietBound) {
-                    return false
-                }
-                jack_client_close(handle)
-                return true
-            }
-            guard closed else {
-                let reason = "the notification thread of \(label) was still handling a server notification after "
-                    + "\(Int(ClientLifecycle.quietBound)) s, so it cannot be closed without hanging libjack (jack2 issue "
-                    + "#395); no JACK client can be opened in this process any more: restart the program"
-                ClientLifecycle.shared.declareWedged(reason)
-                return .wedged(reason: reason)
-            }
-            StepTrace.note("close \(label): closed")
-            bridgeRetain.release()
-            processorRetain.withLock { retained in
-                retained?.release()
-                retained = nil
-            }
-            return .closed
-        }
-    }
 
     /// The server name libjack uses when none is given: `$JACK_DEFAULT_SERVER` or "default".
     public static var defaultServerName: String {
@@ -89,99 +32,60 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         return "default"
     }
 
-    /// Opens a client named `name` on the server `serverName` (nil: the default
-    /// server). Never starts a server: a missing one is `JackError.serverNotRunning`;
-    /// `JackError.libraryWedged` once libjack is stuck in this process. It
-    /// does not look at the server first: JackRuntime's `checkedOpen` does
-    /// (a stopped jackd, a damaged metadata store).
-    public init(name: String, serverName: String? = nil) throws(JackError) {
-        let server = serverName ?? Client.defaultServerName
-        try Self.checkNames(client: name, server: server)
-        let lifecycle = ClientLifecycle.shared
-        struct Opened: @unchecked Sendable { // carries libjack's handle out of the lane's closure, which wrote it before returning
-            let handle: OpaquePointer?
-            let status: UInt32
-            let notificationTid: Int32
-        }
-        StepTrace.note("open '\(name)' on '\(server)': waiting for the lane")
-        let opened = try lifecycle.perform("opening JACK client '\(name)' on server '\(server)'",
-                                           within: ClientLifecycle.openBound) {
-            lifecycle.retireClientsBeforeOpen()
-            var status = jack_status_t(rawValue: 0)
-            var tid: Int32 = 0
-            let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
-            StepTrace.note("open '\(name)' on '\(server)': calling jack_client_open")
-            lifecycle.noteOpenCalled()
-            let handle = ClientNameLock.holding(name) { cjack_client_open_watched(name, options, &status, server, &tid) }
-            StepTrace.note("open '\(name)' on '\(server)': jack_client_open gave \(handle == nil ? "no client" : "a client"), status 0x\(String(status.rawValue, radix: 16))")
-            if handle != nil { lifecycle.noteOpened() }
-            return Opened(handle: handle, status: status.rawValue, notificationTid: tid)
-        }
-        guard let handle = opened.handle else {
-            if opened.status & JackServerFailed.rawValue != 0 {
-                throw .serverNotRunning(server: server, status: opened.status)
-            }
-            throw .clientOpenFailed(client: name, server: server, status: opened.status)
-        }
-        self.handle = handle
-        self.serverName = server
-        self.name = String(cString: jack_get_client_name(handle))
-        bridge = CallbackBridge()
+    /// What `jack_client_open` gave.
+    package struct OpenResult: @unchecked Sendable { // libjack's handle, carried out of the lane's closure that wrote it
+        package let handle: OpaquePointer?
+        package let status: UInt32
+        /// The Linux thread id of the client's notification thread (0: unknown).
+        package let notificationThreadID: Int32
+    }
+
+    /// `jack_client_open` of `name` on `server`, never starting a server; the
+    /// notification thread libjack started for it is noted as it starts.
+    package static func openHandle(name: String, server: String) -> OpenResult {
+        var status = jack_status_t(rawValue: 0)
+        var tid: Int32 = 0
+        let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
+        let handle = cjack_client_open_watched(name, options, &status, server, &tid)
+        return OpenResult(handle: handle, status: status.rawValue, notificationThreadID: tid)
+    }
+
+    /// The error of an open that gave no client.
+    package static func openFailure(name: String, server: String, status: UInt32) -> JackError {
+        status & JackServerFailed.rawValue != 0 ? .serverNotRunning(server: server, status: status)
+            : .clientOpenFailed(client: name, server: server, status: status)
+    }
+
+    /// Wraps a client `lane` opened (`openHandle`); the lane hears of it.
+    package init(opened handle: OpaquePointer, serverName: String, notificationThreadID: Int32, lane: any ClientLane) {
+        let name = String(cString: jack_get_client_name(handle))
+        let bridge = CallbackBridge()
+        let liveness = ClientLiveness()
         bridge.client = handle
+        bridge.serverGoneHandler = { lane.serverWentAway() }
         bridge.installShutdownCallbacks(on: handle)
-        resources = Resources(handle: handle, bridge: bridge,
-                              notificationThread: opened.notificationTid > 0 ? NotificationThread(tid: opened.notificationTid) : nil,
-                              label: "JACK client '\(self.name)' on server '\(server)'")
-        lifecycle.register(self)
+        self.handle = handle
+        self.serverName = serverName
+        self.name = name
+        self.lane = lane
+        self.bridge = bridge
+        self.liveness = liveness
+        teardown = ClientTeardown(handle: handle, name: name, serverName: serverName,
+                                  notificationThreadID: notificationThreadID, bridge: bridge, liveness: liveness)
+        lane.opened(teardown)
     }
 
     deinit { close() }
 
-    /// Closes the client (idempotent): deactivates it, waits until libjack's
-    /// notification thread for it is quiet, and closes it on the lifecycle
-    /// lane. No callback reaches the handlers once this is called. Releases the
-    /// callback contexts only after libjack has stopped calling them.
-    /// `.wedged` when libjack could not close it safely within
-    /// `ClientLifecycle.closeBound` seconds: the process can open no client any more.
+    /// Closes the client (idempotent): no callback reaches the handlers once
+    /// this is called, and the lane deactivates and closes it once no call is
+    /// inside libjack on it, releasing the callback contexts only after
+    /// libjack has stopped calling them. `.wedged` when libjack could not
+    /// close it safely in time: the process can open no client any more.
     @discardableResult
     public func close() -> ClientCloseOutcome {
-        guard liveness.markClosed() else { return .alreadyClosed }
-        bridge.gate()
-        let resources = resources
-        defer { ClientLifecycle.shared.unregister(self) }
-        guard waitForCallsInFlight() else { return wedgedByCallInFlight() }
-        do {
-            return try ClientLifecycle.shared.perform("closing \(resources.label)", within: ClientLifecycle.closeBound) {
-                resources.close()
-            }
-        } catch {
-            return .wedged(reason: error.description)
-        }
-    }
-
-    /// On the lifecycle lane, before an open that libjack would start by
-    /// closing every client (a server went away since the last open): closes
-    /// this one the careful way, and tells its handler of the loss if it has
-    /// not heard of it.
-    func closeOnLane() {
-        guard liveness.markClosed() else { return }
-        bridge.gate()
-        ClientLifecycle.shared.unregister(self)
-        if waitForCallsInFlight() {
-            _ = resources.close()
-        } else {
-            _ = wedgedByCallInFlight()
-        }
-        bridge.deliverPendingShutdown()
-    }
-
-    /// A call on this client that never returned: closing now would free what it uses.
-    private func wedgedByCallInFlight() -> ClientCloseOutcome {
-        let reason = "a libjack call on JACK client '\(name)' on server '\(serverName)' did not return within "
-            + "\(Int(ClientLifecycle.quietBound)) s, so the client cannot be closed; no JACK client can be opened in "
-            + "this process any more: restart the program"
-        ClientLifecycle.shared.declareWedged(reason)
-        return .wedged(reason: reason)
+        guard teardown.beginClose() else { return .alreadyClosed }
+        return lane.close(teardown)
     }
 
     /// Whether the server told this client it went away (its shutdown callback ran).
@@ -195,7 +99,7 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
     }
 
     /// Runs `body` with the libjack handle while the client is open; nil once
-    /// it is closed. A close (by the owner, or by JackKit when the server went
+    /// it is closed. A close (by the owner, or by the lane when the server went
     /// away) waits until no such call is running, so no thread reaches a
     /// freed client.
     func whileOpen<T>(_ body: (OpaquePointer) throws(JackError) -> T) throws(JackError) -> T? {
@@ -214,7 +118,7 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
     public static var longestServerName: Int { 107 - "/dev/shm/jack__\(getuid())_0".utf8.count }
 
     /// Refuses names libjack cannot take, before libjack sees them.
-    static func checkNames(client: String, server: String) throws(JackError) {
+    package static func checkNames(client: String, server: String) throws(JackError) {
         try checkName("client", client, atMost: Int(jack_client_name_size()) - 1, why: "JACK takes",
                       forbidden: ":", because: "':' separates a client from its port names")
         try checkName("server", server, atMost: longestServerName, why: "JACK's socket path has room for",
@@ -242,11 +146,6 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
     /// `request`, or nil once the client is closed.
     func requestIfOpen<T>(_ body: (OpaquePointer) -> T) -> T? {
         try? whileOpen { handle in requestLock.withLock { withoutBrokenPipeSignal { body(handle) } } }
-    }
-
-    /// After the close began: waits (bounded) until no call is inside libjack on this client or its ports.
-    private func waitForCallsInFlight() -> Bool {
-        liveness.waitForCallsInFlight(within: ClientLifecycle.quietBound)
     }
 
     // MARK: Callbacks
@@ -287,7 +186,7 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
             retained.release()
             throw .callbackRegistrationFailed(callback: "process", code: code)
         }
-        resources.processorRetain.withLock { old in
+        teardown.processorRetain.withLock { old in
             old?.release()
             old = retained
         }
@@ -308,12 +207,9 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
     /// deactivation that never returns marks libjack wedged instead of
     /// hanging its caller.
     public func deactivate() throws(JackError) {
-        let outcome = try ClientLifecycle.shared.perform("deactivating JACK client '\(name)'",
-                                                         within: ClientLifecycle.closeBound,
-                                                         excludingMetadata: false) { [self] in
+        let code = try lane.deactivate(teardown) { [self] in
             Result { () throws(JackError) in try request { jack_deactivate($0) } }
-        }
-        let code = try outcome.get()
+        }.get()
         if code != 0 { throw .activationFailed(client: name, code: code) }
     }
 

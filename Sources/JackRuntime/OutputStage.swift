@@ -8,7 +8,7 @@ import Synchronization
 /// time side can tell whether the session is producing sound (the level watch:
 /// every cycle, one cycle in so many frames, or off).
 ///
-/// JackKit owns this one post-render stage, rather than the session composing
+/// JackRuntime owns this one post-render stage, rather than the session composing
 /// it into the render block, because its state then lives in the processor's
 /// cycle block, on the cache lines the callback reads anyway: as a separate
 /// object it was one more cold line per cycle (about a fifth of a 2-channel

@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// What the long-running commands do when libjack gets stuck in the process

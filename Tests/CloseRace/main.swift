@@ -7,7 +7,7 @@
 // hook (another client must arrive on the server: the test opens one). It
 // prints "inside"; with "stopped" it then waits for a line on stdin (the test
 // stops the server first). Then it closes the victim: "raw" as libjack's
-// callers do (jack_client_close at once), "safe" through JackKit. It prints
+// callers do (jack_client_close at once), "safe" through the lane (JackRuntime). It prints
 // the outcome and opens another client to show whether libjack still answers.
 // With "locked" it closes at once instead, after a line on stdin and while
 // the thread is still quiet ("closing"), and prints "inside" whenever the
@@ -20,6 +20,7 @@ import CloseRaceHook
 import Dispatch
 import Glibc
 import JackKit
+import JackRuntime
 
 func say(_ line: String) {
     print(line)

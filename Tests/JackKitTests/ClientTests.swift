@@ -161,7 +161,7 @@ final class ClientTests: JackTestCase {
 
 /// libjack's next open after any client's server went away closes and frees
 /// every client of the process, on whatever server (jack2 assumes one per
-/// process). JackKit closes them first, the careful way, and tells each owner:
+/// process). the lane closes them first, the careful way, and tells each owner:
 /// a client held on another, living server is closed, not freed under its owner.
 final class ClientRetirementTests: JackTestCase {
     func testAnOpenAfterALossClosesEveryClientAndTellsItsOwner() throws {
@@ -179,7 +179,7 @@ final class ClientRetirementTests: JackTestCase {
         let next = try Client(name: "next", serverName: living.name)
         defer { next.close() }
         XCTAssertTrue(onLost.isClosed)
-        XCTAssertTrue(onLiving.isClosed, "libjack would have freed it: JackKit closed it first")
+        XCTAssertTrue(onLiving.isClosed, "libjack would have freed it: the lane closed it first")
         XCTAssertTrue(waitUntil { heard.withLock { $0.contains("on-living") } }, "its owner hears of the loss")
         XCTAssertEqual(onLiving.sampleRate, 0, "a closed client answers without touching libjack")
         XCTAssertThrowsError(try onLiving.connect("system:capture_1", to: "system:playback_1"))
@@ -191,7 +191,7 @@ final class ClientRetirementTests: JackTestCase {
 /// A metadata call under way while the process's last client closes: libjack
 /// tears its metadata store's handle down in that close, and the call then
 /// ran through a null pointer (two rehearsals crashed inside
-/// `jack_get_property`, `DB->get` at offset 0x278). JackKit keeps the two
+/// `jack_get_property`, `DB->get` at offset 0x278). the lane keeps the two
 /// apart (`LibraryGlobals`). Each round opens the only client of this
 /// process, reads metadata on another thread without pause, and closes it.
 final class MetadataCloseRaceTests: JackTestCase {

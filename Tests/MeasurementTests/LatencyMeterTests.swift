@@ -1,6 +1,7 @@
 import JackAudioSession
 import Foundation
 import JackKit
+import JackRuntime
 import JackTestSupport
 import LoopbackHarness
 import Measurement

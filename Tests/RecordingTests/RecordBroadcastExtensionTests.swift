@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 import JackTestSupport
 import XCTest
 

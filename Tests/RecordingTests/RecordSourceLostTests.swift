@@ -1,6 +1,7 @@
 import Foundation
 import JackAudioSession
 import JackKit
+import JackRuntime
 import JackTestSupport
 import Measurement
 import Recording

@@ -223,7 +223,7 @@ final class MediaServicesTests: JackTestCase {
     /// A hundred restarts, SIGTERM and SIGKILL in turn, while other processes'
     /// clients come and go every 100 ms (`jack_lsp`): each one sends every
     /// client a notification that libjack handles under the mutex a careless
-    /// close leaves locked (jack2 #395). Before JackKit waited for the
+    /// close leaves locked (jack2 #395). Before the lane waited for the
     /// notification thread, one run in two hung here.
     func testHundredRestartsWithClientChurnLeakNothing() throws {
         var server = try startServer(period: 256)

@@ -1,4 +1,5 @@
 import Glibc
+import JackKit
 
 /// jackd2's libjack binds a client's notification socket at
 /// `/dev/shm/jack_NAME_UID_0`: the client's name and the user, not the
@@ -6,7 +7,7 @@ import Glibc
 /// unlinks it, so two processes of one user opening or closing clients of
 /// the same name at the same moment, even on different servers, take each
 /// other's socket, and one open fails ("server error": the server's first
-/// notification finds a broken pipe). Every open and close of a JackKit
+/// notification finds a broken pipe). Every open and close of a
 /// process holds this lock, one per client name and user (`flock` on a file
 /// beside the sockets), for as long as the call lasts; a holder that dies
 /// lets go. Other JACK programs do not take it (see JACK-NOTES.md).

@@ -5,7 +5,7 @@ import XCTest
 /// libjack names a client's notification socket after the client and the
 /// user, not the server: two processes opening clients of one name at the
 /// same moment, on two servers, took each other's socket, and one failed
-/// ("server error"; seen when two loggers started together). JackKit holds a
+/// ("server error"; seen when two loggers started together). the lane holds a
 /// lock per client name over every open and close; here the first process's
 /// moment between binding its socket and its server connecting to it is
 /// made to last 1.5 s (a preloaded hook), and the second opens inside it.

@@ -1,5 +1,6 @@
 import Foundation
-@testable import JackKit
+import JackKit
+@testable import JackRuntime
 import XCTest
 
 /// The lane's bound: a libjack call stuck past it is reported at the bound,

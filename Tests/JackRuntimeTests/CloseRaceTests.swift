@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 import JackTestSupport
 import LoopbackHarness
 import XCTest
@@ -7,7 +8,7 @@ import XCTest
 /// jack2 #395 made deterministic: the `close-race` helper's notification
 /// thread sleeps inside libjack's handling of a client arriving (holding
 /// libjack's synchronisation mutex), and the helper closes its client right
-/// then. libjack's own way hangs for ever; JackKit's returns, or reports a
+/// then. libjack's own way hangs for ever; the lane's returns, or reports a
 /// wedged library within its bound, and never hangs.
 final class CloseRaceTests: JackTestCase {
     /// A running `close-race` process: its output lines and its stdin.
@@ -76,14 +77,14 @@ final class CloseRaceTests: JackTestCase {
     }
 
     func testLibjacksOwnCloseHangsWhileTheNotificationThreadHoldsTheMutex() throws {
-        // The reproducer itself: without JackKit's care the close never
+        // The reproducer itself: without the lane's care the close never
         // returns, although the hook lets go after 2 s.
         let (helper, _) = try race("raw", "live", holdMilliseconds: 2000)
         XCTAssertNil(helper.exitStatus(within: 6), "libjack's close returned: the race did not happen (\(helper.lines))")
         XCTAssertFalse(helper.lines.contains("closed"))
     }
 
-    func testJackKitWaitsForTheNotificationThreadOnALiveServer() throws {
+    func testTheLaneWaitsForTheNotificationThreadOnALiveServer() throws {
         let (helper, _) = try race("safe", "live", holdMilliseconds: 2000)
         XCTAssertEqual(helper.exitStatus(within: 10), 0, "\(helper.lines)")
         XCTAssertTrue(helper.lines.contains("closed"), "\(helper.lines)")
@@ -96,7 +97,7 @@ final class CloseRaceTests: JackTestCase {
         XCTAssertNil(helper.exitStatus(within: 6), "libjack's close returned: the race did not happen (\(helper.lines))")
     }
 
-    func testJackKitClosesAClientOfAStoppedServerOnceItsThreadExited() throws {
+    func testTheLaneClosesAClientOfAStoppedServerOnceItsThreadExited() throws {
         let (helper, _) = try race("safe", "stopped", holdMilliseconds: 2000)
         XCTAssertEqual(helper.exitStatus(within: 10), 0, "\(helper.lines)")
         XCTAssertTrue(helper.lines.contains("closed"), "\(helper.lines)")
@@ -113,7 +114,7 @@ final class CloseRaceTests: JackTestCase {
         let server = try startServer(period: 256)
         let helper = try Helper([server.name, "safe", "locked", "2000"])
         XCTAssertTrue(helper.waitFor("armed"), "the helper never opened its client: \(helper.lines)")
-        // The victim's name lock, as JackKit's ClientNameLock names it, held by this process.
+        // The victim's name lock, as ClientNameLock names it, held by this process.
         let lockPath = "/dev/shm/jackkit-client-\(getuid())-victim.lock"
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         XCTAssertGreaterThanOrEqual(lock, 0, lockPath)

@@ -1,6 +1,7 @@
 import CJack
 import Glibc
 import Dispatch
+import JackKit
 import Synchronization
 
 /// Every `jack_client_open` and `jack_client_close` of the process, one at a
@@ -8,8 +9,8 @@ import Synchronization
 ///
 /// libjack is process-global: opens and closes share one mutex, and a close
 /// that libjack cannot finish (jack2 #395: a notification thread cancelled
-/// while it held another mutex) blocks every later open for ever. So JackKit
-/// serialises them itself, closes a client only once its notification thread
+/// while it held another mutex) blocks every later open for ever. So the
+/// lane serialises them itself, closes a client only once its notification thread
 /// is quiet (`NotificationThread`), and once any client's server went away,
 /// closes every client before the next open (libjack's open would close and
 /// free them all itself, without that care); when a call still does not
@@ -17,7 +18,7 @@ import Synchronization
 /// the library wedged: every later open and close fails at once with
 /// `JackError.libraryWedged` instead of hanging. The process must then be
 /// restarted; `wedgedReason` says why.
-public final class ClientLifecycle: Sendable {
+public final class ClientLifecycle: ClientLane {
     /// The one lane of this process.
     public static let shared = ClientLifecycle()
 
@@ -28,14 +29,11 @@ public final class ClientLifecycle: Sendable {
     /// How long a close waits for the client's notification thread to exit or go quiet, seconds.
     public static let quietBound = 4.0
 
-    private let queue = DispatchQueue(label: "jackkit.client-lifecycle")
+    private let queue = DispatchQueue(label: "jackruntime.client-lifecycle")
     private let onLane = DispatchSpecificKey<Bool>()
     private let wedge = Mutex<String?>(nil)
-    private let clients = Mutex<[ObjectIdentifier: WeakClient]>([:])
-
-    private struct WeakClient: @unchecked Sendable { // a weak reference, read and written only inside the `clients` mutex
-        weak var client: Client?
-    }
+    /// The clients of the process not yet closed.
+    private let clients = Mutex<[ObjectIdentifier: ClientTeardown]>([:])
 
     init() {
         queue.setSpecific(key: onLane, value: true)
@@ -106,12 +104,107 @@ public final class ClientLifecycle: Sendable {
         wedge.withLock { if $0 == nil { $0 = reason } }
     }
 
-    func register(_ client: Client) {
-        clients.withLock { $0[ObjectIdentifier(client)] = WeakClient(client: client) }
+    // MARK: A client's life
+
+    /// Opens a JACK client's handle on the lane (see `Client(name:serverName:)`).
+    func open(name: String, server: String) throws(JackError) -> Client.OpenResult {
+        StepTrace.note("open '\(name)' on '\(server)': waiting for the lane")
+        return try perform("opening JACK client '\(name)' on server '\(server)'", within: Self.openBound) { [self] in
+            retireClientsBeforeOpen()
+            StepTrace.note("open '\(name)' on '\(server)': calling jack_client_open")
+            noteOpenCalled()
+            let opened = ClientNameLock.holding(name) { Client.openHandle(name: name, server: server) }
+            StepTrace.note("open '\(name)' on '\(server)': jack_client_open gave \(opened.handle == nil ? "no client" : "a client"), status 0x\(String(opened.status, radix: 16))")
+            if opened.handle != nil { noteOpened() }
+            return opened
+        }
     }
 
-    func unregister(_ client: Client) {
+    package func opened(_ client: ClientTeardown) {
+        clients.withLock { $0[ObjectIdentifier(client)] = client }
+    }
+
+    private func forget(_ client: ClientTeardown) {
         clients.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(client)) }
+    }
+
+    package func close(_ client: ClientTeardown) -> ClientCloseOutcome {
+        defer { forget(client) }
+        guard client.waitForCallsInFlight(within: Self.quietBound) else { return wedgedByCallInFlight(client) }
+        do {
+            return try perform("closing \(client.label)", within: Self.closeBound) { [self] in closeSteps(client) }
+        } catch {
+            return .wedged(reason: error.description)
+        }
+    }
+
+    package func deactivate(_ client: ClientTeardown,
+                            _ body: @escaping @Sendable () -> Result<Int32, JackError>) throws(JackError) -> Result<Int32, JackError> {
+        try perform("deactivating JACK client '\(client.name)'", within: Self.closeBound, excludingMetadata: false, body)
+    }
+
+    package func metadataCall<T>(_ what: String, _ body: @escaping @Sendable () -> T?) -> T? {
+        MetadataCalls.run(what, body)
+    }
+
+    package func serverWentAway() { noteShutdown() }
+
+    /// On the lane: deactivates, waits for the notification thread to be
+    /// quiet, closes. A thread that never goes quiet wedges the library: the
+    /// client is then left open for ever (closing it would hang).
+    private func closeSteps(_ client: ClientTeardown) -> ClientCloseOutcome {
+        StepTrace.note("close \(client.label): deactivating")
+        client.deactivateHandle()
+        noteClose()
+        StepTrace.note("close \(client.label): deactivated, waiting for its notification thread")
+        // Closing unlinks the client's notification socket, which names the client, not the server.
+        let closed = ClientNameLock.holding(client.name) { () -> Bool in
+            // Looked at last, right before libjack cancels the thread: a
+            // notification that came while the name lock was taken is
+            // handled first (the soak's harness probe, closed while three
+            // tools came back, wedged so within a few rounds). Nothing
+            // else runs between that look and the close.
+            StepTrace.note("close \(client.label): name locked, closing once its notification thread is quiet")
+            if client.notificationThreadID > 0,
+               !NotificationThread(tid: client.notificationThreadID)
+                   .waitUntilQuiet(untilGone: client.serverWentAway, within: Self.quietBound) {
+                return false
+            }
+            client.closeHandle()
+            return true
+        }
+        guard closed else {
+            let reason = "the notification thread of \(client.label) was still handling a server notification after "
+                + "\(Int(Self.quietBound)) s, so it cannot be closed without hanging libjack (jack2 issue "
+                + "#395); no JACK client can be opened in this process any more: restart the program"
+            declareWedged(reason)
+            return .wedged(reason: reason)
+        }
+        StepTrace.note("close \(client.label): closed")
+        return .closed
+    }
+
+    /// On the lane, before an open that libjack would start by closing every
+    /// client (a server went away since the last open): closes `client` the
+    /// careful way, and tells its handler of the loss if it has not heard of it.
+    private func closeOnLane(_ client: ClientTeardown) {
+        guard client.beginClose() else { return }
+        forget(client)
+        if client.waitForCallsInFlight(within: Self.quietBound) {
+            _ = closeSteps(client)
+        } else {
+            _ = wedgedByCallInFlight(client)
+        }
+        client.deliverPendingShutdown()
+    }
+
+    /// A call on `client` that never returned: closing now would free what it uses.
+    private func wedgedByCallInFlight(_ client: ClientTeardown) -> ClientCloseOutcome {
+        let reason = "a libjack call on JACK client '\(client.name)' on server '\(client.serverName)' did not return "
+            + "within \(Int(Self.quietBound)) s, so the client cannot be closed; no JACK client can be opened in "
+            + "this process any more: restart the program"
+        declareWedged(reason)
+        return .wedged(reason: reason)
     }
 
     /// After the server `serverName` stopped: waits (at most `seconds`) until
@@ -120,11 +213,11 @@ public final class ClientLifecycle: Sendable {
     /// mark the next open as one that closes every client of the process.
     public func retireClients(ofStoppedServer serverName: String, within seconds: Double = 2) {
         let deadline = cjack_monotonic_nanoseconds() + UInt64(seconds * 1e9)
-        let lost = clients.withLock { $0.values.compactMap(\.client) }.filter { !$0.isClosed && $0.serverName == serverName }
+        let lost = clients.withLock { Array($0.values) }.filter { !$0.isClosed && $0.serverName == serverName }
         guard !lost.isEmpty else { return }
         while !lost.allSatisfy(\.serverWentAway) && cjack_monotonic_nanoseconds() < deadline { usleep(1000) }
-        _ = try? perform("closing the clients of stopped server '\(serverName)'", within: Self.closeBound) {
-            for client in lost where client.serverWentAway { client.closeOnLane() }
+        _ = try? perform("closing the clients of stopped server '\(serverName)'", within: Self.closeBound) { [self] in
+            for client in lost where client.serverWentAway { closeOnLane(client) }
         }
     }
 
@@ -142,11 +235,11 @@ public final class ClientLifecycle: Sendable {
     /// On the lane, before an open. Once a client's server went away, libjack's
     /// next open closes and frees every client of the process, whatever server
     /// it is on, without waiting for their notification threads (and a client
-    /// that its owner still uses is then freed under it). JackKit closes them
+    /// that its owner still uses is then freed under it). The lane closes them
     /// first, the careful way, and each one's handler hears of the loss.
-    func retireClientsBeforeOpen() {
+    private func retireClientsBeforeOpen() {
         guard shutdownSinceLastOpen.load(ordering: .sequentiallyConsistent) else { return }
-        let open = clients.withLock { $0.values.compactMap(\.client) }.filter { !$0.isClosed }
-        for client in open { client.closeOnLane() }
+        let open = clients.withLock { Array($0.values) }.filter { !$0.isClosed }
+        for client in open { closeOnLane(client) }
     }
 }
