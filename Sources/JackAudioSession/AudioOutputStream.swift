@@ -72,7 +72,7 @@ extension AudioSession {
     /// USB, HDMI or line output is there (as on iOS).
     public var availableOutputs: [PortDescription] {
         guard let client = openClient else { return [] }
-        return RoutePlanner.availableOutputs(DeviceCatalog(client: client), category: category)
+        return RoutePlanner.availableOutputs(DeviceCatalog(reading: client), category: category)
     }
 
     /// `availableOutputs`, opening the session's JACK client first if it is

@@ -11,21 +11,21 @@ extension AudioSession {
     /// server (nothing is known yet), as the seeds' `guard let` expects.
     public var availableInputs: [PortDescription]? {
         guard let client = openClient else { return nil }
-        return RoutePlanner.availableInputs(DeviceCatalog(client: client), category: category, options: categoryOptions)
+        return RoutePlanner.availableInputs(DeviceCatalog(reading: client), category: category, options: categoryOptions)
             .map { $0.linked(to: self) }
     }
 
     /// Whether the server has any input device.
     public var isInputAvailable: Bool {
         guard let client = openClient else { return false }
-        return !DeviceCatalog(client: client).inputs.isEmpty
+        return !DeviceCatalog(reading: client).inputs.isEmpty
     }
 
     /// The input device the app prefers, if set.
     public var preferredInput: PortDescription? {
         let uid = board.read { $0.preferences.preferredInput }
         guard let uid, let client = openClient else { return nil }
-        return DeviceCatalog(client: client).input(uid)?.linked(to: self)
+        return DeviceCatalog(reading: client).input(uid)?.linked(to: self)
     }
 
     /// Prefers an input device; it must be one of `availableInputs` (`badParam`

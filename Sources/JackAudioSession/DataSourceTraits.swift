@@ -83,10 +83,10 @@ public struct DataSourceTraits: Sendable, Equatable, Codable {
         self.preferredPolarPattern = preferredPolarPattern
     }
 
-    /// The traits set on the port `subject`. Non-real-time.
-    public init(readFrom client: Client, on subject: UInt64) {
+    /// The traits set on the port `subject` (read from a `Client`: non-real-time).
+    public init(readFrom server: some PortDirectory, on subject: UInt64) {
         func value(_ key: String) -> String? {
-            client.property(key, on: subject)?.trimmingCharacters(in: .whitespaces).nonEmpty
+            server.property(key, on: subject)?.trimmingCharacters(in: .whitespaces).nonEmpty
         }
         location = value(Self.locationKey).map(DataSourceLocation.init(rawValue:))
         orientation = value(Self.orientationKey).map(DataSourceOrientation.init(rawValue:))

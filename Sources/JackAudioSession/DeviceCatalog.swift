@@ -9,11 +9,11 @@ struct DeviceCatalog: Equatable {
 
     static let empty = DeviceCatalog(inputs: [], outputs: [])
 
-    /// Reads the devices from the server. Non-real-time.
-    init(client: Client) {
-        inputs = Self.devices(client, ports: client.portNames(flags: [.physical, .output]), fallback: .lineIn,
+    /// Reads the devices from a server's ports (a `Client`: non-real-time).
+    init(reading server: some PortDirectory) {
+        inputs = Self.devices(server, ports: server.audioPortNames(flags: [.physical, .output]), fallback: .lineIn,
                               banksAsDataSources: true)
-        outputs = Self.devices(client, ports: client.portNames(flags: [.physical, .input]), fallback: .lineOut,
+        outputs = Self.devices(server, ports: server.audioPortNames(flags: [.physical, .input]), fallback: .lineOut,
                                banksAsDataSources: false)
     }
 
@@ -50,7 +50,7 @@ struct DeviceCatalog: Equatable {
     /// with several is, for inputs (`banksAsDataSources`), one device with a
     /// data source per group, the first selected; for outputs one device per
     /// group, uid `client/group`.
-    private static func devices(_ client: Client, ports: [String], fallback: AudioSessionPort,
+    private static func devices(_ server: any PortDirectory, ports: [String], fallback: AudioSessionPort,
                                 banksAsDataSources: Bool) -> [PortDescription] {
         struct Group {
             var owner: String
@@ -61,9 +61,9 @@ struct DeviceCatalog: Equatable {
         var groups: [Group] = []
         for port in ports {
             let owner = String(port.prefix { $0 != ":" })
-            let uuid = client.port(named: port)?.uuid
-            let group = uuid.flatMap { client.property(MetadataKey.portGroup, on: $0) }
-            let typeName = uuid.flatMap { client.property(AudioSessionPort.metadataKey, on: $0) }
+            let uuid = server.portUUID(named: port)
+            let group = uuid.flatMap { server.property(MetadataKey.portGroup, on: $0) }
+            let typeName = uuid.flatMap { server.property(AudioSessionPort.metadataKey, on: $0) }
             let label = group ?? typeName ?? ""
             if let index = groups.firstIndex(where: { $0.owner == owner && $0.label == label }) {
                 groups[index].ports.append(port)
@@ -75,7 +75,7 @@ struct DeviceCatalog: Equatable {
         var prettyNames: [String: String] = [:]
         func clientName(_ owner: String) -> String {
             if let known = prettyNames[owner] { return known }
-            let pretty = client.uuid(ofClient: owner).flatMap { client.property(MetadataKey.prettyName, on: $0) }
+            let pretty = server.clientUUID(named: owner).flatMap { server.property(MetadataKey.prettyName, on: $0) }
             let name = pretty?.isEmpty == false ? pretty! : owner
             prettyNames[owner] = name
             return name
@@ -99,8 +99,8 @@ struct DeviceCatalog: Equatable {
                 let sources = banks.enumerated().map { index, bank in
                     DataSourceDescription(dataSourceID: index + 1, dataSourceName: bankName(bank),
                                           channels: channels(bank.ports, named: "\(name) \(bankName(bank))"),
-                                          traits: client.port(named: bank.ports[0]).map {
-                                              DataSourceTraits(readFrom: client, on: $0.uuid)
+                                          traits: server.portUUID(named: bank.ports[0]).map {
+                                              DataSourceTraits(readFrom: server, on: $0)
                                           } ?? DataSourceTraits())
                 }
                 return PortDescription(portName: name, portType: type, uid: owner, channels: sources[0].channels,

@@ -296,7 +296,7 @@ extension SessionCore {
     /// Reads the devices for an activation or an open; the first look sets
     /// the base of "last in wins".
     func lookAtDevices(on client: Client) {
-        let catalog = DeviceCatalog(client: client)
+        let catalog = DeviceCatalog(reading: client)
         if !machine.hasBeenActive && activation.history.inputs.isEmpty && activation.history.outputs.isEmpty {
             activation.history = DeviceHistory(catalog: catalog)
         } else {

@@ -18,7 +18,7 @@ extension SessionCore {
             routeRefreshDeferred = true
             return
         }
-        let catalog = DeviceCatalog(client: client)
+        let catalog = DeviceCatalog(reading: client)
         let change = activation.history.update(from: activation.catalog, to: catalog)
         activation.catalog = catalog
         // "This change will only be in effect until the current route changes":
@@ -154,19 +154,19 @@ extension SessionCore {
     /// The input devices on the server (empty under a category without input or without a client).
     var availableInputs: [PortDescription] {
         guard let client = openClient else { return [] }
-        return RoutePlanner.availableInputs(DeviceCatalog(client: client), category: preferences.category,
+        return RoutePlanner.availableInputs(DeviceCatalog(reading: client), category: preferences.category,
                                             options: preferences.options)
     }
 
     /// The output devices, opening the session's client first if it is not open.
     func outputDevices() throws(AudioSessionError) -> [PortDescription] {
-        RoutePlanner.availableOutputs(DeviceCatalog(client: try openOrReuseClient()), category: preferences.category)
+        RoutePlanner.availableOutputs(DeviceCatalog(reading: try openOrReuseClient()), category: preferences.category)
     }
 
     /// The most channels the session could have each way: the named ports, or the route's devices.
     func routeMaxima() -> (inputs: Int, outputs: Int) {
         guard let client = openClient else { return (0, 0) }
-        let catalog = DeviceCatalog(client: client)
+        let catalog = DeviceCatalog(reading: client)
         let history = machine.hasBeenActive ? activation.history : DeviceHistory(catalog: catalog)
         var prefs = preferences
         prefs.category = .playAndRecord
