@@ -29,75 +29,31 @@ final class SessionPorts: Sendable {
         self.portNamed = portNamed
     }
 
-    /// Sets the session's own ports' ranges in JACK's latency callback: each
-    /// input's capture range (each output's playback range) is that of the
-    /// ports it is connected to, plus the calibrated correction, and what
-    /// arrives at the inputs leaves the outputs `addedLatencyFrames` later,
-    /// so clients downstream of the session see exact totals. Read from the
-    /// connected ports, not from the session's own: jack2 sets those from the
-    /// connections before the callback, but PipeWire's libjack hands back what
-    /// the callback set last time, and the correction then grew at every call.
-    func reportLatency(_ mode: LatencyMode) {
-        let correction = correction.withLock { $0 }
-        switch mode {
-        case .capture:
-            guard !inputs.isEmpty else { return }
-            let range = connectedRange(inputs, .capture) ?? .zero
-            let corrected = range.adding(correction.captureFrames)
-            for port in inputs { port.setLatencyRange(corrected, .capture) }
-            // Downstream clients see the corrected total. Not on PipeWire:
-            // where the outputs come back to the inputs through a node that
-            // carries latency on (a null sink and its monitor), the correction
-            // would be added again at every pass.
-            let passedOn = LibraryVersion.isPipeWire ? range : corrected
-            for port in outputs { port.setLatencyRange(passedOn.adding(addedLatencyFrames), .capture) }
-        case .playback:
-            guard !outputs.isEmpty else { return }
-            let range = connectedRange(outputs, .playback) ?? .zero
-            let corrected = range.adding(correction.playbackFrames)
-            for port in outputs { port.setLatencyRange(corrected, .playback) }
-            let passedOn = LibraryVersion.isPipeWire ? range : corrected
-            for port in inputs { port.setLatencyRange(passedOn.adding(addedLatencyFrames), .playback) }
-        }
+    /// The latency rules over these ports, with the correction as it is now.
+    private var latency: OwnPortLatency<Port> {
+        OwnPortLatency(inputs: inputs, outputs: outputs, addedLatencyFrames: addedLatencyFrames,
+                       correction: correction.withLock { $0 }, passesCorrectionOn: !LibraryVersion.isPipeWire,
+                       portNamed: portNamed)
     }
+
+    /// Sets the session's own ports' ranges in JACK's latency callback (`OwnPortLatency.report`).
+    func reportLatency(_ mode: LatencyMode) { latency.report(mode) }
 
     /// Capture latency of the session's inputs, frames: what its latency
-    /// callback gives them (the range of the ports they are connected to,
-    /// plus the correction); nil when none is connected.
-    var inputLatencyRange: LatencyRange? {
-        connectedRange(inputs, .capture)?.adding(correction.withLock { $0.captureFrames })
-    }
+    /// callback gives them; nil when none is connected.
+    var inputLatencyRange: LatencyRange? { latency.inputRange }
 
     /// Playback latency of the session's outputs, frames; nil when none is connected.
-    var outputLatencyRange: LatencyRange? {
-        connectedRange(outputs, .playback)?.adding(correction.withLock { $0.playbackFrames })
-    }
+    var outputLatencyRange: LatencyRange? { latency.outputRange }
 
     /// Whether JACK holds for each connected port of the session the range
-    /// its latency callback gives it (without the callback, libjack's range
-    /// of the ports it is connected to, which lacks a correction stored
-    /// since the client opened: not settled then). Not while JACK has not
-    /// run a latency pass since the connections changed; and not at all
-    /// where the session's ports are part of a cycle in the graph (its outputs come back to its
-    /// inputs through jackd's `-L` loopback ports): jackd calls latency
+    /// it should (`OwnPortLatency.isSettled`). Not while JACK has not run a
+    /// latency pass since the connections changed; and not at all where the
+    /// session's ports are part of a cycle in the graph (its outputs come back
+    /// to its inputs through jackd's `-L` loopback ports): jackd calls latency
     /// callbacks in graph order, and a client in a cycle has none, so its
     /// ports keep reading 0 (seen on jackd2 1.9.21 in about one start in three).
-    var latencyIsSettled: Bool {
-        guard setsOwnRanges else {
-            let correction = correction.withLock { $0 }
-            let corrected = inputs.map { ($0, LatencyMode.capture, correction.captureFrames) }
-                + outputs.map { ($0, LatencyMode.playback, correction.playbackFrames) }
-            return corrected.allSatisfy { port, mode, frames in
-                let connected = Self.union(port.connections.compactMap { portNamed($0)?.latencyRange(mode) })
-                return connected.map { port.latencyRange(mode) == $0.adding(frames) } ?? true
-            }
-        }
-        func settled(_ ports: [Port], _ mode: LatencyMode, _ expected: LatencyRange?) -> Bool {
-            guard let expected else { return true }
-            return ports.allSatisfy { $0.connections.isEmpty || $0.latencyRange(mode) == expected }
-        }
-        return settled(inputs, .capture, inputLatencyRange) && settled(outputs, .playback, outputLatencyRange)
-    }
+    var latencyIsSettled: Bool { latency.isSettled(setsOwnRanges: setsOwnRanges) }
 
     /// Waits, at most `seconds`, until the graph jackd runs holds the plan's
     /// connections of the session's ports (a connect changes the graph a
@@ -111,15 +67,5 @@ final class SessionPorts: Sendable {
               MonotonicClock.nanoseconds < deadline {
             usleep(1_000)
         }
-    }
-
-    /// The union of the ranges of the ports `ports` are connected to; nil when none is.
-    private func connectedRange(_ ports: [Port], _ mode: LatencyMode) -> LatencyRange? {
-        Self.union(ports.flatMap { port in port.connections.compactMap { portNamed($0)?.latencyRange(mode) } })
-    }
-
-    static func union(_ ranges: [LatencyRange]) -> LatencyRange? {
-        guard let first = ranges.first else { return nil }
-        return ranges.dropFirst().reduce(first) { $0.union($1) }
     }
 }
