@@ -328,44 +328,23 @@ extension SessionCore {
             return current != correction
         }
         if correctionChanged { client.recomputeLatencies() }
-        var wanted: [(String, String)] = Array(zip(plan.inputPorts, ports.inputs.map(\.name)))
-        wanted += zip(ports.outputs.map(\.name), plan.outputPorts).compactMap { port, destination in
-            destination.map { (port, $0) }
-        }
-        // The route leaves devices (hardware ports) the plan no longer names,
-        // and the ports the plan named before; connections that other clients
-        // made to the session's ports (a recorder tapping its outputs) stay.
-        let routed = Set(activation.plan.inputPorts + activation.plan.outputPorts.compactMap { $0 })
-        func isRoute(_ name: String) -> Bool {
-            routed.contains(name) || client.port(named: name)?.flags.contains(.physical) == true
-        }
-        for port in ports.inputs {
-            for source in port.connections where isRoute(source) && !wanted.contains(where: { $0 == (source, port.name) }) {
-                try? client.disconnect(source, from: port.name)
-            }
-        }
-        for port in ports.outputs {
-            for destination in port.connections
-            where isRoute(destination) && !wanted.contains(where: { $0 == (port.name, destination) }) {
-                try? client.disconnect(port.name, from: destination)
-            }
-        }
-        var existing = Set<[String]>()
-        for port in ports.inputs { for source in port.connections { existing.insert([source, port.name]) } }
-        for port in ports.outputs { for destination in port.connections { existing.insert([port.name, destination]) } }
-        var made = 0
-        for (source, destination) in wanted {
-            if tolerateMissingPorts && (client.port(named: source) == nil || client.port(named: destination) == nil) {
-                continue
-            }
+        // Routes leave devices the plan no longer names, and the ports the plan named before.
+        let changes = ConnectionChanges(
+            inputs: ports.inputs.map { ConnectionChanges.OwnPort(name: $0.name, connections: $0.connections) },
+            outputs: ports.outputs.map { ConnectionChanges.OwnPort(name: $0.name, connections: $0.connections) },
+            planInputs: plan.inputPorts, planOutputs: plan.outputPorts,
+            routedBefore: Set(activation.plan.inputPorts + activation.plan.outputPorts.compactMap { $0 }),
+            isPhysical: { client.port(named: $0)?.flags.contains(.physical) == true },
+            exists: tolerateMissingPorts ? { client.port(named: $0) != nil } : nil)
+        for connection in changes.drops { try? client.disconnect(connection.source, from: connection.destination) }
+        for connection in changes.makes {
             do {
-                try client.connect(source, to: destination)
+                try client.connect(connection.source, to: connection.destination)
             } catch {
                 throw AudioSessionError(.resourceNotAvailable, error.description, cause: error)
             }
-            if !existing.contains([source, destination]) { made += 1 }
         }
-        return made
+        return changes.missing
     }
 
     func unregister(_ ports: SessionPorts, on client: Client) {
