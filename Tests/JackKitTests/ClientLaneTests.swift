@@ -3,6 +3,7 @@ import Glibc
 import JackKit
 @testable import JackRuntime
 import JackTestSupport
+import LoopbackHarness
 import Synchronization
 import XCTest
 
@@ -66,5 +67,8 @@ final class ClientLaneTests: JackTestCase {
         XCTAssertEqual(client.close(), .alreadyClosed, "a second close is the client's own answer")
         XCTAssertEqual(lane.steps.withLock { Array($0.suffix(2)) }, ["server went away", "close kit of a server gone"])
         XCTAssertNil(ClientLifecycle.shared.wedgedReason)
+        // A killed jackd cannot free its slot in the server table itself (the harness's `kill()` does this too).
+        server.stop()
+        _ = ServerRegistry.reclaimDeadServers()
     }
 }
