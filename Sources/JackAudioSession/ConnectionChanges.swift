@@ -46,17 +46,17 @@ struct ConnectionChanges: Equatable {
             }
         let wantedSet = Set(wanted)
         func isRoute(_ name: String) -> Bool { routedBefore.contains(name) || isPhysical(name) }
-        let existing = inputs.flatMap { port in port.connections.map { PortConnection(source: $0, destination: port.name) } }
-            + outputs.flatMap { port in port.connections.map { PortConnection(source: port.name, destination: $0) } }
-        drops = inputs.flatMap { port in
-            port.connections.filter(isRoute).map { PortConnection(source: $0, destination: port.name) }
-        }.filter { !wantedSet.contains($0) } + outputs.flatMap { port in
-            port.connections.filter(isRoute).map { PortConnection(source: port.name, destination: $0) }
-        }.filter { !wantedSet.contains($0) }
+        // Each connection there now, with the port at its other end.
+        let current = inputs.flatMap { port in
+            port.connections.map { (connection: PortConnection(source: $0, destination: port.name), other: $0) }
+        } + outputs.flatMap { port in
+            port.connections.map { (connection: PortConnection(source: port.name, destination: $0), other: $0) }
+        }
+        drops = current.filter { isRoute($0.other) && !wantedSet.contains($0.connection) }.map(\.connection)
         makes = wanted.filter { connection in
             exists.map { $0(connection.source) && $0(connection.destination) } ?? true
         }
-        let before = Set(existing)
+        let before = Set(current.map(\.connection))
         missing = makes.count { !before.contains($0) }
     }
 }

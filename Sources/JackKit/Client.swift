@@ -15,12 +15,13 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
     public let serverName: String
     /// The name the server gave the client (may differ from the one asked for).
     public let name: String
-    let bridge: CallbackBridge
+    /// What closing it takes; also its callbacks' bridge and its liveness.
     let teardown: ClientTeardown
     let lane: any ClientLane
+    var bridge: CallbackBridge { teardown.bridge }
     /// Open or closed, and the calls inside libjack on this client or its
     /// ports right now: a close waits for them.
-    let liveness: ClientLiveness
+    var liveness: ClientLiveness { teardown.liveness }
     /// libjack sends a client's requests over one socket with no lock of its
     /// own: two threads' requests interleave, jackd reads garbage ("Unknown
     /// request") and drops the client. JackKit sends one at a time per client.
@@ -68,8 +69,6 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         self.serverName = serverName
         self.name = name
         self.lane = lane
-        self.bridge = bridge
-        self.liveness = liveness
         teardown = ClientTeardown(handle: handle, name: name, serverName: serverName,
                                   notificationThreadID: notificationThreadID, bridge: bridge, liveness: liveness)
         lane.opened(teardown)
