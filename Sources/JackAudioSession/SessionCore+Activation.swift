@@ -155,20 +155,15 @@ extension SessionCore {
             try requestPeriod(for: duration, on: client)
         }
 
-        let ports: SessionPorts
-        var idle = activation.idlePorts
+        let assignment = PortAssignment(inputs: (0..<inputCount).map { "in_\($0 + 1)" }, outputs: outputNames,
+                                        kept: activation.idlePorts)
         activation.idlePorts = []
+        let ports: SessionPorts
         do {
-            func port(_ shortName: String, _ flags: PortFlags) throws(JackError) -> JackKit.Port {
-                if let index = idle.firstIndex(where: { $0.shortName == shortName && $0.flags.contains(flags) }) {
-                    return idle.remove(at: index)
-                }
-                return try client.registerPort(shortName, flags: flags)
-            }
-            defer { for stale in idle { try? client.unregisterPort(stale) } }
-            let inputs = try (0..<inputCount).map { index throws(JackError) in try port("in_\(index + 1)", .input) }
-            let outputs = try outputNames.map { name throws(JackError) in try port(name, .output) }
-            ports = SessionPorts(inputs: inputs, outputs: outputs, addedLatencyFrames: 0,
+            let registered = try assignment.carryOut(
+                register: { wanted throws(JackError) in try client.registerPort(wanted.shortName, flags: wanted.flags) },
+                unregister: { try? client.unregisterPort($0) })
+            ports = SessionPorts(inputs: registered.inputs, outputs: registered.outputs, addedLatencyFrames: 0,
                                  setsOwnRanges: client.hasLatencyHandler,
                                  portNamed: { [weak client] name in client?.port(named: name) })
         } catch {
@@ -359,16 +354,11 @@ extension SessionCore {
     /// or a non-mixable session has the say).
     @discardableResult
     func requestPeriod(for seconds: Double, on client: Client) throws(AudioSessionError) -> Int? {
-        let frames = BufferDuration.periodFrames(forDuration: seconds, sampleRate: client.sampleRate)
-        guard frames != client.bufferSize else { return nil }
-        // "When competing audio sessions set preferred hardware values, the
-        // system gives priority to non-mixable sessions."
-        if CategoryRules.isMixable(preferences.category, options: preferences.options),
-           (publishedSessions(using: client) ?? []).contains(where: {
-               $0.uuid != client.uuid && $0.state.active && !$0.state.isMixable
-           }) {
-            return nil
-        }
+        let request = PeriodRequest(duration: seconds, sampleRate: client.sampleRate, runningPeriod: client.bufferSize,
+                                    isMixable: CategoryRules.isMixable(preferences.category, options: preferences.options),
+                                    ownUUID: client.uuid, others: { publishedSessions(using: client) ?? [] })
+        if case let .yielded(call) = request { StepTrace.note("period: not asked, '\(call)' does not mix") }
+        guard let frames = request.frames else { return nil }
         do {
             try client.requestBufferSize(frames)
         } catch {

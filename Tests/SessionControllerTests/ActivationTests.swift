@@ -1,5 +1,7 @@
 import JackAudioSession
 import Foundation
+import JackKit
+import JackRuntime
 import JackTestSupport
 import Synchronization
 import XCTest
@@ -112,5 +114,32 @@ final class ActivationTests: JackTestCase {
         XCTAssertThrowsError(try session.overrideOutputAudioPort(.speaker)) { error in
             XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
         }
+    }
+    func testAPortTheServerRefusesLeavesNoPortBehindAndTheNextActivationWorks() throws {
+        // A server with room for few ports; a filler client takes all but three.
+        let server = try startServer(serverArguments: ["-p", "16"])
+        let filler = try Client(name: "filler", serverName: server.name)
+        var held: [JackKit.Port] = []
+        while let port = try? filler.registerPort("hold_\(held.count + 1)", flags: .output) { held.append(port) }
+        for port in held.suffix(3) { try filler.unregisterPort(port) }
+        held.removeLast(3)
+        let session = AudioSession(clientName: "crowded", serverName: server.name)
+        defer { session.close() }
+        try session.setCategory(.playAndRecord)
+        // Four ports wanted, three free: the fourth is refused.
+        XCTAssertThrowsError(try session.setActive(true)) { error in
+            XCTAssertEqual((error as? AudioSessionError)?.code, .resourceNotAvailable, "\(error)")
+        }
+        XCTAssertFalse(session.isActive)
+        let observer = try Client(name: "observer", serverName: server.name)
+        defer { observer.close() }
+        XCTAssertEqual(observer.portNames(matching: "^crowded:", type: nil), [],
+                       "the ports registered before the refusal are let go")
+        // Room again: the session activates with its four ports.
+        for port in held.suffix(2) { try filler.unregisterPort(port) }
+        try session.setActive(true)
+        XCTAssertEqual(session.inputPortNames, ["crowded:in_1", "crowded:in_2"])
+        XCTAssertEqual(session.outputPortNames, ["crowded:out_1", "crowded:out_2"])
+        filler.close()
     }
 }
