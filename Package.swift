@@ -203,7 +203,7 @@ let package = Package(
         // jas record next to jack_capture and a C capture client (make bench).
         .executableTarget(
             name: "record-bench",
-            dependencies: ["Capture", "Recording", "SoundFile", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference",
+            dependencies: ["Capture", "Recording", "Metering", "SoundFile", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "CReference",
                            "BenchmarkSupport"],
             path: "Benchmarks/RecordingCost"
         ),

@@ -164,6 +164,19 @@ func runBenchmark() throws {
     row("jack_capture (process)", (try? SoundFileReader(path: "\(options.folder)/jack_capture.wav").frames) ?? nil,
         captureNotes.isEmpty ? "none reported" : captureNotes.joined(separator: "; "), "-", "-", captureResult.cpu)
     row("Recording module, disk thread only", module.framesWritten, module.overruns, module.xruns, module.gaps, diskCPU)
+    // Like for like: jas record less the work jack_capture does not do.
+    if let features = try? FeatureCost(ofFile: "\(options.folder)/jas.wav") {
+        let jasCPU = jasResult.cpu, captureCPU = captureResult.cpu
+        print("")
+        print("| what jas record computes that jack_capture does not, measured alone on jas.wav | CPU (s) |")
+        print("|---|---:|")
+        print(String(format: "| the file's SHA-256 (read back, as for the manifest) | %.2f |", features.digestSeconds))
+        print(String(format: "| loudness (BlockLoudness, 960-frame chunks) | %.2f |", features.loudnessSeconds))
+        print(String(format: "| true peak (TruePeakDetector) | %.2f |", features.truePeakSeconds))
+        print(String(format: "| together | %.2f |", features.total))
+        print(String(format: "\njas record / jack_capture: %.2fx; less that work: %.2fx (%.2f s against %.2f s)",
+                     jasCPU / captureCPU, (jasCPU - features.total) / captureCPU, jasCPU - features.total, captureCPU))
+    }
     print("")
     print(Percentiles.comparisonTable(title: "process callback, \(options.channels) channels",
                                       reference: ("C capture client (interleave into jack_ringbuffer)", c),
