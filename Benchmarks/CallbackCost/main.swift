@@ -129,8 +129,9 @@ func startSwiftSession(server: String, loop: Loop, channels: Int, recorder: Cycl
 /// The passthrough table: the Swift session and both C references, in the same cycles of `serverName`.
 func passthroughTable(serverName: String, loop: Loop, channelCounts: [Int]) throws {
     print("| channels | C median (ns) | C p99 (ns) | C in-process median (ns) | Swift median (ns) | Swift p99 (ns) "
-          + "| median ratio Swift/C | p99 ratio Swift/C | median ratio, Swift woken first | median ratio, Swift woken last |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          + "| median ratio Swift/C | p99 ratio Swift/C | median ratio, Swift woken first | median ratio, Swift woken last "
+          + "| Swift first / C first | Swift last / C last |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for channels in channelCounts {
         try passthroughRow(serverName: serverName, loop: loop, channels: channels)
     }
@@ -144,9 +145,13 @@ func passthroughTable(serverName: String, loop: Loop, channelCounts: [Int]) thro
 /// same Swift session ran at 1.27–1.51× the C median woken first, 0.97–1.07×
 /// woken after the C clients. So the rounds alternate: even rounds start the
 /// Swift session first, odd rounds after both C clients are connected, and
-/// the table gives both orders and the ratio of the pooled samples.
+/// the table gives both orders and the ratio of the pooled samples. The
+/// order columns divide by the C client of the same rounds, which ran in the
+/// other place (Swift first: the external C client second); the last two
+/// divide by a C client in the same place: the external one, first in the
+/// odd rounds, and the in-process one, woken last in the even rounds.
 func passthroughRow(serverName: String, loop: Loop, channels: Int) throws {
-    var cSamples: [[UInt64]] = [[], []], inProcessSamples: [UInt64] = [], swiftSamples: [[UInt64]] = [[], []]
+    var cSamples: [[UInt64]] = [[], []], inProcessSamples: [[UInt64]] = [[], []], swiftSamples: [[UInt64]] = [[], []]
     let sources = loop.sources(channels).joined(separator: "\n")
     let destinations = loop.destinations(channels).joined(separator: "\n")
     let watch = try Client(name: "bench-watch", serverName: serverName)
@@ -161,22 +166,32 @@ func passthroughRow(serverName: String, loop: Loop, channels: Int) throws {
         let recorder = CycleCostRecorder(capacity: options.cycles + 2 * warmUp)
         var session = swiftFirst ? try startSwiftSession(server: serverName, loop: loop, channels: channels, recorder: recorder) : nil
         // "none": no process of its own (under valgrind, which cannot spawn one here).
+        func destinationConnections() -> Int { watch.port(named: loop.destination(1))?.connections.count ?? 0 }
+        let connectedBefore = destinationConnections()
         let external = options.cReference == "none" ? nil
             : try CReferenceProcess(options.cReference, server: serverName, loop: loop, channels: channels,
                                     cycles: options.cycles + lead)
+        // The external client joins the graph before the in-process one, so each has one place in every round.
+        if external != nil {
+            let connectedSoon = Date(timeIntervalSinceNow: 30)
+            while destinationConnections() <= connectedBefore {
+                guard Date() < connectedSoon else { fatalError("the C client did not connect to \(loop.destination(1))") }
+                usleep(1_000)
+            }
+        }
         let inProcess = InProcessReference(cycles: options.cycles + lead) { durations in
             cref_passthrough_run(serverName, Int32(channels), Int32(options.cycles + lead), sources, destinations, durations)
         }
         if session == nil {
             let connectedSoon = Date(timeIntervalSinceNow: 30)
-            while (watch.port(named: loop.destination(1))?.connections.count ?? 0) < cClients {
+            while destinationConnections() < cClients {
                 guard Date() < connectedSoon else { fatalError("the C clients did not connect to \(loop.destination(1))") }
                 usleep(10_000)
             }
             session = try startSwiftSession(server: serverName, loop: loop, channels: channels, recorder: recorder)
         }
         let inProcessRound = Array(inProcess.finish().dropFirst(lead))
-        inProcessSamples += inProcessRound
+        inProcessSamples[round % 2] += inProcessRound
         cSamples[round % 2] += external.map { Array($0.finish().dropFirst(lead)) } ?? inProcessRound
         while !recorder.isFull { usleep(10_000) }
         try session?.setActive(false)
@@ -184,15 +199,21 @@ func passthroughRow(serverName: String, loop: Loop, channels: Int) throws {
         // The Swift cycles that ran while the C clients did: skip the start.
         swiftSamples[round % 2] += recorder.samples.dropFirst(2 * warmUp)
     }
-    let c = Percentiles(cSamples[0] + cSamples[1]), inProcess = Percentiles(inProcessSamples)
+    let c = Percentiles(cSamples[0] + cSamples[1]), inProcess = Percentiles(inProcessSamples[0] + inProcessSamples[1])
     let swift = Percentiles(swiftSamples[0] + swiftSamples[1])
+    // The external C client is first in the odd rounds only when it has a process of its own.
+    func placeRatio(_ swift: [UInt64], _ c: [UInt64]) -> String {
+        guard !swift.isEmpty, !c.isEmpty, options.cReference != "none" else { return "–" }
+        return String(format: "%.2f", Percentiles(swift).median / Percentiles(c).median)
+    }
     func orderRatio(_ order: Int) -> String {
         guard !swiftSamples[order].isEmpty else { return "–" }
         return String(format: "%.2f", Percentiles(swiftSamples[order]).median / Percentiles(cSamples[order]).median)
     }
     print(String(format: "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |", channels, c.median, c.p99,
                  inProcess.median, swift.median, swift.p99, swift.median / c.median, swift.p99 / c.p99)
-          + " \(orderRatio(0)) | \(orderRatio(1)) |")
+          + " \(orderRatio(0)) | \(orderRatio(1)) | \(placeRatio(swiftSamples[0], cSamples[1]))"
+          + " | \(placeRatio(swiftSamples[1], inProcessSamples[0])) |")
 }
 
 /// --pipewire: a private daemon, and this program again under pw-jack to measure on it.
