@@ -115,13 +115,10 @@ struct OutputStageState: ~Copyable {
     /// in perf); an integer comparison carries it in the instruction.
     var shapesSamples: Bool {
         @inline(__always) get {
-            muted.load(ordering: .relaxed) || currentGain.bitPattern != Self.unity
-                || targetGainBits.load(ordering: .relaxed) != Self.unity
+            muted.load(ordering: .relaxed) || currentGain.bitPattern != Float(1).bitPattern
+                || targetGainBits.load(ordering: .relaxed) != Float(1).bitPattern
         }
     }
-
-    /// Unity gain's bit pattern.
-    static let unity = Float(1).bitPattern
 
     /// Applies mute and gain to this cycle's outputs, and looks at their
     /// level when `looks` (a muted cycle is silent: not looked at).
