@@ -52,7 +52,8 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
                     + "are held by running servers; stop one (jack_control/killall jackd) and retry"
             case let .notReady(server, log, probe):
                 return "jackd '\(server)' did not accept clients"
-                    + (probe.map { " (this process's last try: \($0))" } ?? "") + "; its log:\n\(log)"
+                    + (probe.map { " (this process's last try: \($0))" } ?? "")
+                    + "; \(LoopbackServer.metadataStoreState()); its log:\n\(log)"
             }
         }
     }
@@ -175,6 +176,19 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
             usleep(20_000)
         }
         throw Failure.notReady(server: name, log: log, probe: probeFailure)
+    }
+
+    /// What the user's metadata store looks like, for a server that did not
+    /// start: jackd opens it before it makes its socket, and a store left
+    /// locked by a program killed inside it holds every new jackd there (a
+    /// clean stop of a server removes the store; nothing else does).
+    public static func metadataStoreState(_ store: MetadataStore = MetadataStore()) -> String {
+        guard FileManager.default.fileExists(atPath: store.path) else { return "no metadata store at \(store.path)" }
+        let damage = store.damage().map { "damaged: \($0.reason)" } ?? "region files whole"
+        let users = store.users().map { "\($0.command) (\($0.pid))" }
+        let running = (ServerRegistry.slots() ?? []).filter { Glibc.kill($0.pid, 0) == 0 }.map(\.prefix)
+        return "metadata store \(store.path): \(damage); open in: " + (users.isEmpty ? "no process" : users.joined(separator: ", "))
+            + "; servers of this user running: " + (running.isEmpty ? "none" : running.joined(separator: ", "))
     }
 
     static func findExecutable(_ program: String) -> String? {

@@ -53,6 +53,30 @@ final class MetadataStoreTests: JackTestCase {
                           logPath: log ?? "/dev/null")
     }
 
+    /// What the harness says of the store when one of its servers does not start.
+    func testTheHarnessSaysWhatTheStoreIsWhenAServerDoesNotStart() throws {
+        let root = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = MetadataStore(root: root)
+        XCTAssertTrue(LoopbackServer.metadataStoreState(store).hasPrefix("no metadata store at \(store.path)"))
+        try FileManager.default.createDirectory(atPath: store.path, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: store.path + "/__db.001", contents: Data(count: 4096)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: store.path + "/__db.002", contents: Data()))
+        damage(store.path + "/__db.002")
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/bin/sh")
+        holder.arguments = ["-c", "exec 3<\(store.path)/__db.001; exec sleep 30"]
+        try holder.run()
+        defer { holder.terminate(); holder.waitUntilExit() }
+        var state = ""
+        XCTAssertTrue(waitUntil {
+            state = LoopbackServer.metadataStoreState(store)
+            return state.contains("open in: sleep (\(holder.processIdentifier))")
+        }, state)
+        XCTAssertTrue(state.contains("damaged: __db.002 is empty beside __db.001 (4096 bytes)"), state)
+        XCTAssertTrue(state.contains("servers of this user running: "), state)
+    }
+
     func testADamagedStoreIsNamedNotCrashedOnAndTheRepairCuresIt() throws {
         continueAfterFailure = false
         let machine: SeparateMachine
