@@ -119,6 +119,7 @@ final class ActivationTests: JackTestCase {
         // A server with room for few ports; a filler client takes all but three.
         let server = try startServer(serverArguments: ["-p", "16"])
         let filler = try Client(name: "filler", serverName: server.name)
+        defer { filler.close() }
         var held: [JackKit.Port] = []
         while let port = try? filler.registerPort("hold_\(held.count + 1)", flags: .output) { held.append(port) }
         for port in held.suffix(3) { try filler.unregisterPort(port) }
@@ -140,6 +141,5 @@ final class ActivationTests: JackTestCase {
         try session.setActive(true)
         XCTAssertEqual(session.inputPortNames, ["crowded:in_1", "crowded:in_2"])
         XCTAssertEqual(session.outputPortNames, ["crowded:out_1", "crowded:out_2"])
-        filler.close()
     }
 }
