@@ -199,7 +199,7 @@ bench: release bench-tools baseline-jas pipewire-1.4
 	  --jas "registry (now)=.build/release/jas"
 	timeout 600 .build/release/recovery-bench
 	timeout 600 .build/release/latency-bench
-	timeout 600 .build/release/record-bench
+	timeout 900 .build/release/record-bench --per-second
 	timeout 600 .build/release/record-bench --programme
 	timeout 600 .build/release/meter-bench
 	timeout 600 .build/release/watch-bench
@@ -210,7 +210,7 @@ bench-smoke: release bench-tools
 	timeout 300 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --cycles 300 --rounds 2 --pipewire
 	timeout 300 .build/release/recovery-bench --restarts 3
 	timeout 300 .build/release/latency-bench --readings 2
-	timeout 300 .build/release/record-bench --seconds 2 --channels 8 --programme
+	timeout 300 .build/release/record-bench --seconds 2 --channels 8 --programme --per-second
 	timeout 300 .build/release/meter-bench --seconds 2 --cycles 300
 	timeout 300 .build/release/watch-bench --seconds 2 --browser no
 	timeout 300 .build/release/restart-soak --restarts 5

@@ -33,12 +33,14 @@ struct Options {
     var period = 256
     var folder = NSTemporaryDirectory() + "jas-record-bench-\(getpid())"
     var programme = false
+    /// Also CPU per audio second, each recorder alone (`PerAudioSecond`).
+    var perSecond = false
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
         while let flag = rest.popFirst() {
-            if flag == "--programme" {
-                programme = true
+            if flag == "--programme" || flag == "--per-second" {
+                if flag == "--programme" { programme = true } else { perSecond = true }
                 continue
             }
             let value = rest.popFirst() ?? ""
@@ -48,7 +50,7 @@ struct Options {
             case "--channels": channels = Int(value) ?? channels
             case "--period": period = Int(value) ?? period
             case "--folder": folder = value
-            default: refuseOption(flag, tool: "record-bench", usage: "usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR] [--programme]")
+            default: refuseOption(flag, tool: "record-bench", usage: "usage: record-bench [--jas PATH] [--seconds S] [--channels N] [--period N] [--folder DIR] [--programme] [--per-second]")
             }
         }
     }
@@ -176,6 +178,16 @@ func runBenchmark() throws {
         print(String(format: "| together | %.2f |", features.total))
         print(String(format: "\njas record / jack_capture: %.2fx; less that work: %.2fx (%.2f s against %.2f s)",
                      jasCPU / captureCPU, (jasCPU - features.total) / captureCPU, jasCPU - features.total, captureCPU))
+        if options.perSecond {
+            withExtendedLifetime(player) {}
+            let rate = try PerAudioSecond(server: server.name, options: options, rounds: options.seconds < 10 ? 1 : 2)
+            let features = features.total / options.seconds
+            print("")
+            print(String(format: "Per audio second, each alone (takes of %.0f s and %.0f s): jas record %.4f s, jack_capture %.4f s "
+                         + "(%.2fx); less the work above (%.4f s per audio second): %.2fx", rate.shortTake, rate.longTake,
+                         rate.jasSeconds, rate.captureSeconds, rate.jasSeconds / rate.captureSeconds, features,
+                         (rate.jasSeconds - features) / rate.captureSeconds))
+        }
     }
     print("")
     print(Percentiles.comparisonTable(title: "process callback, \(options.channels) channels",
