@@ -39,9 +39,10 @@ struct Options {
     init(_ arguments: [String]) {
         var rest = arguments[...]
         while let flag = rest.popFirst() {
-            if flag == "--programme" || flag == "--per-second" {
-                if flag == "--programme" { programme = true } else { perSecond = true }
-                continue
+            switch flag {
+            case "--programme": programme = true; continue
+            case "--per-second": perSecond = true; continue
+            default: break
             }
             let value = rest.popFirst() ?? ""
             switch flag {
@@ -179,7 +180,6 @@ func runBenchmark() throws {
         print(String(format: "\njas record / jack_capture: %.2fx; less that work: %.2fx (%.2f s against %.2f s)",
                      jasCPU / captureCPU, (jasCPU - features.total) / captureCPU, jasCPU - features.total, captureCPU))
         if options.perSecond {
-            withExtendedLifetime(player) {}
             let rate = try PerAudioSecond(server: server.name, options: options, rounds: options.seconds < 10 ? 1 : 2)
             let features = features.total / options.seconds
             print("")
