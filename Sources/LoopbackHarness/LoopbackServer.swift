@@ -186,7 +186,7 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
         guard FileManager.default.fileExists(atPath: store.path) else { return "no metadata store at \(store.path)" }
         let damage = store.damage().map { "damaged: \($0.reason)" } ?? "region files whole"
         let users = store.users().map { "\($0.command) (\($0.pid))" }
-        let running = (ServerRegistry.slots() ?? []).filter { Glibc.kill($0.pid, 0) == 0 }.map(\.prefix)
+        let running = ServerRegistry.runningServers().map(\.prefix)
         return "metadata store \(store.path): \(damage); open in: " + (users.isEmpty ? "no process" : users.joined(separator: ", "))
             + "; servers of this user running: " + (running.isEmpty ? "none" : running.joined(separator: ", "))
     }

@@ -43,6 +43,11 @@ public enum ServerRegistry {
         }
     }
 
+    /// The slots whose process runs: the servers of this user running now.
+    public static func runningServers() -> [Slot] {
+        (slots() ?? []).filter { kill($0.pid, 0) == 0 }
+    }
+
     /// Frees every slot whose process no longer exists, and removes the socket
     /// and semaphore files in `/dev/shm` that such a server left behind.
     /// Returns the names of the servers whose slots were freed.

@@ -141,7 +141,7 @@ final class KilledSessionsTests: JackTestCase {
     /// and the store removed, when no other server of the user runs.
     static func removeTheLockedStore(_ server: LoopbackServer) {
         server.kill()
-        if (ServerRegistry.slots() ?? []).allSatisfy({ kill($0.pid, 0) != 0 }) {
+        if ServerRegistry.runningServers().isEmpty {
             try? FileManager.default.removeItem(atPath: "/dev/shm/jack_db-\(getuid())")
         }
     }
@@ -150,7 +150,7 @@ final class KilledSessionsTests: JackTestCase {
     /// gdb right after libdb took the store environment's mutex (its first
     /// lock, in `__env_ref_increment`), and SIGKILLed there.
     func testAStoreLeftLockedByAKilledProgramIsNamedNotHungOn() throws {
-        let others = (ServerRegistry.slots() ?? []).filter { kill($0.pid, 0) == 0 }
+        let others = ServerRegistry.runningServers()
         try XCTSkipUnless(others.isEmpty, "other JACK servers of this user run (\(others.map(\.prefix))): the store is "
                           + "theirs too")
         let server = try startServer(period: 256)
@@ -185,7 +185,7 @@ final class KilledSessionsTests: JackTestCase {
         // store: a metadata call racing the last close; see LibraryGlobals.)
         defer {
             server.stop()
-            if (ServerRegistry.slots() ?? []).allSatisfy({ kill($0.pid, 0) != 0 }) {
+            if ServerRegistry.runningServers().isEmpty {
                 try? FileManager.default.removeItem(atPath: "/dev/shm/jack_db-\(getuid())")
             }
         }
@@ -198,7 +198,7 @@ final class KilledSessionsTests: JackTestCase {
     /// on builds without it. Changes the user's store, so only when no other
     /// server of the user runs; it is put back afterwards.
     func testKilledSessionsOnABrokenMetadataStore() throws {
-        let others = (ServerRegistry.slots() ?? []).filter { kill($0.pid, 0) == 0 }
+        let others = ServerRegistry.runningServers()
         try XCTSkipUnless(others.isEmpty, "other JACK servers of this user run (\(others.map(\.prefix))): "
                           + "their metadata store is left alone")
         let store = "/dev/shm/jack_db-\(getuid())", aside = store + ".set-aside-by-\(getpid())"
