@@ -44,9 +44,9 @@ extension AudioSession {
                                      limit: Double? = nil) -> Bool {
         let watch = ServerWatch(serverName: serverName)
         var backoff = ReconnectBackoff()
-        let started = Date()
+        let started = ContinuousClock.now
         while (try? Client.checkedOpen(name: probeName, serverName: serverName))?.close() == nil {
-            if let limit, Date().timeIntervalSince(started) >= limit { return false }
+            if let limit, (ContinuousClock.now - started).inSeconds >= limit { return false }
             backoff.pause(on: watch, serverName: serverName)
         }
         return true
@@ -84,7 +84,7 @@ extension AudioSession {
             func attempt() -> Bool {
                 guard let session = self,
                       session.board.reconnectGeneration.load(ordering: .relaxed) == loss.generation else { return true }
-                if let limit = session.reconnectLimit, Date().timeIntervalSince(loss.lostAt) > limit { return true }
+                if let limit = session.reconnectLimit, (ContinuousClock.now - loss.lostAt).inSeconds > limit { return true }
                 // A damaged store is said while the server is away (it is why it cannot come back: jackd
                 // dies of it too), by looking at its files, without libjack.
                 if !LibraryVersion.isPipeWire, let damage = MetadataStore().damage() {

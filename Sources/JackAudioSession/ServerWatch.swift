@@ -27,10 +27,10 @@ final class ServerWatch {
             usleep(UInt32(seconds * 1_000_000))
             return false
         }
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = ContinuousClock.now + .seconds(seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let remaining = deadline.timeIntervalSinceNow
+            let remaining = (deadline - ContinuousClock.now).inSeconds
             guard remaining > 0 else { return false }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Int32(remaining * 1000) + 1) > 0 else { continue }

@@ -36,9 +36,9 @@ extension SessionCore {
         /// server that gives another period is reported as it is.
         func wait(on board: SessionBoard) {
             if ports.setsOwnRanges {
-                let deadline = Date().addingTimeInterval(1)
+                let deadline = ContinuousClock.now + .seconds(1)
                 func seen() -> Bool { board.latencyPasses.load(ordering: .acquiring) > latencyPassesBefore }
-                while !seen(), Date() < deadline { usleep(1_000) }
+                while !seen(), ContinuousClock.now < deadline { usleep(1_000) }
                 StepTrace.note("activation: latency pass " + (seen() ? "seen" : "not seen within 1 s"))
             } else {
                 ports.awaitRunning(plan, within: 1)
@@ -91,7 +91,7 @@ extension SessionCore {
         } catch {
             let client = openClient
             perform(machine.activationFailed(attempt.number, clientOpen: client != nil, server: client.map(Self.format),
-                                             at: Date()))
+                                             at: .now))
             throw error
         }
     }
@@ -105,7 +105,7 @@ extension SessionCore {
                 : "the media server '\(serverName)' went away while the session activated")
         }
         activation.plan = wait.plan
-        perform(machine.activationSucceeded(wait.attempt.number, server: Self.format(of: wait.client), at: Date()) ?? [])
+        perform(machine.activationSucceeded(wait.attempt.number, server: Self.format(of: wait.client), at: .now) ?? [])
         didActivate(processor: wait.processor, order: wait.order)
         if let previous = wait.categoryChangeFrom {
             hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: activation.plan.route,
@@ -260,7 +260,7 @@ extension SessionCore {
         }
         let client = try session.makeClient()
         install(client)
-        perform(machine.clientOpened(server: Self.format(of: client), at: Date()))
+        perform(machine.clientOpened(server: Self.format(of: client), at: .now))
         startArbitrationTimer()
         return client
     }
@@ -370,8 +370,8 @@ extension SessionCore {
     /// Waits, at most a second, until the server runs the period asked for
     /// (off the queue: see `ActivationWait.wait`).
     static func awaitPeriod(_ frames: Int, on client: Client) {
-        let deadline = Date().addingTimeInterval(1)
-        while client.bufferSize != frames, Date() < deadline { usleep(2_000) }
+        let deadline = ContinuousClock.now + .seconds(1)
+        while client.bufferSize != frames, ContinuousClock.now < deadline { usleep(2_000) }
     }
 
     /// `incompatibleCategory` when `category` has no input (`input`) or no output.

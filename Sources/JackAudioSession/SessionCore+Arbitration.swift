@@ -16,13 +16,14 @@ extension SessionCore {
         /// JACK microseconds at the last activation.
         var order: UInt64 = 0
         var resumeOthers = false
-        /// When the session last deactivated (others read how it ended).
-        var deactivatedAt: Date?
+        /// When the session last deactivated (others read how it ended), on the monotonic clock.
+        var deactivatedAt: ContinuousClock.Instant?
         var producingSound = false
         /// It lowers the others now (see `SessionState.ducking`).
         var ducking = false
         var lastAudibleCycle: UInt64 = 0
-        var lastAudibleAt = Date.distantPast
+        /// When the output was last heard, on the monotonic clock (nil: never).
+        var lastAudibleAt: ContinuousClock.Instant?
         var ducked = false
         var secondaryHint = false
         var otherAudioPlaying = false
@@ -77,7 +78,7 @@ extension SessionCore {
         arbitration.order = order
         arbitration.resumeOthers = false
         arbitration.producingSound = true
-        arbitration.lastAudibleAt = Date()
+        arbitration.lastAudibleAt = .now
         publishState(on: client)
     }
 
@@ -89,7 +90,7 @@ extension SessionCore {
         if let order { arbitration.order = order } else if arbitration.order == 0 { arbitration.order = Client.microsecondTime }
         arbitration.resumeOthers = false
         arbitration.lastAudibleCycle = 0
-        arbitration.lastAudibleAt = Date()
+        arbitration.lastAudibleAt = .now
         arbitration.producingSound = true
         startArbitrationTimer()
         arbitrate()
@@ -98,7 +99,7 @@ extension SessionCore {
     /// After a deactivation: published, so those waiting on this session see it.
     func didDeactivate(notifyingOthers: Bool) {
         arbitration.resumeOthers = notifyingOthers
-        arbitration.deactivatedAt = Date()
+        arbitration.deactivatedAt = .now
         arbitration.producingSound = false
         arbitration.ducked = false
         arbitrate()
@@ -113,7 +114,7 @@ extension SessionCore {
     /// inotify). Seconds left to wait.
     var lingerRemaining: Double {
         guard let deactivatedAt = arbitration.deactivatedAt else { return 0 }
-        return max(0, 0.3 - Date().timeIntervalSince(deactivatedAt))
+        return max(0, 0.3 - (ContinuousClock.now - deactivatedAt).inSeconds)
     }
 
     // MARK: The arbitration itself
@@ -200,15 +201,15 @@ extension SessionCore {
         }
         if preferences.mode == .measurement {
             // A measurement path is not watched: active means sounding.
-            arbitration.lastAudibleAt = Date()
+            arbitration.lastAudibleAt = .now
         } else {
             let cycle = processor.outputStage.lastAudibleCycle
             if cycle != arbitration.lastAudibleCycle {
                 arbitration.lastAudibleCycle = cycle
-                arbitration.lastAudibleAt = Date()
+                arbitration.lastAudibleAt = .now
             }
         }
-        let silent = Date().timeIntervalSince(arbitration.lastAudibleAt)
+        let silent = arbitration.lastAudibleAt.map { (ContinuousClock.now - $0).inSeconds } ?? .infinity
         arbitration.producingSound = silent <= Self.audibleHold
         arbitration.ducking = preferences.options.contains(.duckOthers) && silent <= (arbitration.duckReleaseHold ?? .infinity)
     }

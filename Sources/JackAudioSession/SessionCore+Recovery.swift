@@ -12,7 +12,7 @@ extension SessionCore {
         // The dead client's shared memory may be gone: use what was last seen.
         let lastSeen = ServerFormat(sampleRate: Double(board.lastSampleRate.load(ordering: .relaxed)),
                                     period: board.lastPeriod.load(ordering: .relaxed))
-        guard let effects = machine.serverLost(reason: reason, lastSeen: lastSeen, at: Date()) else { return }
+        guard let effects = machine.serverLost(reason: reason, lastSeen: lastSeen, at: .now) else { return }
         activation.client = nil
         activation.ports = nil
         activation.processor = nil
@@ -36,7 +36,7 @@ extension SessionCore {
     func adopt(_ fresh: Client, after loss: SessionMachine.Loss) -> Adoption {
         guard openClient == nil else { return .refused }
         let automatic = board.resetSettings.withLock { $0.policy } == .automatic
-        switch machine.reconnected(for: loss, server: Self.format(of: fresh), automatic: automatic, at: Date()) {
+        switch machine.reconnected(for: loss, server: Self.format(of: fresh), automatic: automatic, at: .now) {
         case .refuse:
             return .refused
         case let .reactivate(attempt):

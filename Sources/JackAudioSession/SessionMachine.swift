@@ -1,4 +1,5 @@
 import Foundation
+import JackRuntime
 
 /// The session's lifecycle, in one place: which phase it is in, and what
 /// each thing that can happen to it does. Pure: no JACK, no queue, no clock
@@ -37,7 +38,8 @@ struct SessionMachine: Sendable {
         let wasActive: Bool
         /// The session that had interrupted this one, when the server went.
         let interrupter: PublishedSession?
-        let lostAt: Date
+        /// When, on the monotonic clock (a wall-clock step does not move it).
+        let lostAt: ContinuousClock.Instant
         /// Sample rate (Hz) and period (frames) when last seen.
         let sampleRate: Double
         let period: Int
@@ -185,7 +187,7 @@ struct SessionMachine: Sendable {
     /// The attempt's client runs, its ports are connected. `server`: the
     /// client's rate and period now, for a reset to report. Nothing when the
     /// attempt is not the current one (a loss or a close overtook it).
-    mutating func activationSucceeded(_ number: Int, server: ServerFormat, at now: Date) -> [Effect]? {
+    mutating func activationSucceeded(_ number: Int, server: ServerFormat, at now: ContinuousClock.Instant) -> [Effect]? {
         guard case let .activating(attempt) = phase, attempt.number == number else { return nil }
         let first = !hasBeenActive
         phase = .active
@@ -205,7 +207,7 @@ struct SessionMachine: Sendable {
     /// (the server went again mid-rebuild) goes back to waiting for the
     /// server; an app's activation that reached a returned server ends the
     /// loss there (said as a reset, not reactivated).
-    mutating func activationFailed(_ number: Int, clientOpen: Bool, server: ServerFormat?, at now: Date) -> [Effect] {
+    mutating func activationFailed(_ number: Int, clientOpen: Bool, server: ServerFormat?, at now: ContinuousClock.Instant) -> [Effect] {
         guard case let .activating(attempt) = phase, attempt.number == number else { return [] }
         var effects: [Effect] = attempt.announced ? [.withdrawAnnouncement] : []
         if let loss = attempt.reset {
@@ -246,7 +248,7 @@ struct SessionMachine: Sendable {
     /// The app opened the session without activating it: the driver opened
     /// a new client (`server`: its rate and period). A session that was lost
     /// has its server back: the reset is said here.
-    mutating func clientOpened(server: ServerFormat, at now: Date) -> [Effect] {
+    mutating func clientOpened(server: ServerFormat, at now: ContinuousClock.Instant) -> [Effect] {
         switch phase {
         case let .lost(loss):
             phase = loss.interrupter.map { .interrupted(by: $0) } ?? .idle
@@ -279,7 +281,7 @@ struct SessionMachine: Sendable {
 
     /// The server went away or dropped the session's client. `server`: the
     /// rate and period last seen. nil when there was no client to lose.
-    mutating func serverLost(reason: String, lastSeen server: ServerFormat, at now: Date) -> [Effect]? {
+    mutating func serverLost(reason: String, lastSeen server: ServerFormat, at now: ContinuousClock.Instant) -> [Effect]? {
         let wasActive: Bool
         var interrupter: PublishedSession?
         switch phase {
@@ -312,7 +314,7 @@ struct SessionMachine: Sendable {
 
     /// The reconnect thread opened a client on the returned server for
     /// `loss`. `automatic`: the reset policy at that moment.
-    mutating func reconnected(for loss: Loss, server: ServerFormat, automatic: Bool, at now: Date) -> Reconnected {
+    mutating func reconnected(for loss: Loss, server: ServerFormat, automatic: Bool, at now: ContinuousClock.Instant) -> Reconnected {
         guard case let .lost(current) = phase, current.generation == loss.generation else { return .refuse }
         if current.wasActive && automatic {
             attempts += 1
@@ -373,9 +375,9 @@ struct ServerFormat: Sendable, Equatable {
 
 extension SessionMachine.Loss {
     /// The reset that answers this loss on a server running `server`.
-    func reset(to server: ServerFormat, reactivated: Bool, at now: Date) -> MediaServicesReset {
+    func reset(to server: ServerFormat, reactivated: Bool, at now: ContinuousClock.Instant) -> MediaServicesReset {
         MediaServicesReset(previousSampleRate: sampleRate, sampleRate: server.sampleRate, previousIOBufferFrames: period,
                            ioBufferFrames: server.period, reactivated: reactivated,
-                           downtime: now.timeIntervalSince(lostAt))
+                           downtime: (now - lostAt).inSeconds)
     }
 }

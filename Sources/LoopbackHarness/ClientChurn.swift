@@ -24,9 +24,9 @@ public final class ClientChurn: Sendable {
                 // churn then waited on for ever, in a full run's restart test).
                 if let pid = try? LoopbackServer.spawn([lsp, "-s", server], logPath: "/dev/null") {
                     var status: Int32 = 0
-                    let deadline = Date().addingTimeInterval(5)
+                    let deadline = ContinuousClock.now + .seconds(5)
                     var ended = false
-                    while !ended && Date() < deadline {
+                    while !ended && ContinuousClock.now < deadline {
                         ended = waitpid(pid, &status, WNOHANG) == pid
                         if !ended { usleep(10_000) }
                     }

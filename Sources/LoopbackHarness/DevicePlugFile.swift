@@ -116,8 +116,8 @@ public enum DevicePlugFile {
             throw .cannotSignal(device: device, pid: holder, reason: String(cString: strerror(errno)))
         }
         // Gone once its lock is: the kernel drops it when the process ends.
-        let deadline = Date().addingTimeInterval(seconds)
-        while lockHolder(of: info) == holder && Date() < deadline { usleep(10_000) }
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while lockHolder(of: info) == holder && ContinuousClock.now < deadline { usleep(10_000) }
         return holder
     }
 

@@ -157,9 +157,9 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
     }
 
     private func waitUntilReady(timeout: Double) throws {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = ContinuousClock.now + .seconds(timeout)
         var probeFailure: String?
-        while Date() < deadline {
+        while ContinuousClock.now < deadline {
             guard isRunning else { throw Failure.notReady(server: name, log: log, probe: probeFailure) }
             // Not before jackd's socket exists: until then it is making its
             // metadata store, and an open meanwhile can wait 3 s in Berkeley DB.

@@ -157,8 +157,8 @@ public final class NetJackRig: @unchecked Sendable {
     }
 
     private func waitForSlave(connections: Int, timeout: Double) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
             var status: Int32 = 0
             if waitpid(slavePID, &status, WNOHANG) != 0 { break }
             if slaveConnections >= connections, masterSeesSlave() { return }

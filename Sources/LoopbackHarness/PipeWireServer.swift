@@ -70,8 +70,8 @@ public final class PipeWireServer: Sendable {
                 + [LoopbackServer.findExecutable("setpriv")!, "--pdeathsig", "TERM", "--", installation.executable("pipewire")!,
                    "-c", config],
             logPath: runtimeDirectory + "/pipewire.log")
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) != 0 { break }
             if access(runtimeDirectory + "/" + name, F_OK) == 0 { return }

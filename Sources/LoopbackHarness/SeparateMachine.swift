@@ -46,8 +46,8 @@ public final class SeparateMachine: Sendable {
         holder = try LoopbackServer.spawn([LoopbackServer.findExecutable("setpriv")!, "--pdeathsig", "TERM", "--",
                                            LoopbackServer.findExecutable("unshare")!, "--mount", "--ipc", "--propagation", "private",
                                            "--", "/bin/sh", "-c", script], logPath: logPath)
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
             if isolated { return }
             var status: Int32 = 0
             if waitpid(holder, &status, WNOHANG) != 0 { break }

@@ -71,7 +71,7 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
     private var readingsMade = 0
     /// Frames fed since the last reading, valid or not.
     private var framesSinceReading = 0
-    private var pending: [(reading: LatencyReading, xrunsBefore: Int, due: Date)] = []
+    private var pending: [(reading: LatencyReading, xrunsBefore: Int, due: ContinuousClock.Instant)] = []
 
     /// A meter for `configuration`; nothing runs before `start()`.
     public init(configuration: Configuration) {
@@ -141,20 +141,20 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
     /// The next reading, valid or not; nil when none came within `timeout`
     /// seconds (the server is gone, or the session is not running).
     public func nextReading(timeout: Double = 5) -> LatencyReading? {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             drainRing()
-            if let first = pending.first, first.due <= Date() {
+            if let first = pending.first, first.due <= .now {
                 pending.removeFirst()
                 var reading = first.reading
                 if session.xrunCount != first.xrunsBefore { invalidate(&reading, .xrun) }
                 return reading
             }
-            let now = Date()
+            let now = ContinuousClock.now
             if now >= deadline { return nil }
             // Asleep until the probe hands over a cycle, or the next reading is due, or the time is up.
-            let due = pending.first.map { $0.due.timeIntervalSince(now) } ?? .infinity
-            probe.wakeup.wait(timeout: max(0.001, min(due, deadline.timeIntervalSince(now))))
+            let due = pending.first.map { ($0.due - now).inSeconds } ?? .infinity
+            probe.wakeup.wait(timeout: max(0.001, min(due, (deadline - now).inSeconds)))
         }
     }
 
@@ -257,7 +257,7 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
                 reading.problem = estimate.problem
             }
         }
-        pending.append((reading, xrunsAtWindowStart, Date().addingTimeInterval(Self.xrunGrace)))
+        pending.append((reading, xrunsAtWindowStart, .now + .seconds(Self.xrunGrace)))
     }
 
     private func invalidate(_ reading: inout LatencyReading, _ problem: LatencyProblem) {

@@ -134,8 +134,8 @@ public struct LoopbackCheck: Sendable {
         try session.setActive(true)
         let xrunsBefore = session.xrunCount
         recorder.arm()
-        let deadline = Date().addingTimeInterval(duration * 3 + 5)
-        while !recorder.isComplete && !recorder.sawPeriodChange && Date() < deadline { usleep(20_000) }
+        let deadline = ContinuousClock.now + .seconds(duration * 3 + 5)
+        while !recorder.isComplete && !recorder.sawPeriodChange && ContinuousClock.now < deadline { usleep(20_000) }
         let xruns = session.xrunCount - xrunsBefore
         let inputLatency = try session.inputLatencyRange.max
         let outputLatency = try session.outputLatencyRange.max

@@ -215,8 +215,8 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// the first cycle after it is drained): waits for the disk thread, at
     /// most `timeout` seconds, which only a server that runs no cycles makes it.
     func settledPosition(ofFrameTime frame: UInt32, timeout: Double = 0.5) -> Int64 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
             let written = stats.withLock { stats in
                 stats.anchor.map { Int32(bitPattern: $0.frameTime &- frame) > 0 } ?? false
             }
@@ -238,14 +238,17 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     static let idleWait = 0.1
 
     private func run() {
-        var lastHeaderUpdate = Date()
+        // On the monotonic clock: stepped back, the wall clock would hold the
+        // header updates back by the step (a crash meanwhile would leave a
+        // header that says less than the file holds).
+        var lastHeaderUpdate = ContinuousClock.now
         while true {
             beats.add(1, ordering: .relaxed)
             let stopping = stopRequested.load(ordering: .acquiring)
             let drained = drain()
-            if Date().timeIntervalSince(lastHeaderUpdate) >= 0.5 {
+            if ContinuousClock.now - lastHeaderUpdate >= .milliseconds(500) {
                 files?.updateHeaders()
-                lastHeaderUpdate = Date()
+                lastHeaderUpdate = .now
             }
             if stopping && drained == 0 {
                 placeHeldCycles()

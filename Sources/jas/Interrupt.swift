@@ -2,6 +2,7 @@ import ArgumentParser
 import JackAudioSession
 import Foundation
 import JackKit
+import JackRuntime
 
 /// `jas interrupt`: a session that interrupts the others for a while and
 /// then lets them resume — the "invoke an interruption" of the seeds.
@@ -61,8 +62,8 @@ struct Interrupt: AsyncParsableCommand {
             session.close()
         }
         // Until every session this one interrupts has stepped down (at most 1 s).
-        let started = Date()
-        while Date().timeIntervalSince(started) < 1 {
+        let started = ContinuousClock.now
+        while ContinuousClock.now - started < .seconds(1) {
             let all = session.publishedSessions()
             guard let me = all.first(where: { $0.state.client == name }),
                   all.contains(where: { Arbitration.interrupts(me, $0) }) else { break }
@@ -75,7 +76,7 @@ struct Interrupt: AsyncParsableCommand {
             Output.line("\(priority.rawValue) '\(name)' active on '\(session.serverName)' for \(seconds) s; interrupted: "
                   + (interrupted.isEmpty ? "none" : interrupted.joined(separator: ", ")))
         }
-        try await Task.sleep(nanoseconds: UInt64(max(0, seconds - Date().timeIntervalSince(started)) * 1e9))
+        try await Task.sleep(nanoseconds: UInt64(max(0, seconds - (ContinuousClock.now - started).inSeconds) * 1e9))
         try? session.setActive(false, options: .notifyOthersOnDeactivation)
         session.close()
         if json {

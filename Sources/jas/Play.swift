@@ -90,6 +90,15 @@ struct Play: AsyncParsableCommand {
         }
     }
 
+    /// Waits until the wall clock reads `time` (seconds since 1970), looking
+    /// at it again at least every half second, so that a clock stepped
+    /// meanwhile is followed, and a time far ahead is no single long sleep.
+    static func sleep(untilWallTime time: Double) {
+        while case let left = time - Date().timeIntervalSince1970, left > 0 {
+            usleep(UInt32(min(left, 0.5) * 1_000_000))
+        }
+    }
+
     func run() async throws {
         var (category, mode, options) = session.resolved
         if !routes.isEmpty { category = .multiRoute }
@@ -139,7 +148,7 @@ struct Play: AsyncParsableCommand {
             }
             audioSession.setRenderBlock(player.renderBlock)
             // For race tests: several players activate at one instant of the wall clock.
-            if let startAt { usleep(UInt32(max(0, startAt - Date().timeIntervalSince1970) * 1_000_000)) }
+            if let startAt { Self.sleep(untilWallTime: startAt) }
             try audioSession.setActive(true)
         } catch {
             Output.diagnostic("jas play: \(Output.reason(error))")

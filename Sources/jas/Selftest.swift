@@ -3,6 +3,7 @@ import JackAudioSession
 import EventSchema
 import Foundation
 import JackKit
+import JackRuntime
 import LoopbackHarness
 import Measurement
 
@@ -144,15 +145,15 @@ struct Selftest: ParsableCommand {
                           + "\(result.dropouts) dropouts, \(result.attempts) run(s)")
                 }
             } catch let error as AudioSessionError where error.code == .mediaServicesFailed {
-                let lostAt = Date()
+                let lostAt = ContinuousClock.now
                 if json {
                     Output.line(EventEncoding.line(ServerAvailability(event: "serverUnreachable", server: check.serverName,
-                                                                      reason: Output.reason(error)), at: lostAt))
+                                                                      reason: Output.reason(error)), at: Date()))
                 } else {
                     Output.diagnostic("jas selftest: server '\(check.serverName)' is not there (\(Output.reason(error))); waiting for it")
                 }
                 AudioSession.waitForServer(check.serverName, probeName: "jas-selftest-probe")
-                let downtime = Date().timeIntervalSince(lostAt)
+                let downtime = (ContinuousClock.now - lostAt).inSeconds
                 if json {
                     Output.jsonEvent(ServerAvailability(event: "serverBack", server: check.serverName,
                                                         downtimeSeconds: downtime))

@@ -48,7 +48,9 @@ final class RecordServiceReport: @unchecked Sendable { // driven from the record
     private let notifier: ServiceNotifier
     private var ready = false
     private var lastBeat: UInt64 = .max
-    private var lastPing = Date.distantPast
+    /// When the last ping went, on the monotonic clock (a wall-clock step
+    /// back must not hold the pings back, nor systemd then kill the logger).
+    private var lastPing: ContinuousClock.Instant?
     private var lastStatus = ""
 
     init?(notifier: ServiceNotifier?) {
@@ -63,9 +65,10 @@ final class RecordServiceReport: @unchecked Sendable { // driven from the record
             fields.append("READY=1")
         }
         let interval = notifier.watchdogInterval ?? 1
-        if ready, diskBeats != lastBeat, Date().timeIntervalSince(lastPing) >= min(interval, 1) {
+        let now = ContinuousClock.now
+        if ready, diskBeats != lastBeat, lastPing.map({ now - $0 >= .seconds(min(interval, 1)) }) ?? true {
             lastBeat = diskBeats
-            lastPing = Date()
+            lastPing = now
             fields.append("WATCHDOG=1")
         }
         let peak = progress.peakDBFS.max() ?? -.infinity

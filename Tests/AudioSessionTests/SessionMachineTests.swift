@@ -8,7 +8,7 @@ import XCTest
 /// checks what must always hold.
 final class SessionMachineTests: XCTestCase {
     typealias Machine = SessionMachine
-    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    let t0 = ContinuousClock.now
     let before = ServerFormat(sampleRate: 48000, period: 256)
     let after = ServerFormat(sampleRate: 44100, period: 512)
 
@@ -81,23 +81,23 @@ final class SessionMachineTests: XCTestCase {
         XCTAssertFalse(machine.isActive)
         XCTAssertNil(machine.serverLost(reason: "again", lastSeen: before, at: t0), "no client: nothing more to lose")
         guard case let .reactivate(attempt) = machine.reconnected(for: loss, server: after, automatic: true,
-                                                                  at: t0 + 2) else {
+                                                                  at: t0 + .seconds(2)) else {
             return XCTFail("an active session is reactivated")
         }
-        let effects = machine.activationSucceeded(attempt.number, server: after, at: t0 + 2.5)
+        let effects = machine.activationSucceeded(attempt.number, server: after, at: t0 + .seconds(2.5))
         let reset = try XCTUnwrap(resets(effects).first)
         XCTAssertEqual(resets(effects).count, 1)
         XCTAssertFalse(effects!.contains(.postFirstRoute), "a reset is no first activation")
         XCTAssertEqual(reset, MediaServicesReset(previousSampleRate: 48000, sampleRate: 44100, previousIOBufferFrames: 256,
                                                  ioBufferFrames: 512, reactivated: true, downtime: 2.5))
         XCTAssertTrue(machine.isActive)
-        XCTAssertEqual(machine.reconnected(for: loss, server: after, automatic: true, at: t0 + 3), .refuse)
+        XCTAssertEqual(machine.reconnected(for: loss, server: after, automatic: true, at: t0 + .seconds(3)), .refuse)
     }
 
     func testUnderTheManualPolicyTheResetLeavesActivationToTheApp() throws {
         var machine = active()
         let loss = try XCTUnwrap(lossOf(machine.serverLost(reason: "gone", lastSeen: before, at: t0)))
-        guard case let .install(effects) = machine.reconnected(for: loss, server: after, automatic: false, at: t0 + 1) else {
+        guard case let .install(effects) = machine.reconnected(for: loss, server: after, automatic: false, at: t0 + .seconds(1)) else {
             return XCTFail("installed inactive")
         }
         XCTAssertEqual(resets(effects).map(\.reactivated), [false])
@@ -109,12 +109,12 @@ final class SessionMachineTests: XCTestCase {
     func testAReconnectForAnOlderLossOrAfterACloseIsRefused() throws {
         var machine = active()
         let first = try XCTUnwrap(lossOf(machine.serverLost(reason: "1", lastSeen: before, at: t0)))
-        _ = machine.clientOpened(server: after, at: t0 + 1)
-        let second = try XCTUnwrap(lossOf(machine.serverLost(reason: "2", lastSeen: after, at: t0 + 2)))
+        _ = machine.clientOpened(server: after, at: t0 + .seconds(1))
+        let second = try XCTUnwrap(lossOf(machine.serverLost(reason: "2", lastSeen: after, at: t0 + .seconds(2))))
         XCTAssertGreaterThan(second.generation, first.generation)
-        XCTAssertEqual(machine.reconnected(for: first, server: after, automatic: true, at: t0 + 3), .refuse)
+        XCTAssertEqual(machine.reconnected(for: first, server: after, automatic: true, at: t0 + .seconds(3)), .refuse)
         machine.close()
-        XCTAssertEqual(machine.reconnected(for: second, server: after, automatic: true, at: t0 + 3), .refuse)
+        XCTAssertEqual(machine.reconnected(for: second, server: after, automatic: true, at: t0 + .seconds(3)), .refuse)
         XCTAssertEqual(machine.phase, .closed)
     }
 
@@ -131,7 +131,7 @@ final class SessionMachineTests: XCTestCase {
         XCTAssertNil(machine.activationSucceeded(attempt.number, server: before, at: t0))
         XCTAssertEqual(machine.activationFailed(attempt.number, clientOpen: false, server: nil, at: t0), [])
         XCTAssertEqual(machine.pendingLoss, loss)
-        guard case .install = machine.reconnected(for: loss, server: after, automatic: true, at: t0 + 1) else {
+        guard case .install = machine.reconnected(for: loss, server: after, automatic: true, at: t0 + .seconds(1)) else {
             return XCTFail("the loss is still answered")
         }
     }
@@ -171,10 +171,10 @@ final class SessionMachineTests: XCTestCase {
         let loss = try XCTUnwrap(lossOf(machine.serverLost(reason: "gone", lastSeen: before, at: t0)))
         let attempt = try XCTUnwrap(machine.activationRequested())
         XCTAssertEqual(machine.clientOpened(server: after, at: t0), [], "said once the activation ends")
-        let effects = machine.activationSucceeded(attempt.number, server: after, at: t0 + 1)
+        let effects = machine.activationSucceeded(attempt.number, server: after, at: t0 + .seconds(1))
         XCTAssertEqual(resets(effects).map(\.reactivated), [true])
         XCTAssertGreaterThan(machine.generation, loss.generation, "the reconnect thread stops")
-        XCTAssertEqual(machine.reconnected(for: loss, server: after, automatic: true, at: t0 + 1), .refuse)
+        XCTAssertEqual(machine.reconnected(for: loss, server: after, automatic: true, at: t0 + .seconds(1)), .refuse)
 
         // Reached, but the activation failed: the reset is said, not reactivated.
         var failing = active()

@@ -13,9 +13,12 @@ import Synchronization
 ///   whose sample clock drifts against the wall clock);
 /// * `ClientSocketHook/hold.c`: with `HOLD_JACK_BIND_MS` and
 ///   `HOLD_JACK_BIND_NAME` set, binding that client's notification socket
-///   takes that long (the moment another process can take its path).
+///   takes that long (the moment another process can take its path);
+/// * `SteppedWallClockHook/step.c`: with `WALL_CLOCK_STEP_FILE` naming a file
+///   of seconds, the process's wall clock reads that much ahead or behind,
+///   stepping when the test writes the file; its monotonic clocks run on.
 public enum HookLibrary {
-    case closeRace, stuckMetadata, driftingClock, clientSocket
+    case closeRace, stuckMetadata, driftingClock, clientSocket, steppedWallClock
 
     private var source: (folder: String, file: String) {
         switch self {
@@ -23,6 +26,7 @@ public enum HookLibrary {
         case .stuckMetadata: ("StuckMetadataHook", "stuck.c")
         case .driftingClock: ("DriftingClockHook", "drift.c")
         case .clientSocket: ("ClientSocketHook", "hold.c")
+        case .steppedWallClock: ("SteppedWallClockHook", "step.c")
         }
     }
 

@@ -111,6 +111,39 @@ final class RecordRestartTests: JackTestCase {
               + "(\(String(format: "%.3f", Double(gapFrames) / 48000)) s); file \(frames) frames for "
               + "\(String(format: "%.2f", covered)) s of wall clock")
     }
+
+    /// The wall clock stepped an hour ahead while the server was away (NTP
+    /// setting right a clock that was behind): the downtime the take logs
+    /// (`server_back`) is still the time the server was away, measured on
+    /// the monotonic clock. Taken from the wall clock, it read an hour more.
+    /// (Ahead, not back: the hook steps this process's clock alone, and
+    /// libjack hands the kernel deadlines on the wall clock, which the
+    /// kernel's clock, not stepped back, would then find long past.)
+    func testADowntimeAcrossAWallClockStepIsTheTimeTheServerWasAway() throws {
+        let server = try startServer(period: 256)
+        let sender = try SignalSender(serverName: server.name, channels: 2, seed: 14)
+        defer { sender.session.close() }
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let step = "\(folder)/wall-clock-step"
+        try "0".write(toFile: step, atomically: true, encoding: .utf8)
+        let recorder = try RecordProcess(jas: jas, arguments: [
+            "--server", server.name, "--ports", "signal-sender:out_*", "--output", "\(folder)/take.wav"],
+            environment: ["LD_PRELOAD": try HookLibrary.steppedWallClock.path(), "WALL_CLOCK_STEP_FILE": step])
+        defer { kill(recorder.process.processIdentifier, SIGTERM) }
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.framesWritten >= 24_000 }, recorder.stderr)
+        let killedAt = Date()
+        server.kill()
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("server_lost") != nil }, recorder.stderr)
+        try "3600".write(toFile: step, atomically: true, encoding: .utf8)
+        usleep(500_000)
+        _ = try startServer(name: server.name, period: 256)
+        XCTAssertTrue(waitUntil(timeout: 15) { recorder.event("server_back") != nil }, recorder.stderr)
+        let away = Date().timeIntervalSince(killedAt)
+        let downtime = try XCTUnwrap(recorder.event("server_back")?["downtime_seconds"] as? Double)
+        XCTAssertGreaterThanOrEqual(downtime, 0.5, "the server was away at least the half second the test waited")
+        XCTAssertLessThanOrEqual(downtime, away, "the logged downtime is longer than the server was away (\(away) s)")
+    }
 }
 
 /// When the server comes back at another sample rate, the recording goes on

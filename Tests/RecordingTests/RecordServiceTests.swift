@@ -97,4 +97,53 @@ final class RecordServiceTests: JackTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { (notify.times(of: "WATCHDOG=1").last ?? .distantPast) > resumed },
                       "no ping once the writer moved again")
     }
+
+    /// The wall clock stepped back an hour in the middle of a take (NTP's
+    /// correction, a person setting the time, an RTC read at boot): the
+    /// watchdog is still pinged every second and the file's header still
+    /// follows what is written, as the monotonic clock paces both. Timed on
+    /// the wall clock, each stopped for the hour: systemd (`WatchdogSec=`)
+    /// would have killed the logger, and a crash meanwhile would have left
+    /// a header saying less than the file holds.
+    func testAWallClockSteppedBackHoldsNeitherTheWatchdogNorTheHeader() throws {
+        let server = try startServer(period: 256)
+        let sender = try SignalSender(serverName: server.name, channels: 2, seed: 4)
+        defer { sender.session.close() }
+        let notify = try NotifySocket()
+        defer { notify.close() }
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let step = "\(folder)/wall-clock-step"
+        try "0".write(toFile: step, atomically: true, encoding: .utf8)
+        let take = "\(folder)/take.wav"
+        let recorder = try RecordProcess(jas: jas, arguments: [
+            "--server", server.name, "--ports", "signal-sender:out_*", "--output", take, "--for", "60"],
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "2000000",
+                          "LD_PRELOAD": try HookLibrary.steppedWallClock.path(), "WALL_CLOCK_STEP_FILE": step])
+        defer { kill(recorder.process.processIdentifier, SIGTERM) }
+        XCTAssertTrue(waitUntil(timeout: 10) { notify.times(of: "WATCHDOG=1").count >= 2 }, recorder.stderr)
+
+        try "-3600".write(toFile: step, atomically: true, encoding: .utf8)
+        let stepped = Date()
+        // The header as it is then, once the step is in the recorder's clock (read again every 20 ms).
+        usleep(100_000)
+        let sizeAfterStep = try riffSize(of: take)
+        XCTAssertTrue(waitUntil(timeout: 10) { notify.times(of: "WATCHDOG=1").filter { $0 > stepped }.count >= 3 },
+                      "the watchdog stopped being pinged when the wall clock stepped back: "
+                      + "\(notify.times(of: "WATCHDOG=1").filter { $0 > stepped }.count) pings since; \(recorder.stderr)")
+        XCTAssertTrue(waitUntil(timeout: 10) { ((try? self.riffSize(of: take)) ?? 0) > sizeAfterStep + 96_000 },
+                      "the header stopped following the file when the wall clock stepped back: RIFF size "
+                      + "\((try? riffSize(of: take)) ?? 0) against \(sizeAfterStep) at the step")
+        XCTAssertTrue(recorder.process.isRunning, recorder.stderr)
+    }
+
+    /// The RIFF chunk's size as the file's header says it now (libsndfile
+    /// writes it when the recorder updates the header).
+    private func riffSize(of path: String) throws -> UInt32 {
+        let handle = try XCTUnwrap(FileHandle(forReadingAtPath: path))
+        defer { try? handle.close() }
+        let head = try XCTUnwrap(try handle.read(upToCount: 8))
+        XCTAssertEqual(head.count, 8)
+        return head.dropFirst(4).reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
 }
