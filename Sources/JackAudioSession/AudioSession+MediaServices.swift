@@ -74,32 +74,29 @@ extension AudioSession {
             StepTrace.note("reconnect: dead client closed")
             let watch = ServerWatch(serverName: serverName)
             var backoff = ReconnectBackoff()
-            var saidStoreDamage = false
-            func reportStoreDamage(_ damage: JackError) {
-                // Said once per loss: the server cannot come back until the store is repaired.
-                guard let session = self, !saidStoreDamage else { return }
-                saidStoreDamage = true
-                session.hub.post(.mediaServicesWereLost(reason: damage.description))
-            }
+            var course = ReconnectCourse(generation: loss.generation)
             func attempt() -> Bool {
-                guard let session = self,
-                      session.board.reconnectGeneration.load(ordering: .relaxed) == loss.generation else { return true }
-                if let limit = session.reconnectLimit, (ContinuousClock.now - loss.lostAt).inSeconds > limit { return true }
-                // A damaged store is said while the server is away (it is why it cannot come back: jackd
-                // dies of it too), by looking at its files, without libjack.
-                if !LibraryVersion.isPipeWire, let damage = MetadataStore().damage() {
-                    reportStoreDamage(damage.jackError)
-                    return false
+                let session = self
+                let step = course.next(
+                    generation: session?.board.reconnectGeneration.load(ordering: .relaxed),
+                    sinceLoss: ContinuousClock.now - loss.lostAt, limit: session?.reconnectLimit,
+                    storeDamage: { LibraryVersion.isPipeWire ? nil : MetadataStore().damage()?.jackError },
+                    serverAway: { presence.isAway(serverName: serverName) })
+                guard let session else { return true }
+                func say(_ damage: JackError?) {
+                    if let damage { session.hub.post(.mediaServicesWereLost(reason: damage.description)) }
                 }
-                // No open while jackd2 makes or removes its metadata store (its
-                // socket is absent then), nor while no jackd serves the name (a
-                // killed one leaves its socket): libjack opens the store with
-                // every client, and Berkeley DB, meeting it half made, waited 3 s.
-                if presence.isAway(serverName: serverName) {
-                    StepTrace.note("reconnect: no request socket or no jackd serving '\(serverName)' yet, not opening")
+                switch step {
+                case .stop:
+                    return true
+                case let .pause(damage):
+                    say(damage)
+                    StepTrace.note("reconnect: the store is damaged, or no request socket or no jackd serving "
+                                   + "'\(serverName)' yet; not opening")
                     return false
+                case .open:
+                    return session.tryReset(loss, openFailed: { say(course.openFailed($0)) })
                 }
-                return session.tryReset(loss, storeDamaged: reportStoreDamage)
             }
             while !attempt() {
                 StepTrace.note("reconnect: attempt failed, pausing")
@@ -112,14 +109,14 @@ extension AudioSession {
     /// Opens a client off the queue (an open can block in libjack, and the
     /// timers and the app's calls need the queue meanwhile), then hands it to
     /// the core. Whether the session was reset.
-    private func tryReset(_ loss: SessionMachine.Loss, storeDamaged: (JackError) -> Void) -> Bool {
+    private func tryReset(_ loss: SessionMachine.Loss, openFailed: (JackError?) -> Void) -> Bool {
         guard board.read({ $0.activation.client }) == nil else { return false }
         let fresh: Client
         do {
             fresh = try makeClient()
         } catch {
             if let why = libraryWedgedReason { reportLibraryWedged(why) }
-            if let cause = error.cause, case .metadataStoreDamaged = cause { storeDamaged(cause) }
+            openFailed(error.cause)
             return false
         }
         StepTrace.note("reconnect: client opened, adopting")
