@@ -242,6 +242,12 @@ final class MediaServicesTests: JackTestCase {
             XCTAssertTrue(waitUntil { self.losses(recorder) == round }, "round \(round): the loss is said")
             server = try startServer(name: server.name, period: 256)
             XCTAssertTrue(waitUntil(timeout: 10) { self.resets(recorder).count == round }, "round \(round): back")
+            // Active at the loss, so reactivated by the reset (the automatic policy): else every later round is too.
+            if let reset = resets(recorder).last, !reset.reactivated {
+                XCTFail("round \(round): the reset did not reactivate the session: \(reset); the last events: "
+                        + "\(recorder.events.suffix(12))")
+                break
+            }
             if round == 10 {
                 // Measured once the process has settled into the loop.
                 usleep(200_000)
