@@ -125,8 +125,8 @@ final class RecordServiceTests: JackTestCase {
 
         try "-3600".write(toFile: step, atomically: true, encoding: .utf8)
         let stepped = Date()
-        // The header as it is then, once the step is in the recorder's clock (read again every 20 ms).
-        usleep(100_000)
+        // The header as it is once the recorder has seen the step (it logs it).
+        XCTAssertTrue(waitUntil(timeout: 10) { recorder.event("clock_step") != nil }, "the step was not seen: \(recorder.stderr)")
         let sizeAfterStep = try riffSize(of: take)
         XCTAssertTrue(waitUntil(timeout: 10) { notify.times(of: "WATCHDOG=1").filter { $0 > stepped }.count >= 3 },
                       "the watchdog stopped being pinged when the wall clock stepped back: "
