@@ -68,6 +68,7 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
         self.handle = handle
         self.serverName = serverName
         self.name = name
+        uuid = Self.readUUID(of: handle)
         self.lane = lane
         teardown = ClientTeardown(handle: handle, name: name, serverName: serverName,
                                   notificationThreadID: notificationThreadID, bridge: bridge, liveness: liveness)
@@ -250,9 +251,14 @@ public final class Client: @unchecked Sendable { // holds libjack's handle; requ
     /// The server's DSP load, percent.
     public var cpuLoad: Double { (try? whileOpen { Double(jack_cpu_load($0)) }) ?? 0 }
 
-    /// This client's UUID as JACK prints it (the metadata subject).
-    public var uuid: UInt64 {
-        guard let text = (try? whileOpen { jack_client_get_uuid($0) }) ?? nil else { return 0 }
+    /// This client's UUID (the metadata subject): the server's for as long
+    /// as this value lives, closed or not, read once at the open, as its name
+    /// is (0 only if libjack gave none then).
+    public let uuid: UInt64
+
+    /// `jack_client_get_uuid`, parsed; 0 when libjack gives none.
+    private static func readUUID(of handle: OpaquePointer) -> UInt64 {
+        guard let text = jack_client_get_uuid(handle) else { return 0 }
         defer { jack_free(text) }
         var uuid: jack_uuid_t = 0
         return jack_uuid_parse(text, &uuid) == 0 ? uuid : 0

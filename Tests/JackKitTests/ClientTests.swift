@@ -17,6 +17,31 @@ final class ClientTests: JackTestCase {
         XCTAssertNotEqual(client.uuid, 0)
     }
 
+    /// A client's UUID is the server's for as long as the value lives. After
+    /// its server went away, the next open in the process closes the client on
+    /// the lane first (libjack would close every client of the process at that
+    /// open), and its session may be reading the UUID just then, to tell its
+    /// own published state from the others'. Read as 0 (the client closed),
+    /// the session took its own state for a later activation and interrupted
+    /// itself, and the reset after stayed inactive: the hundred restarts, once
+    /// in CI and once in about 50 runs three at a time beside a busy loop,
+    /// where the harness's readiness probe for the restarted jackd was that open.
+    func testAClientsUUIDOutlivesItsServerAndItsClose() throws {
+        var server = try startServer()
+        let client = try Client(name: "kit", serverName: server.name)
+        defer { client.close() }
+        let uuid = client.uuid
+        let observer = try Client(name: "observer", serverName: server.name)
+        XCTAssertEqual(observer.uuid(ofClient: "kit"), uuid, "the server's UUID")
+        observer.close()
+        server.kill()
+        XCTAssertTrue(waitUntil(timeout: 10) { client.serverWentAway })
+        // Its readiness probe is the next open in this process: the lane closes `kit` before it.
+        server = try startServer(name: server.name)
+        XCTAssertTrue(client.isClosed, "the next open closed it")
+        XCTAssertEqual(client.uuid, uuid)
+    }
+
     func testMissingServerIsTypedErrorNamingTheServer() throws {
         let name = LoopbackServer.uniqueName(prefix: "absent")
         XCTAssertThrowsError(try Client(name: "kit", serverName: name)) { error in
