@@ -80,7 +80,7 @@ extension AudioSession {
                 let step = course.next(
                     generation: session?.board.reconnectGeneration.load(ordering: .relaxed),
                     sinceLoss: ContinuousClock.now - loss.lostAt, limit: session?.reconnectLimit,
-                    storeDamage: { LibraryVersion.isPipeWire ? nil : MetadataStore().damage()?.jackError },
+                    storeDamage: { LibraryVersion.isPipeWire ? nil : MetadataStore().problem(forServer: serverName)?.jackError },
                     serverAway: { presence.isAway(serverName: serverName) })
                 guard let session else { return true }
                 func say(_ damage: JackError?) {

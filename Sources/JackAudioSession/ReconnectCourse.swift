@@ -49,7 +49,11 @@ struct ReconnectCourse {
     /// An open failed with `cause`: a damaged store it names is said, once
     /// for this loss as well.
     mutating func openFailed(_ cause: JackError?) -> JackError? {
-        guard let cause, case .metadataStoreDamaged = cause else { return nil }
+        switch cause {
+        case .metadataStoreDamaged?, .metadataStoreLocked?: break
+        default: return nil
+        }
+        guard let cause else { return nil }
         return say(cause)
     }
 

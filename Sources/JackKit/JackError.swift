@@ -38,12 +38,20 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
     /// die of SIGBUS opening it (found before an open: JackRuntime's
     /// `MetadataStore`, through `checkedOpen`).
     case metadataStoreDamaged(path: String, reason: String)
+    /// JACK's metadata store at `path` is held locked for good (`reason`:
+    /// who sleeps on which lock): a program killed inside it left a lock
+    /// held, and every JACK program that opens it hangs, jackd too.
+    case metadataStoreLocked(path: String, reason: String)
 
     public var description: String {
         switch self {
         case let .metadataStoreDamaged(path, reason):
             return "JACK's metadata store '\(path)' is damaged (\(reason)): libjack dies of SIGBUS opening it, and so would every JACK program of this user, "
                 + "jackd too; stop the JACK programs of this user and remove that folder (JACK makes it anew)"
+        case let .metadataStoreLocked(path, reason):
+            return "JACK's metadata store '\(path)' is locked by a program killed inside it (\(reason)): every JACK program "
+                + "of this user hangs opening it, jackd too; kill the programs asleep on it (kill -KILL: they never wake) "
+                + "and remove that folder (JACK makes it anew)"
         case let .serverNotRunning(server, status):
             let evidence = status == 0 ? "no jackd serves that name" : "libjack status 0x\(String(status, radix: 16))"
             return "no JACK server named '\(server)' is running (\(evidence)); "

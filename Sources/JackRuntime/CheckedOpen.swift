@@ -25,7 +25,7 @@ extension Client {
     public static func checkedOpen(name: String, serverName: String? = nil) throws(JackError) -> Client {
         let server = serverName ?? Client.defaultServerName
         if let pid = ServerProcess.stopped(serverName: server) { throw .serverStopped(server: server, pid: pid) }
-        if !LibraryVersion.isPipeWire, let damage = MetadataStore().damage() { throw damage.jackError }
+        if !LibraryVersion.isPipeWire, let damage = MetadataStore().problem(forServer: server) { throw damage.jackError }
         return try Client(name: name, serverName: server)
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import CJack
 import JackKit
 
 /// JACK's metadata store as it lies on disk: the Berkeley DB environment that
@@ -29,10 +30,17 @@ public struct MetadataStore: Sendable {
         /// The files and what is wrong with each.
         public let reason: String
 
-        public var description: String { "JACK's metadata store '\(path)' is damaged (\(reason))" }
+        /// A lock left held (the files are whole), not a damaged file.
+        public var isLock = false
+
+        public var description: String {
+            "JACK's metadata store '\(path)' is " + (isLock ? "locked (\(reason))" : "damaged (\(reason))")
+        }
 
         /// The damage as the error an open reports.
-        public var jackError: JackError { .metadataStoreDamaged(path: path, reason: reason) }
+        public var jackError: JackError {
+            isLock ? .metadataStoreLocked(path: path, reason: reason) : .metadataStoreDamaged(path: path, reason: reason)
+        }
     }
 
     /// Seconds an empty region file may be young before it counts as damage:
@@ -88,14 +96,7 @@ public struct MetadataStore: Sendable {
         guard !files.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: procRoot) else { return [] }
         return entries.compactMap { entry -> (Int32, String)? in
             guard let pid = Int32(entry), pid != getpid() else { return nil }
-            let maps = (try? String(contentsOfFile: "\(procRoot)/\(entry)/maps", encoding: .utf8)) ?? ""
-            var using = maps.split(separator: "\n").contains { line in
-                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                guard fields.count >= 6, let inode = UInt64(fields[4]), inode != 0 else { return false }
-                let device = fields[3].split(separator: ":").compactMap { UInt32($0, radix: 16) }
-                guard device.count == 2 else { return false }
-                return files.contains(FileIdentity(device: Self.deviceNumber(major: device[0], minor: device[1]), inode: inode))
-            }
+            var using = Self.mappings(of: entry, procRoot: procRoot).contains { files.contains($0.file) }
             if !using, let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "\(procRoot)/\(entry)/fd") {
                 using = descriptors.contains { descriptor in
                     var info = stat()
@@ -104,9 +105,115 @@ public struct MetadataStore: Sendable {
                 }
             }
             guard using else { return nil }
-            let command = (try? String(contentsOfFile: "\(procRoot)/\(entry)/comm", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-            return (pid, command)
+            return (pid, Self.command(of: entry, procRoot: procRoot))
+        }
+    }
+
+    /// A thread of a JACK program asleep on one of the store's locks.
+    public struct LockWait: Sendable, CustomStringConvertible {
+        public let pid: Int32
+        public let thread: Int32
+        public let command: String
+        /// The region file the lock lies in (`__db.001`, ...).
+        public let region: String
+
+        public var description: String { "\(command) (pid \(pid), thread \(thread)) waits on a lock in \(region)" }
+    }
+
+    /// The threads of process `pid` that sleep on a lock inside the store
+    /// (a futex whose address lies in a mapping of one of its region files),
+    /// from `/proc`: libdb keeps its mutexes in those files, and a program
+    /// killed while it held one leaves it held for every later program. A
+    /// wait seen once may be a lock another program holds for a moment; one
+    /// that lasts while no other program uses the store is such a lock.
+    public func lockWaits(ofProcess pid: Int32, procRoot: String = "/proc") -> [LockWait] {
+        // Plain system calls, and the store's files only once a thread
+        // sleeps on a futex: this runs at reconnect attempts while a jackd
+        // of the server's name has made no socket yet.
+        let entry = String(pid)
+        let futexes = ServerProcess.entries("\(procRoot)/\(entry)/task").compactMap { thread -> (Int32, UInt64)? in
+            guard let tid = Int32(thread),
+                  let call = ServerProcess.text("\(procRoot)/\(entry)/task/\(thread)/syscall", limit: 256) else { return nil }
+            let fields = call.split(separator: " ")
+            guard fields.count > 1, Int(fields[0]) == Self.futexSystemCall,
+                  let address = UInt64(fields[1].dropFirst(2), radix: 16) else { return nil }
+            return (tid, address)
+        }
+        guard !futexes.isEmpty else { return [] }
+        let regions = Dictionary(storeFileNames().map { ($0.file, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let mapped = Self.mappings(of: entry, procRoot: procRoot).filter { regions[$0.file] != nil }
+        guard !mapped.isEmpty else { return [] }
+        let command = Self.command(of: entry, procRoot: procRoot)
+        return futexes.compactMap { tid, address in
+            mapped.first { $0.range.contains(address) }.map {
+                LockWait(pid: pid, thread: tid, command: command, region: regions[$0.file] ?? "?")
+            }
+        }
+    }
+
+    /// How long a program must sleep on a lock of the store, with no other
+    /// program running in it, before the lock counts as left held, seconds.
+    public static let lockGrace = 2.0
+
+    /// The store held locked for good, as seen from program `pid` (a jackd
+    /// that makes no socket, a client whose open does not return): it sleeps
+    /// on one of the store's locks, and goes on sleeping for `lockGrace`
+    /// seconds (looked at every 0.1 s) while no other program runs in the
+    /// store, so nothing that could release the lock is left. Nil at once
+    /// when it does not sleep on one. Not this process: its own threads are
+    /// not looked at.
+    public func lockLeftHeld(asSeenBy pid: Int32, procRoot: String = "/proc") -> Damage? {
+        let start = cjack_monotonic_nanoseconds()
+        while true {
+            let waits = lockWaits(ofProcess: pid, procRoot: procRoot)
+            guard !waits.isEmpty, runningUsers(besides: pid, procRoot: procRoot).isEmpty else { return nil }
+            if Double(cjack_monotonic_nanoseconds() - start) / 1e9 >= Self.lockGrace {
+                let asleep = users(procRoot: procRoot).filter { $0.pid != pid }.map { "\($0.command) (pid \($0.pid))" }
+                return Damage(path: path, reason: waits.map(\.description).joined(separator: "; ")
+                              + " that no running program holds, for \(Int(Self.lockGrace)) s"
+                              + (asleep.isEmpty ? "" : "; asleep on it too: " + asleep.joined(separator: ", ")),
+                              isLock: true)
+            }
+            usleep(100_000)
+        }
+    }
+
+    /// What keeps the server `serverName` from the store: damaged files
+    /// (`damage()`), or, while a jackd of that name has made no request
+    /// socket yet, a lock left held that it sleeps on (`lockLeftHeld`).
+    public func problem(forServer serverName: String) -> Damage? {
+        if let damage = damage() { return damage }
+        guard !ServerProcess.requestSocketExists(serverName: serverName),
+              let jackd = ServerProcess.find(serverName: serverName) else { return nil }
+        return lockLeftHeld(asSeenBy: jackd.pid)
+    }
+
+    /// The programs using the store (other than this process and `pid`)
+    /// that are not asleep on one of its locks: those that may hold one.
+    public func runningUsers(besides pid: Int32, procRoot: String = "/proc") -> [(pid: Int32, command: String)] {
+        users(procRoot: procRoot).filter { $0.pid != pid && lockWaits(ofProcess: $0.pid, procRoot: procRoot).isEmpty }
+    }
+
+    #if arch(x86_64)
+    private static let futexSystemCall = 202
+    #else
+    private static let futexSystemCall = 98 // arm64's generic table
+    #endif
+
+    private static func command(of entry: String, procRoot: String) -> String {
+        ServerProcess.text("\(procRoot)/\(entry)/comm", limit: 64)?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+    }
+
+    /// The file-backed mappings of a process: address range and file.
+    private static func mappings(of entry: String, procRoot: String) -> [(range: Range<UInt64>, file: FileIdentity)] {
+        let maps = ServerProcess.text("\(procRoot)/\(entry)/maps", limit: 4 << 20) ?? ""
+        return maps.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, let inode = UInt64(fields[4]), inode != 0 else { return nil }
+            let bounds = fields[0].split(separator: "-").compactMap { UInt64($0, radix: 16) }
+            let device = fields[3].split(separator: ":").compactMap { UInt32($0, radix: 16) }
+            guard bounds.count == 2, bounds[0] < bounds[1], device.count == 2 else { return nil }
+            return (bounds[0]..<bounds[1], FileIdentity(device: deviceNumber(major: device[0], minor: device[1]), inode: inode))
         }
     }
 
@@ -122,13 +229,15 @@ public struct MetadataStore: Sendable {
     }
 
     /// The device and inode of every file in the store.
-    private func storeFiles() -> Set<FileIdentity> {
+    private func storeFiles() -> Set<FileIdentity> { Set(storeFileNames().map(\.file)) }
+
+    private func storeFileNames() -> [(name: String, file: FileIdentity)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        return Set(names.compactMap { name in
+        return names.compactMap { name in
             var info = stat()
             guard stat("\(path)/\(name)", &info) == 0 else { return nil }
-            return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-        })
+            return (name, FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
+        }
     }
 
     /// Removes the store's folder and everything in it (JACK makes it anew at the next open).

@@ -146,6 +146,23 @@ public struct ServerProcess: Sendable, Equatable {
         return nil
     }
 
+    /// Up to `limit` bytes of a file, as text.
+    static func text(_ path: String, limit: Int) -> String? {
+        read(path, limit: limit).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The names in a folder, without `.` and `..`.
+    static func entries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// Up to `limit` bytes of a file (a /proc file has no size to ask for first).
     private static func read(_ path: String, limit: Int) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

@@ -15,11 +15,11 @@ import Synchronization
 /// The server is tied to the thread that starts it: when that thread (or the
 /// whole process) dies, the kernel stops the server. Start servers from a
 /// thread that outlives them, such as the main thread.
-public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in init only; the rest is immutable or atomic
+public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` are set in init only; the rest is immutable or atomic
     /// The server name clients pass (or set as `JACK_DEFAULT_SERVER`).
     public let name: String
     /// The jackd process.
-    public let pid: pid_t
+    public private(set) var pid: pid_t
     /// Sample rate the dummy backend runs at, Hz.
     public let sampleRate: Int
     /// Period the server started with, frames.
@@ -40,6 +40,10 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
         /// jackd exited or never accepted a client; the log says why, and
         /// `probe` what the last client this process tried to open was told.
         case notReady(server: String, log: String, probe: String?)
+        /// jackd hung at start on a lock in JACK's metadata store that no
+        /// running program holds: the store was not removed because `users`
+        /// (other programs) run in it, or (none) it was and jackd hung again.
+        case metadataStoreLocked(server: String, lock: MetadataStore.Damage, users: [String])
 
         public var description: String {
             switch self {
@@ -50,6 +54,11 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
             case let .notReady(server, log, _) where log.contains("Too many servers already active"):
                 return "jackd '\(server)' could not register: all 8 server slots of /dev/shm/jack-shm-registry "
                     + "are held by running servers; stop one (jack_control/killall jackd) and retry"
+            case let .metadataStoreLocked(server, lock, users):
+                return "jackd '\(server)' hung at start: \(lock)"
+                    + (users.isEmpty ? ", again after the store was removed"
+                        : "; not removed because " + users.joined(separator: ", ") + " run in it: stop them, "
+                            + "remove the store, and start again")
             case let .notReady(server, log, probe):
                 return "jackd '\(server)' did not accept clients"
                     + (probe.map { " (this process's last try: \($0))" } ?? "")
@@ -104,6 +113,28 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
         let arguments = guardian + [jackd, "-n", name, "-r"] + serverArguments + ["-L", String(loopbackChannels), "-d", "dummy",
                          "-r", String(sampleRate), "-p", String(period)] + backendArguments
         pid = try Self.spawn(arguments, logPath: logPath, environment: environment)
+        notePID()
+        do {
+            do {
+                try waitUntilReady(timeout: timeout)
+            } catch StartHang.metadataStoreLocked(let lock) {
+                // Killed jackds and clients (the restart tests kill them on
+                // purpose) can leave the store so; JACK never recovers it.
+                try removeLockedStore(lock)
+                pid = try Self.spawn(arguments, logPath: logPath, environment: environment)
+                notePID()
+                try waitUntilReady(timeout: timeout)
+            }
+        } catch {
+            stop()
+            if case StartHang.metadataStoreLocked(let lock) = error {
+                throw Failure.metadataStoreLocked(server: name, lock: lock, users: [])
+            }
+            throw error
+        }
+    }
+
+    private func notePID() {
         LiveServers.shared.add(pid)
         // For callers that must clean up after a process that died hard:
         // $JAS_SERVER_PID_DIR/NAME.pid holds the server's PID while it runs.
@@ -111,12 +142,27 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
             pidFile = "\(directory)/\(name).pid"
             try? "\(pid)\n".write(toFile: pidFile!, atomically: true, encoding: .utf8)
         }
-        do {
-            try waitUntilReady(timeout: timeout)
-        } catch {
-            stop()
-            throw error
-        }
+    }
+
+    /// jackd sleeps on a lock of JACK's metadata store that nothing releases.
+    private enum StartHang: Error {
+        case metadataStoreLocked(MetadataStore.Damage)
+    }
+
+    /// Kills the hung jackd (it takes no SIGTERM before it serves), and
+    /// removes the store when no other program uses it (JACK makes it anew);
+    /// says so on stderr: a test that caused it should be seen to.
+    private func removeLockedStore(_ lock: MetadataStore.Damage) throws {
+        _ = Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
+        forget()
+        ServerRegistry.reclaimDeadServers()
+        let store = MetadataStore()
+        let running = store.runningUsers(besides: pid).map { "\($0.command) (pid \($0.pid))" }
+        guard running.isEmpty else { throw Failure.metadataStoreLocked(server: name, lock: lock, users: running) }
+        try? store.remove()
+        FileHandle.standardError.write(Data("LoopbackServer: jackd '\(name)' hung at start: \(lock); removed it, starting jackd again\n".utf8))
     }
 
     deinit { stop() }
@@ -159,11 +205,17 @@ public final class LoopbackServer: @unchecked Sendable { // `pidFile` is set in 
     private func waitUntilReady(timeout: Double) throws {
         let deadline = ContinuousClock.now + .seconds(timeout)
         var probeFailure: String?
+        var lastLook = ContinuousClock.now
         while ContinuousClock.now < deadline {
             guard isRunning else { throw Failure.notReady(server: name, log: log, probe: probeFailure) }
             // Not before jackd's socket exists: until then it is making its
             // metadata store, and an open meanwhile can wait 3 s in Berkeley DB.
             if !LibraryVersion.isPipeWire, !ServerProcess.requestSocketExists(serverName: name) {
+                // Every 0.1 s: is jackd asleep on a lock of the store that no running program holds?
+                if ContinuousClock.now - lastLook >= .milliseconds(100) {
+                    lastLook = ContinuousClock.now
+                    if let lock = MetadataStore().lockLeftHeld(asSeenBy: pid) { throw StartHang.metadataStoreLocked(lock) }
+                }
                 usleep(2_000)
                 continue
             }

@@ -11,9 +11,12 @@ struct MetadataStoreCommand: ParsableCommand {
         discussion: """
             libjack opens this Berkeley DB environment in every JACK program; one left damaged by killed programs \
             (an empty region file) makes every JACK program of the user die of SIGBUS at start, jackd too. \
-            `check` says whether it is whole (exit status 0) or damaged (1), and which programs use it. \
-            `repair` removes a damaged store, only when no JACK program of the user uses it (JACK makes it anew); \
-            run it before a logger starts (the README's systemd unit does).
+            A program killed inside it can also leave one of its locks held: every JACK program that opens it \
+            then hangs, jackd too. \
+            `check` says whether it is whole (exit status 0), damaged or locked (1), and which programs use it. \
+            `repair` removes a damaged store only when no JACK program of the user uses it, and a locked one when \
+            every program using it sleeps on its locks (JACK makes it anew); run it before a logger starts (the \
+            README's systemd unit does).
             """,
         subcommands: [Check.self, Repair.self]
     )
@@ -24,11 +27,11 @@ struct MetadataStoreCommand: ParsableCommand {
 
         func run() throws {
             let store = MetadataStore()
-            let damage = store.damage()
+            let damage = store.damage() ?? MetadataStoreCommand.lock(of: store)
             let users = store.users()
             if json {
-                Output.jsonLine(StoreState(path: store.path, damaged: damage != nil, reason: damage?.reason,
-                                           usedBy: users.map { "\($0.command) (pid \($0.pid))" }))
+                Output.jsonLine(StoreState(path: store.path, damaged: damage != nil, locked: damage?.isLock == true,
+                                           reason: damage?.reason, usedBy: users.map { "\($0.command) (pid \($0.pid))" }))
             } else {
                 Output.line(damage.map { "\($0); `jas metadata-store repair` removes it" } ?? "\(store.path): whole (or absent)")
                 if !users.isEmpty {
@@ -45,6 +48,15 @@ struct MetadataStoreCommand: ParsableCommand {
 
         func run() throws {
             let store = MetadataStore()
+            if store.damage() == nil, let lock = MetadataStoreCommand.lock(of: store) {
+                try remove(store, lock)
+                let asleep = store.users()
+                if !asleep.isEmpty {
+                    Output.line("still asleep on the removed store, for good: " + asleep.map { "\($0.command) (pid \($0.pid))" }
+                        .joined(separator: ", ") + "; stop them with kill -KILL " + asleep.map { String($0.pid) }.joined(separator: " "))
+                }
+                return
+            }
             guard let damage = store.damage() else {
                 Output.line("\(store.path): whole (or absent); nothing to repair")
                 return
@@ -56,20 +68,33 @@ struct MetadataStoreCommand: ParsableCommand {
                                   + "; stop them (a jackd that does not stop: kill -KILL), then repair again")
                 throw ExitCode(2)
             }
+            try remove(store, damage)
+        }
+
+        private func remove(_ store: MetadataStore, _ damage: MetadataStore.Damage) throws {
             do {
                 try store.remove()
             } catch {
                 Output.diagnostic("jas metadata-store repair: cannot remove '\(store.path)': \(Output.reason(error))")
                 throw ExitCode(2)
             }
-            Output.line("removed the damaged store \(store.path) (\(damage.reason)); JACK makes it anew at the next start")
+            Output.line("removed the \(damage.isLock ? "locked" : "damaged") store \(store.path) (\(damage.reason)); "
+                        + "JACK makes it anew at the next start")
         }
+    }
+
+    /// A lock of the store left held: some program using it sleeps on it
+    /// while none runs in it (`MetadataStore.lockLeftHeld`).
+    static func lock(of store: MetadataStore) -> MetadataStore.Damage? {
+        store.users().lazy.compactMap { store.lockLeftHeld(asSeenBy: $0.pid) }.first
     }
 
     /// What `check --json` prints.
     struct StoreState: Encodable {
         let path: String
         let damaged: Bool
+        /// Damaged by a lock left held, not by its files.
+        let locked: Bool
         let reason: String?
         let usedBy: [String]
     }

@@ -71,5 +71,10 @@ final class ReconnectCourseTests: XCTestCase {
         XCTAssertNil(course.openFailed(damage))
         XCTAssertEqual(course.next(generation: 5, sinceLoss: .zero, limit: nil, storeDamage: { damage },
                                    serverAway: unasked("the server")), .pause(say: nil))
+        // A store left locked (the open's caller found a jackd asleep on it) is said the same way.
+        let locked = JackError.metadataStoreLocked(path: "/dev/shm/jack_db-0", reason: "jackd waits on a lock in __db.002")
+        var other = ReconnectCourse(generation: 6)
+        XCTAssertEqual(other.openFailed(locked), locked)
+        XCTAssertNil(other.openFailed(locked))
     }
 }
