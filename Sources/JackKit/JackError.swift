@@ -50,8 +50,8 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "jackd too; stop the JACK programs of this user and remove that folder (JACK makes it anew)"
         case let .metadataStoreLocked(path, reason):
             return "JACK's metadata store '\(path)' is locked by a program killed inside it (\(reason)): every JACK program "
-                + "of this user hangs opening it, jackd too; kill the programs asleep on it (kill -KILL: they never wake) "
-                + "and remove that folder (JACK makes it anew)"
+                + "of this user hangs opening it, jackd too; remove that folder (JACK makes it anew) and kill the programs "
+                + "asleep on it (kill -KILL: they never wake)"
         case let .serverNotRunning(server, status):
             let evidence = status == 0 ? "no jackd serves that name" : "libjack status 0x\(String(status, radix: 16))"
             return "no JACK server named '\(server)' is running (\(evidence)); "

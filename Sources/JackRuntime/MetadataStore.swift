@@ -179,12 +179,13 @@ public struct MetadataStore: Sendable {
     }
 
     /// What keeps the server `serverName` from the store: damaged files
-    /// (`damage()`), or, while a jackd of that name has made no request
-    /// socket yet, a lock left held that it sleeps on (`lockLeftHeld`).
+    /// (`damage()`), or a lock left held that its jackd sleeps on
+    /// (`lockLeftHeld`): before its request socket (making the store) or
+    /// after (setting its ports' properties), and a client's open would
+    /// sleep on it too.
     public func problem(forServer serverName: String) -> Damage? {
         if let damage = damage() { return damage }
-        guard !ServerProcess.requestSocketExists(serverName: serverName),
-              let jackd = ServerProcess.find(serverName: serverName) else { return nil }
+        guard let jackd = ServerProcess.find(serverName: serverName) else { return nil }
         return lockLeftHeld(asSeenBy: jackd.pid)
     }
 

@@ -43,7 +43,7 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
         /// jackd hung at start on a lock in JACK's metadata store that no
         /// running program holds: the store was not removed because `users`
         /// (other programs) run in it, or (none) it was and jackd hung again.
-        case metadataStoreLocked(server: String, lock: MetadataStore.Damage, users: [String])
+        case metadataStoreLocked(server: String, lock: String, users: [String])
 
         public var description: String {
             switch self {
@@ -146,13 +146,13 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
 
     /// jackd sleeps on a lock of JACK's metadata store that nothing releases.
     private enum StartHang: Error {
-        case metadataStoreLocked(MetadataStore.Damage)
+        case metadataStoreLocked(String)
     }
 
     /// Kills the hung jackd (it takes no SIGTERM before it serves), and
     /// removes the store when no other program uses it (JACK makes it anew);
     /// says so on stderr: a test that caused it should be seen to.
-    private func removeLockedStore(_ lock: MetadataStore.Damage) throws {
+    private func removeLockedStore(_ lock: String) throws {
         _ = Glibc.kill(pid, SIGKILL)
         var status: Int32 = 0
         _ = waitpid(pid, &status, 0)
@@ -214,7 +214,9 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
                 // Every 0.1 s: is jackd asleep on a lock of the store that no running program holds?
                 if ContinuousClock.now - lastLook >= .milliseconds(100) {
                     lastLook = ContinuousClock.now
-                    if let lock = MetadataStore().lockLeftHeld(asSeenBy: pid) { throw StartHang.metadataStoreLocked(lock) }
+                    if let lock = MetadataStore().lockLeftHeld(asSeenBy: pid) {
+                        throw StartHang.metadataStoreLocked(lock.description)
+                    }
                 }
                 usleep(2_000)
                 continue
@@ -222,6 +224,9 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
             do {
                 try Client.checkedOpen(name: "harness-probe", serverName: name).close()
                 return
+            } catch .metadataStoreLocked(let path, let reason) {
+                // jackd made its socket, then slept on the lock (setting its ports' properties).
+                throw StartHang.metadataStoreLocked("JACK's metadata store '\(path)' is locked (\(reason))")
             } catch {
                 probeFailure = error.description
             }

@@ -49,11 +49,11 @@ struct MetadataStoreCommand: ParsableCommand {
         func run() throws {
             let store = MetadataStore()
             if store.damage() == nil, let lock = MetadataStoreCommand.lock(of: store) {
-                try remove(store, lock)
                 let asleep = store.users()
+                try remove(store, lock)
                 if !asleep.isEmpty {
                     Output.line("still asleep on the removed store, for good: " + asleep.map { "\($0.command) (pid \($0.pid))" }
-                        .joined(separator: ", ") + "; stop them with kill -KILL " + asleep.map { String($0.pid) }.joined(separator: " "))
+                        .joined(separator: ", ") + "; kill them: kill -KILL " + asleep.map { String($0.pid) }.joined(separator: " "))
                 }
                 return
             }

@@ -109,7 +109,7 @@ enum Output {
         let jackError = sessionError?.cause ?? error as? JackError
         if case .serverNotRunning? = jackError { return message + " (--server NAME)" }
         if case .metadataStoreDamaged? = jackError { return message + " (`jas metadata-store repair` does it safely)" }
-        if case .metadataStoreLocked? = jackError { return message + " (then `jas metadata-store repair` does it safely)" }
+        if case .metadataStoreLocked? = jackError { return message + " (`jas metadata-store repair` removes it and names them)" }
         if case let .portNotFound(_, server)? = jackError { return message + " (`jas status --server \(server)` too)" }
         if case let .tooFewPorts(channels, _)? = underlyingCaptureError(error) { return message + " (--channels \(channels))" }
         if case .layoutMismatch? = error as? MeteringError { return message + " (--layout)" }

@@ -184,4 +184,55 @@ final class MetadataStoreTests: JackTestCase {
         XCTAssertTrue(gaps.contains { $0["reason"] as? String == "server-restart" }, "\(gaps)")
         XCTAssertGreaterThan(summary["frames_written"] as? Int ?? 0, 0)
     }
+
+    /// A server that restarts into a store left locked (a JACK program
+    /// killed while it held one of libdb's locks; here jack_lsp, killed by
+    /// gdb right after it took the environment's mutex while a jackd ran):
+    /// the new jackd sleeps on that lock, for ever. jas
+    /// names it within seconds (exit 2), instead of an open that hangs
+    /// for its 15 s bound; `check` and `repair` say it, and once the repair
+    /// removed the store and the sleeping jackd is killed, a jackd serves.
+    func testAServerAsleepOnALockedStoreIsNamedAndTheRepairCuresIt() throws {
+        let machine: SeparateMachine
+        do { machine = try SeparateMachine() } catch { throw XCTSkip("\(error)") }
+        defer { machine.stop() }
+        let name = LoopbackServer.uniqueName()
+        let first = try startReadyJackd(machine, name: name)
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL); first.waitUntilExit() } }
+        let gdb = try run(machine.command(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex",
+                                           "break __db_pthread_mutex_lock", "-ex", "run", "-ex", "finish", "-ex", "kill",
+                                           "--args", "jack_lsp", "-s", name]))
+        XCTAssertTrue(gdb.output.contains("Breakpoint 1"), gdb.output)
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let hung = try startJackd(machine, name: name)
+        defer { if hung.isRunning { kill(hung.processIdentifier, SIGKILL); hung.waitUntilExit() } }
+        // It sleeps on the lock before its socket or after (registering its ports), as libdb has it.
+        let store = MetadataStore(root: machine.sharedMemoryPath)
+        if !waitUntil(timeout: 5, { !store.lockWaits(ofProcess: hung.processIdentifier).isEmpty }) {
+            throw XCTSkip("the kill did not leave jackd asleep on the store this time (libdb's first lock was another): "
+                          + "nothing to check; gdb said: \(gdb.output.suffix(300))")
+        }
+        let started = ContinuousClock.now
+        let status = try run(machine.command([jas, "status", "--server", name]))
+        XCTAssertEqual(status.status, 2, status.output)
+        XCTAssertTrue(status.output.contains("is locked by a program killed inside it (jackd (pid \(hung.processIdentifier)"),
+                      status.output)
+        XCTAssertTrue(status.output.contains("jas metadata-store repair"), status.output)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "jas status took its open's bound")
+        let check = try run(machine.command([jas, "metadata-store", "check"]))
+        XCTAssertEqual(check.status, 1, check.output)
+        XCTAssertTrue(check.output.contains("is locked (jackd (pid \(hung.processIdentifier)"), check.output)
+        let repair = try run(machine.command([jas, "metadata-store", "repair"]))
+        XCTAssertEqual(repair.status, 0, repair.output)
+        XCTAssertTrue(repair.output.contains("removed the locked store"), repair.output)
+        XCTAssertTrue(repair.output.contains("kill -KILL \(hung.processIdentifier)"), repair.output)
+        // As the repair says: the jackd asleep on the old store is killed, and one started again serves.
+        kill(hung.processIdentifier, SIGKILL)
+        hung.waitUntilExit()
+        let second = try startReadyJackd(machine, name: name)
+        defer { if second.isRunning { kill(second.processIdentifier, SIGTERM); second.waitUntilExit() } }
+        let after = try run(machine.command([jas, "status", "--server", name]))
+        XCTAssertEqual(after.status, 0, after.output)
+    }
 }
