@@ -20,12 +20,15 @@ extension Client {
     /// the server's jackd is stopped (SIGSTOP, Ctrl-Z, a debugger: the open
     /// would never return, and libjack would be stuck in the process), nor
     /// while JACK's metadata store is damaged (jackd2's libjack opens it with
-    /// every client and dies of SIGBUS; PipeWire's has no store). Otherwise
-    /// as `Client(name:serverName:)`.
+    /// every client and dies of SIGBUS; PipeWire's has no store) or left
+    /// locked (the server's jackd sleeps on a lock of it that no running
+    /// program holds, and the open would too). Otherwise as
+    /// `Client(name:serverName:)`.
     public static func checkedOpen(name: String, serverName: String? = nil) throws(JackError) -> Client {
         let server = serverName ?? Client.defaultServerName
-        if let pid = ServerProcess.stopped(serverName: server) { throw .serverStopped(server: server, pid: pid) }
-        if !LibraryVersion.isPipeWire, let damage = MetadataStore().problem(forServer: server) { throw damage.jackError }
+        let jackd = ServerProcess.find(serverName: server)
+        if let jackd, jackd.isStopped { throw .serverStopped(server: server, pid: jackd.pid) }
+        if !LibraryVersion.isPipeWire, let damage = MetadataStore().problem(jackd: jackd) { throw damage.jackError }
         return try Client(name: name, serverName: server)
     }
 }

@@ -184,9 +184,13 @@ public struct MetadataStore: Sendable {
     /// after (setting its ports' properties), and a client's open would
     /// sleep on it too.
     public func problem(forServer serverName: String) -> Damage? {
+        problem(jackd: ServerProcess.find(serverName: serverName))
+    }
+
+    /// `problem(forServer:)` with the server's jackd already found.
+    public func problem(jackd: ServerProcess?) -> Damage? {
         if let damage = damage() { return damage }
-        guard let jackd = ServerProcess.find(serverName: serverName) else { return nil }
-        return lockLeftHeld(asSeenBy: jackd.pid)
+        return jackd.flatMap { lockLeftHeld(asSeenBy: $0.pid) }
     }
 
     /// The programs using the store (other than this process and `pid`)

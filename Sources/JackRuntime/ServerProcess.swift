@@ -42,8 +42,11 @@ public struct ServerProcess: Sendable, Equatable {
 
     /// The PID of a stopped jackd serving `serverName`, if there is one.
     public static func stopped(serverName: String) -> Int32? {
-        all(serverName: serverName).first { $0.state == "T" || $0.state == "t" }?.pid
+        all(serverName: serverName).first(where: \.isStopped)?.pid
     }
+
+    /// Stopped by a signal or a debugger (`T`, `t`).
+    public var isStopped: Bool { state == "T" || state == "t" }
 
     /// The PID of a jackd (running or stopped, not a zombie) serving `serverName`, if there is one.
     public static func serving(serverName: String) -> Int32? { find(serverName: serverName)?.pid }
@@ -163,19 +166,26 @@ public struct ServerProcess: Sendable, Equatable {
         return names
     }
 
-    /// Up to `limit` bytes of a file (a /proc file has no size to ask for first).
+    /// Up to `limit` bytes of a file (a /proc file has no size to ask for
+    /// first), read 16 KiB at a time: a large limit costs nothing unless
+    /// the file is that long.
     private static func read(_ path: String, limit: Int) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: limit)
-        var count = 0
-        while count < limit {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, limit - count) }
-            if got < 0 && errno == EINTR { continue }
+        var bytes: [UInt8] = []
+        let chunk = min(limit, 16_384)
+        while bytes.count < limit {
+            let before = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: min(chunk, limit - before)))
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + before, $0.count - before) }
+            if got < 0 && errno == EINTR {
+                bytes.removeLast(bytes.count - before)
+                continue
+            }
+            bytes.removeLast(bytes.count - before - max(got, 0))
             guard got > 0 else { break }
-            count += got
         }
-        return Array(bytes.prefix(count))
+        return bytes
     }
 }
