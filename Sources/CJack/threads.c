@@ -47,6 +47,10 @@ int cjack_thread_state(int tid) {
     return waiting == 0 ? CJACK_THREAD_IN_READ : CJACK_THREAD_BUSY;
 }
 
+int cjack_current_tid(void) {
+    return (int)syscall(SYS_gettid);
+}
+
 // Renames the threads that carry the mark: the newest one (the notification
 // thread, started last by jack_client_open) "jack-notify", the others
 // (libjack's message thread on a process's first open) "jack-library".

@@ -60,7 +60,9 @@ public final class ClientLifecycle: ClientLane {
         if DispatchQueue.getSpecific(key: onLane) == true { return withoutBrokenPipeSignal(guarded) }
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
+        let laneThread = Atomic<Int32>(0)
         queue.async { [self] in
+            laneThread.store(cjack_current_tid(), ordering: .releasing)
             // The body runs outside the lock: a caller that timed out reads
             // `result` at once, and must not wait for a body stuck in libjack.
             if wedgedReason == nil {
@@ -70,13 +72,22 @@ public final class ClientLifecycle: ClientLane {
             done.signal()
         }
         if done.wait(timeout: .now() + bound) == .timedOut {
-            // jack2 #395 needs a close before; an open that hangs without one
-            // is stuck in the metadata store, which a restart does not cure.
-            let reason = what.hasPrefix("opening") && !closed.load(ordering: .relaxed)
-                ? "\(what) did not return within \(Int(bound)) s: " + Self.metadataStoreHint
-                : "\(what) did not return within \(Int(bound)) s; libjack is wedged in this process (jack2 issue "
+            // A lane thread asleep on a lock of the metadata store says so
+            // (/proc). Otherwise: jack2 #395 needs a close before; an open
+            // that hangs without one is stuck in the store too.
+            let lockedRegion = MetadataStore.regionSleptOn(byThread: laneThread.load(ordering: .acquiring))
+            let reason = if let lockedRegion {
+                "\(what) did not return within \(Int(bound)) s: libjack sleeps on a lock in JACK's metadata store "
+                    + "(\(lockedRegion)) that a program killed inside it left held, and no JACK client can be opened or "
+                    + "closed in this process any more: restart the program, once the store is removed (`jas "
+                    + "metadata-store repair` removes a locked one)"
+            } else if what.hasPrefix("opening") && !closed.load(ordering: .relaxed) {
+                "\(what) did not return within \(Int(bound)) s: " + Self.metadataStoreHint
+            } else {
+                "\(what) did not return within \(Int(bound)) s; libjack is wedged in this process (jack2 issue "
                     + "#395) and no JACK client can be opened or closed in it any more: restart the program"
                     + (what.hasPrefix("opening") ? "; or else " + Self.metadataStoreHint : "")
+            }
             wedge.withLock { if $0 == nil { $0 = reason } }
         }
         guard let value = result.withLock({ $0 }) else { throw .libraryWedged(reason: wedgedReason ?? what) }

@@ -199,6 +199,28 @@ public struct MetadataStore: Sendable {
         users(procRoot: procRoot).filter { $0.pid != pid && lockWaits(ofProcess: $0.pid, procRoot: procRoot).isEmpty }
     }
 
+    /// The file of a JACK metadata store that thread `tid` of this process
+    /// sleeps on a lock in, or nil: a futex inside a mapping of a region
+    /// file, told by its path (a store removed since is still mapped, as
+    /// `… (deleted)`). libjack closing the process's last client closes the
+    /// store, and sleeps for ever on a lock a killed program left held.
+    public static func regionSleptOn(byThread tid: Int32) -> String? {
+        guard let call = ServerProcess.text("/proc/self/task/\(tid)/syscall", limit: 256) else { return nil }
+        let fields = call.split(separator: " ")
+        guard fields.count > 1, Int(fields[0]) == futexSystemCall,
+              let address = UInt64(fields[1].dropFirst(2), radix: 16) else { return nil }
+        let maps = ServerProcess.text("/proc/self/maps", limit: 4 << 20) ?? ""
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, fields[5].contains("/jack_db-") else { continue }
+            let bounds = fields[0].split(separator: "-").compactMap { UInt64($0, radix: 16) }
+            if bounds.count == 2, (bounds[0]..<bounds[1]).contains(address) {
+                return fields[5].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
+    }
+
     #if arch(x86_64)
     private static let futexSystemCall = 202
     #else

@@ -235,4 +235,57 @@ final class MetadataStoreTests: JackTestCase {
         let after = try run(machine.command([jas, "status", "--server", name]))
         XCTAssertEqual(after.status, 0, after.output)
     }
+
+    /// A take whose process still has the store open when a program killed
+    /// inside it leaves its environment's lock held: when the server dies,
+    /// libjack's close of the last client closes the store too, and sleeps on
+    /// that lock for ever. The lane's bound ends the wait: the recorder
+    /// finishes its file, says that it is the store's lock (not jack2 #395),
+    /// and exits with 75 for its supervisor. (In a process of its own: libjack
+    /// cannot be used again in the process it happens in.)
+    func testARecorderStuckClosingInALockedStoreSaysSoAndExitsForItsSupervisor() throws {
+        let machine: SeparateMachine
+        do { machine = try SeparateMachine() } catch { throw XCTSkip("\(error)") }
+        defer { machine.stop() }
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let name = LoopbackServer.uniqueName()
+        let first = try startReadyJackd(machine, name: name)
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL); first.waitUntilExit() } }
+        let recorder = Process()
+        let command = machine.command([jas, "record", "--json", "--server", name, "--ports", "system:capture_1",
+                                       "--output", "\(folder)/take.wav"])
+        recorder.executableURL = URL(fileURLWithPath: command[0])
+        recorder.arguments = Array(command.dropFirst())
+        let output = Pipe()
+        recorder.standardOutput = output
+        let errors = Pipe()
+        recorder.standardError = errors
+        let errorLines = LineCollector.Text()
+        errorLines.read(errors)
+        let lines = LineCollector(output)
+        try recorder.run()
+        defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
+        func event(_ name: String) -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == name } }
+        XCTAssertTrue(waitUntil(timeout: 15) { !event("started").isEmpty }, "\(lines.objects)")
+        let gdb = try run(machine.command(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex",
+                                           "break __db_pthread_mutex_lock", "-ex", "run", "-ex", "finish", "-ex", "kill",
+                                           "--args", "jack_lsp", "-s", name]))
+        XCTAssertTrue(gdb.output.contains("Breakpoint 1"), gdb.output)
+        if try run(machine.command(["timeout", "-s", "KILL", "5", "jack_lsp", "-s", name])).status == 0 {
+            throw XCTSkip("the kill did not leave the store's environment locked this time (libdb's first lock was "
+                          + "another): nothing to check; gdb said: \(gdb.output.suffix(300))")
+        }
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        XCTAssertTrue(waitUntil(timeout: 40) { !recorder.isRunning }, "the recorder still runs: \(errorLines.text)")
+        recorder.waitUntilExit()
+        lines.waitForEnd()
+        XCTAssertEqual(recorder.terminationStatus, 75, errorLines.text)
+        XCTAssertTrue(errorLines.text.contains("libjack sleeps on a lock in JACK's metadata store (/dev/shm/jack_db-"),
+                      errorLines.text)
+        XCTAssertFalse(errorLines.text.contains("#395"), errorLines.text)
+        let summary = try XCTUnwrap(event("summary").first, "\(lines.objects)")
+        XCTAssertGreaterThan(summary["frames_written"] as? Int ?? 0, 0)
+    }
 }

@@ -52,6 +52,9 @@ jack_client_t *cjack_client_open_watched(const char *client_name,
 /// What the thread `tid` of this process is doing (a CJACK_THREAD_ value).
 int cjack_thread_state(int tid);
 
+/// The calling thread's Linux thread id (gettid).
+int cjack_current_tid(void);
+
 /// Marks the calling thread as inside the real-time process callback.
 void cjack_realtime_enter(void);
 /// Marks the calling thread as outside the real-time process callback.
