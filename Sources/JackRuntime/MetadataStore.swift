@@ -128,15 +128,12 @@ public struct MetadataStore: Sendable {
     /// that lasts while no other program uses the store is such a lock.
     public func lockWaits(ofProcess pid: Int32, procRoot: String = "/proc") -> [LockWait] {
         // Plain system calls, and the store's files only once a thread
-        // sleeps on a futex: this runs at reconnect attempts while a jackd
-        // of the server's name has made no socket yet.
+        // sleeps on a futex: this runs before every checked open, on the
+        // server's jackd.
         let entry = String(pid)
         let futexes = ServerProcess.entries("\(procRoot)/\(entry)/task").compactMap { thread -> (Int32, UInt64)? in
-            guard let tid = Int32(thread),
-                  let call = ServerProcess.text("\(procRoot)/\(entry)/task/\(thread)/syscall", limit: 256) else { return nil }
-            let fields = call.split(separator: " ")
-            guard fields.count > 1, Int(fields[0]) == Self.futexSystemCall,
-                  let address = UInt64(fields[1].dropFirst(2), radix: 16) else { return nil }
+            guard let tid = Int32(thread), let address = Self.futexAddress(ofTask: "\(procRoot)/\(entry)/task/\(thread)")
+            else { return nil }
             return (tid, address)
         }
         guard !futexes.isEmpty else { return [] }
@@ -160,8 +157,8 @@ public struct MetadataStore: Sendable {
     /// on one of the store's locks, and goes on sleeping for `lockGrace`
     /// seconds (looked at every 0.1 s) while no other program runs in the
     /// store, so nothing that could release the lock is left. Nil at once
-    /// when it does not sleep on one. Not this process: its own threads are
-    /// not looked at.
+    /// when it does not sleep on one. This process is not counted among the
+    /// programs running in the store.
     public func lockLeftHeld(asSeenBy pid: Int32, procRoot: String = "/proc") -> Damage? {
         let start = cjack_monotonic_nanoseconds()
         while true {
@@ -205,10 +202,7 @@ public struct MetadataStore: Sendable {
     /// `… (deleted)`). libjack closing the process's last client closes the
     /// store, and sleeps for ever on a lock a killed program left held.
     public static func regionSleptOn(byThread tid: Int32) -> String? {
-        guard let call = ServerProcess.text("/proc/self/task/\(tid)/syscall", limit: 256) else { return nil }
-        let fields = call.split(separator: " ")
-        guard fields.count > 1, Int(fields[0]) == futexSystemCall,
-              let address = UInt64(fields[1].dropFirst(2), radix: 16) else { return nil }
+        guard let address = futexAddress(ofTask: "/proc/self/task/\(tid)") else { return nil }
         let maps = ServerProcess.text("/proc/self/maps", limit: 4 << 20) ?? ""
         for line in maps.split(separator: "\n") {
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
@@ -219,6 +213,15 @@ public struct MetadataStore: Sendable {
             }
         }
         return nil
+    }
+
+    /// The address a thread (its `/proc/.../task/TID` folder) sleeps on in
+    /// `futex`, from the system call it is in; nil in any other call, or running.
+    private static func futexAddress(ofTask folder: String) -> UInt64? {
+        guard let call = ServerProcess.text(folder + "/syscall", limit: 256) else { return nil }
+        let fields = call.split(separator: " ")
+        guard fields.count > 1, Int(fields[0]) == futexSystemCall else { return nil }
+        return UInt64(fields[1].dropFirst(2), radix: 16)
     }
 
     #if arch(x86_64)
