@@ -39,6 +39,26 @@ final class MetadataStoreTests: JackTestCase {
         return jackd
     }
 
+    /// `jas record --json` of `server`'s first capture port in `machine`:
+    /// the process, its JSON lines and its stderr.
+    private func startRecorder(_ machine: SeparateMachine, server: String,
+                               output path: String) throws -> (Process, LineCollector, LineCollector.Text) {
+        let recorder = Process()
+        let command = machine.command([jas, "record", "--json", "--server", server, "--ports", "system:capture_1",
+                                       "--output", path])
+        recorder.executableURL = URL(fileURLWithPath: command[0])
+        recorder.arguments = Array(command.dropFirst())
+        let output = Pipe()
+        recorder.standardOutput = output
+        let errors = Pipe()
+        recorder.standardError = errors
+        let errorLines = LineCollector.Text()
+        errorLines.read(errors)
+        let lines = LineCollector(output)
+        try recorder.run()
+        return (recorder, lines, errorLines)
+    }
+
     /// Leaves `region` as the soak left it: empty, and not new (a minute old).
     private func damage(_ region: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(truncate(region, 0), 0, "truncate \(region)", file: file, line: line)
@@ -138,19 +158,7 @@ final class MetadataStoreTests: JackTestCase {
         let name = LoopbackServer.uniqueName()
         let first = try startReadyJackd(machine, name: name)
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-        let recorder = Process()
-        let command = machine.command([jas, "record", "--json", "--server", name, "--ports", "system:capture_1",
-                                       "--output", "\(folder)/take.wav"])
-        recorder.executableURL = URL(fileURLWithPath: command[0])
-        recorder.arguments = Array(command.dropFirst())
-        let output = Pipe()
-        recorder.standardOutput = output
-        let errors = Pipe()
-        recorder.standardError = errors
-        let errorLines = LineCollector.Text()
-        errorLines.read(errors)
-        let lines = LineCollector(output)
-        try recorder.run()
+        let (recorder, lines, errorLines) = try startRecorder(machine, server: name, output: "\(folder)/take.wav")
         defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
         func event(_ name: String) -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == name } }
         XCTAssertTrue(waitUntil(timeout: 15) { !event("started").isEmpty }, "\(lines.objects)")
@@ -252,19 +260,7 @@ final class MetadataStoreTests: JackTestCase {
         let name = LoopbackServer.uniqueName()
         let first = try startReadyJackd(machine, name: name)
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL); first.waitUntilExit() } }
-        let recorder = Process()
-        let command = machine.command([jas, "record", "--json", "--server", name, "--ports", "system:capture_1",
-                                       "--output", "\(folder)/take.wav"])
-        recorder.executableURL = URL(fileURLWithPath: command[0])
-        recorder.arguments = Array(command.dropFirst())
-        let output = Pipe()
-        recorder.standardOutput = output
-        let errors = Pipe()
-        recorder.standardError = errors
-        let errorLines = LineCollector.Text()
-        errorLines.read(errors)
-        let lines = LineCollector(output)
-        try recorder.run()
+        let (recorder, lines, errorLines) = try startRecorder(machine, server: name, output: "\(folder)/take.wav")
         defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
         func event(_ name: String) -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == name } }
         XCTAssertTrue(waitUntil(timeout: 15) { !event("started").isEmpty }, "\(lines.objects)")
