@@ -123,17 +123,18 @@ final class KilledSessionsTests: JackTestCase {
     }
 
     /// `jas play` on a store left locked: refused within its bound (exit 2),
-    /// naming the store and the remedy, and not blaming libjack's close/open
-    /// deadlock (nothing was closed: a restart would not help).
+    /// saying that its open sleeps on a lock of the store (its thread's
+    /// futex lies in a region file) and the remedy, and not blaming libjack's
+    /// close/open deadlock (nothing was closed).
     func assertJasNamesTheLockedStore(_ server: LoopbackServer, file: StaticString = #filePath, line: UInt = #line) throws {
         let store = "/dev/shm/jack_db-\(getuid())"
         let started = Date()
         let play = try run([jas, "play", "--server", server.name, "--for", "1"])
         XCTAssertEqual(play.status, 2, play.output, file: file, line: line)
-        XCTAssertTrue(play.output.contains("metadata store '\(store)' is probably locked by a program killed inside it"),
+        XCTAssertTrue(play.output.contains("libjack sleeps on a lock in JACK's metadata store (\(store)/__db."),
                       play.output, file: file, line: line)
-        XCTAssertTrue(play.output.contains("stop the JACK servers of this user"), play.output, file: file, line: line)
-        XCTAssertFalse(play.output.contains("restart the program"), play.output, file: file, line: line)
+        XCTAssertTrue(play.output.contains("jas metadata-store repair"), play.output, file: file, line: line)
+        XCTAssertFalse(play.output.contains("#395"), play.output, file: file, line: line)
         XCTAssertLessThan(Date().timeIntervalSince(started), 30, "jas play hung", file: file, line: line)
     }
 
