@@ -50,11 +50,9 @@ struct ReconnectCourse {
     /// for this loss as well.
     mutating func openFailed(_ cause: JackError?) -> JackError? {
         switch cause {
-        case .metadataStoreDamaged?, .metadataStoreLocked?: break
+        case let cause? where cause.isMetadataStoreProblem: return say(cause)
         default: return nil
         }
-        guard let cause else { return nil }
-        return say(cause)
     }
 
     private mutating func say(_ damage: JackError) -> JackError? {

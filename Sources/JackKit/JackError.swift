@@ -43,6 +43,14 @@ public enum JackError: Error, Sendable, Equatable, CustomStringConvertible {
     /// held, and every JACK program that opens it hangs, jackd too.
     case metadataStoreLocked(path: String, reason: String)
 
+    /// The metadata store is damaged or left locked (found before an open, or by one).
+    public var isMetadataStoreProblem: Bool {
+        switch self {
+        case .metadataStoreDamaged, .metadataStoreLocked: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case let .metadataStoreDamaged(path, reason):

@@ -175,6 +175,13 @@ public struct MetadataStore: Sendable {
         }
     }
 
+    /// The store held locked for good, as seen from any program using it
+    /// (`lockLeftHeld(asSeenBy:)` for each): what `jas metadata-store`
+    /// checks, with no server named.
+    public func lockLeftHeld() -> Damage? {
+        users().lazy.compactMap { lockLeftHeld(asSeenBy: $0.pid) }.first
+    }
+
     /// What keeps the server `serverName` from the store: damaged files
     /// (`damage()`), or a lock left held that its jackd sleeps on
     /// (`lockLeftHeld`): before its request socket (making the store) or

@@ -174,17 +174,13 @@ public struct ServerProcess: Sendable, Equatable {
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
-        let chunk = min(limit, 16_384)
+        var chunk = [UInt8](repeating: 0, count: min(limit, 16_384))
         while bytes.count < limit {
-            let before = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: min(chunk, limit - before)))
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + before, $0.count - before) }
-            if got < 0 && errno == EINTR {
-                bytes.removeLast(bytes.count - before)
-                continue
-            }
-            bytes.removeLast(bytes.count - before - max(got, 0))
+            let wanted = min(chunk.count, limit - bytes.count)
+            let got = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, wanted) }
+            if got < 0 && errno == EINTR { continue }
             guard got > 0 else { break }
+            bytes.append(contentsOf: chunk[..<got])
         }
         return bytes
     }

@@ -27,7 +27,7 @@ struct MetadataStoreCommand: ParsableCommand {
 
         func run() throws {
             let store = MetadataStore()
-            let damage = store.damage() ?? MetadataStoreCommand.lock(of: store)
+            let damage = store.damage() ?? store.lockLeftHeld()
             let users = store.users()
             if json {
                 Output.jsonLine(StoreState(path: store.path, damaged: damage != nil, locked: damage?.isLock == true,
@@ -48,7 +48,7 @@ struct MetadataStoreCommand: ParsableCommand {
 
         func run() throws {
             let store = MetadataStore()
-            if store.damage() == nil, let lock = MetadataStoreCommand.lock(of: store) {
+            if store.damage() == nil, let lock = store.lockLeftHeld() {
                 let asleep = store.users()
                 try remove(store, lock)
                 if !asleep.isEmpty {
@@ -81,12 +81,6 @@ struct MetadataStoreCommand: ParsableCommand {
             Output.line("removed the \(damage.isLock ? "locked" : "damaged") store \(store.path) (\(damage.reason)); "
                         + "JACK makes it anew at the next start")
         }
-    }
-
-    /// A lock of the store left held: some program using it sleeps on it
-    /// while none runs in it (`MetadataStore.lockLeftHeld`).
-    static func lock(of store: MetadataStore) -> MetadataStore.Damage? {
-        store.users().lazy.compactMap { store.lockLeftHeld(asSeenBy: $0.pid) }.first
     }
 
     /// What `check --json` prints.
