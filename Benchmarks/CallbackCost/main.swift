@@ -253,42 +253,75 @@ if options.tables.contains("passthrough") {
 }
 
 /// The multiRoute render work: output channel p of the streams gets the next
-/// period of track p, or with no tracks a copy of input p % 2. The streams'
-/// output ranges and the track position sit in plain memory, as the C
-/// client's do: a class's `var` read on the real-time thread is a call into
-/// the Swift runtime's exclusivity check (`swift_beginAccess`, through
-/// thread-local storage), which took about a fifth of this render's time.
+/// period of track p, or with no tracks a copy of input p % 2. Everything a
+/// cycle reads and writes (the track position, the tracks, the streams'
+/// output ranges) sits in one allocation, which the render block captures
+/// directly, as the C client's few globals sit next to each other: a class's
+/// `var` read on the real-time thread is a call into the Swift runtime's
+/// exclusivity check (`swift_beginAccess`, through thread-local storage),
+/// which took about a fifth of this render's time; and each further object
+/// between the block and its data is one more cache line a thread woken cold
+/// waits for (the object, then the position, then the ranges took two thirds
+/// of this render's samples in perf).
 final class StreamCopier: @unchecked Sendable {
-    let ranges: UnsafeMutableBufferPointer<Range<Int>>
-    let tracks: UnsafePointer<Float>?
-    let trackFrames: Int
-    private let position = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+    /// The head of the block; the output ranges follow it.
+    struct State {
+        var position: Int
+        let trackFrames: Int
+        let tracks: UnsafePointer<Float>?
+        let streamCount: Int
+    }
+
+    /// The block, as the render block captures it.
+    struct Block: @unchecked Sendable { // written only by the real-time thread while the session runs
+        let state: UnsafeMutablePointer<State>
+
+        var ranges: UnsafeBufferPointer<Range<Int>> {
+            UnsafeBufferPointer(start: Self.rangesStart(of: state), count: state.pointee.streamCount)
+        }
+
+        static var rangesOffset: Int {
+            (MemoryLayout<State>.stride + MemoryLayout<Range<Int>>.alignment - 1)
+                / MemoryLayout<Range<Int>>.alignment * MemoryLayout<Range<Int>>.alignment
+        }
+
+        @inline(__always)
+        static func rangesStart(of state: UnsafeMutablePointer<State>) -> UnsafeMutablePointer<Range<Int>> {
+            (UnsafeMutableRawPointer(state) + rangesOffset).assumingMemoryBound(to: Range<Int>.self)
+        }
+
+        func process(_ cycle: RenderCycle) {
+            let frames = cycle.frameCount
+            if state.pointee.position + frames > state.pointee.trackFrames { state.pointee.position = 0 }
+            let start = state.pointee.position
+            let tracks = state.pointee.tracks, trackFrames = state.pointee.trackFrames
+            for range in ranges {
+                for (offset, output) in cycle.outputs(in: range).enumerated() {
+                    let channel = range.lowerBound + offset
+                    let source = tracks.map { $0 + channel * trackFrames + start } ?? UnsafePointer(cycle.inputs[channel % 2])
+                    output.update(from: source, count: frames)
+                }
+            }
+            state.pointee.position = start + frames
+        }
+    }
+
+    let block: Block
 
     init(_ streams: [AudioOutputStream], tracks: UnsafePointer<Float>?, trackFrames: Int) {
-        ranges = .allocate(capacity: streams.count)
-        _ = ranges.initialize(from: streams.map(\.outputIndices))
-        self.tracks = tracks
-        self.trackFrames = trackFrames
-        position.initialize(to: 0)
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: Block.rangesOffset + streams.count * MemoryLayout<Range<Int>>.stride, alignment: 64)
+        let state = raw.bindMemory(to: State.self, capacity: 1)
+        state.initialize(to: State(position: 0, trackFrames: trackFrames, tracks: tracks, streamCount: streams.count))
+        (raw + Block.rangesOffset).bindMemory(to: Range<Int>.self, capacity: streams.count)
+            .initialize(from: streams.map(\.outputIndices), count: streams.count)
+        block = Block(state: state)
     }
 
     deinit {
-        ranges.deallocate()
-        position.deallocate()
-    }
-
-    func process(_ cycle: RenderCycle) {
-        let frames = cycle.frameCount
-        if position.pointee + frames > trackFrames { position.pointee = 0 }
-        let start = position.pointee
-        for range in ranges {
-            for (offset, output) in cycle.outputs(in: range).enumerated() {
-                let channel = range.lowerBound + offset
-                let source = tracks.map { $0 + channel * trackFrames + start } ?? UnsafePointer(cycle.inputs[channel % 2])
-                output.update(from: source, count: frames)
-            }
-        }
-        position.pointee = start + frames
+        Block.rangesStart(of: block.state).deinitialize(count: block.state.pointee.streamCount)
+        block.state.deinitialize(count: 1)
+        UnsafeMutableRawPointer(block.state).deallocate()
     }
 }
 
@@ -313,7 +346,8 @@ func startMultirouteSession(server: String, streams: Int, copier: (([AudioOutput
     session.setPreferredInputPortNames(["loopback:capture_1", "loopback:capture_2"])
     try session.setPreferredInputNumberOfChannels(2)
     let work = copier(made)
-    session.setRenderBlock { work.process($0) }
+    let block = work.block
+    session.setRenderBlock { block.process($0) }
     session.setCycleCostRecorder(recorder)
     try session.setActive(true)
     return (session, work)

@@ -134,8 +134,10 @@ struct OutputStageState: ~Copyable {
             currentGain = 0
             return
         }
-        let target = Float(bitPattern: targetGainBits.load(ordering: .relaxed))
-        if currentGain != 1 || target != 1 {
+        let targetBits = targetGainBits.load(ordering: .relaxed)
+        let target = Float(bitPattern: targetBits)
+        // Bit patterns, as in `shapesSamples`: a cycle that only looks at the level touches no constant.
+        if currentGain.bitPattern != Float(1).bitPattern || targetBits != Float(1).bitPattern {
             var gain = currentGain
             var frame = 0
             while frame < frames {
