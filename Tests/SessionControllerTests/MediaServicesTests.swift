@@ -289,31 +289,32 @@ enum ProcessStats {
         var targets: Set<String>
     }
 
-    /// The fewest open descriptors seen over `window` seconds (sampled every
-    /// 10 ms), with their targets at that moment.
-    static func settledDescriptors(window: Double = 1) -> Descriptors {
-        var fewest: Descriptors?
-        let deadline = Date().addingTimeInterval(window)
-        repeat {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-            if names.count < fewest?.count ?? .max {
-                let targets = names.map { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) ?? "?" }
-                fewest = Descriptors(count: names.count, targets: Set(targets))
-            }
-            usleep(10_000)
-        } while Date() < deadline
-        return fewest!
-    }
-    /// The fewest threads seen over `window` seconds (sampled every 10 ms).
-    static func settledThreads(window: Double = 1) -> Int {
-        var fewest = Int.max
+    /// The sample with the fewest of something (`count`) taken every 10 ms over `window` seconds of the monotonic clock.
+    private static func fewest<Sample>(over window: Double, _ sample: () -> Sample, count: (Sample) -> Int) -> Sample {
+        var fewest = sample()
         let deadline = ContinuousClock.now + .seconds(window)
-        repeat {
-            fewest = min(fewest, threads)
+        while ContinuousClock.now < deadline {
             usleep(10_000)
-        } while ContinuousClock.now < deadline
+            let next = sample()
+            if count(next) < count(fewest) { fewest = next }
+        }
         return fewest
     }
+
+    /// The fewest open descriptors seen over `window` seconds, with their targets at that moment.
+    static func settledDescriptors(window: Double = 1) -> Descriptors {
+        fewest(over: window, {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            let targets = names.map { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) ?? "?" }
+            return Descriptors(count: names.count, targets: Set(targets))
+        }, count: \.count)
+    }
+
+    /// The fewest threads seen over `window` seconds.
+    static func settledThreads(window: Double = 1) -> Int {
+        fewest(over: window, { threads }, count: { $0 })
+    }
+
     static var residentBytes: Int {
         let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
         let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
