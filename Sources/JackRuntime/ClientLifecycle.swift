@@ -71,16 +71,17 @@ public final class ClientLifecycle: ClientLane {
             }
             done.signal()
         }
-        if done.wait(timeout: .now() + bound) == .timedOut {
+        if let stuck = wait(for: done, within: bound, laneThread: laneThread) {
             // A lane thread asleep on a lock of the metadata store says so
             // (/proc). Otherwise: jack2 #395 needs a close before; an open
             // that hangs without one is stuck in the store too.
-            let lockedRegion = MetadataStore.regionSleptOn(byThread: laneThread.load(ordering: .acquiring))
-            let reason = if let lockedRegion {
-                "\(what) did not return within \(Int(bound)) s: libjack sleeps on a lock in JACK's metadata store "
-                    + "(\(lockedRegion)) that a program killed inside it left held, and no JACK client can be opened or "
-                    + "closed in this process any more: restart the program, once the store is removed (`jas "
-                    + "metadata-store repair` removes a locked one)"
+            let waited = stuck.lock?.ownerIsGone == true ? "has not returned after" : "did not return within"
+            let reason = if let lock = stuck.lock {
+                "\(what) \(waited) \(Int(stuck.seconds.rounded())) s: libjack sleeps on a lock in JACK's metadata store "
+                    + "(\(lock.region)) " + (lock.ownerIsGone ? "\(lock.holder.dropFirst()): a program killed inside the "
+                                             + "store left it held" : "that a program killed inside it left held")
+                    + ", and no JACK client can be opened or closed in this process any more: restart the program, once "
+                    + "the store is removed (`jas metadata-store repair` removes a locked one)"
             } else if what.hasPrefix("opening") && !closed.load(ordering: .relaxed) {
                 "\(what) did not return within \(Int(bound)) s: " + Self.metadataStoreHint
             } else {
@@ -92,6 +93,31 @@ public final class ClientLifecycle: ClientLane {
         }
         guard let value = result.withLock({ $0 }) else { throw .libraryWedged(reason: wedgedReason ?? what) }
         return value
+    }
+
+    /// Waits for `done` at most `bound` seconds; nil when it came. Looked at
+    /// every quarter of a second meanwhile: a lane thread asleep on a lock
+    /// of the metadata store whose owner thread no longer exists (a program
+    /// killed inside the store) will never return, and is given up on once
+    /// seen so for `MetadataStore.lockGrace`, not after the whole bound.
+    private func wait(for done: DispatchSemaphore, within bound: Double,
+                      laneThread: borrowing Atomic<Int32>) -> (seconds: Double, lock: MetadataStore.OwnLockWait?)? {
+        let start = cjack_monotonic_nanoseconds()
+        func elapsed() -> Double { Double(cjack_monotonic_nanoseconds() - start) / 1e9 }
+        var deadLockSince: Double?
+        while done.wait(timeout: .now() + min(0.25, max(0, bound - elapsed()))) == .timedOut {
+            let tid = laneThread.load(ordering: .acquiring)
+            let lock = tid == 0 ? nil : MetadataStore.lockSleptOn(byThread: tid)
+            if elapsed() >= bound { return (bound, lock) }
+            if let lock, lock.ownerIsGone {
+                let since = deadLockSince ?? elapsed()
+                deadLockSince = since
+                if elapsed() - since >= MetadataStore.lockGrace { return (elapsed(), lock) }
+            } else {
+                deadLockSince = nil
+            }
+        }
+        return nil
     }
 
     /// The other cause of an open that never returns: libjack opens jackd's

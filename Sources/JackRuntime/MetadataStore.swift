@@ -116,8 +116,22 @@ public struct MetadataStore: Sendable {
         public let command: String
         /// The region file the lock lies in (`__db.001`, ...).
         public let region: String
+        /// The thread that holds the lock, as glibc notes it in the mutex
+        /// (nil: not a held process-shared mutex, or not readable).
+        public let owner: Int32?
+        /// Whether that thread no longer exists: it was killed holding the
+        /// lock, which nothing will ever release.
+        public let ownerIsGone: Bool
 
-        public var description: String { "\(command) (pid \(pid), thread \(thread)) waits on a lock in \(region)" }
+        public var description: String {
+            "\(command) (pid \(pid), thread \(thread)) waits on a lock in \(region)" + Self.heldBy(owner, gone: ownerIsGone)
+        }
+
+        /// "held by thread N, …" for a lock whose owner is known.
+        static func heldBy(_ owner: Int32?, gone: Bool) -> String {
+            guard let owner else { return "" }
+            return " held by thread \(owner)" + (gone ? ", which no longer exists" : "")
+        }
     }
 
     /// The threads of process `pid` that sleep on a lock inside the store
@@ -142,10 +156,41 @@ public struct MetadataStore: Sendable {
         guard !mapped.isEmpty else { return [] }
         let command = Self.command(of: entry, procRoot: procRoot)
         return futexes.compactMap { tid, address in
-            mapped.first { $0.range.contains(address) }.map {
-                LockWait(pid: pid, thread: tid, command: command, region: regions[$0.file] ?? "?")
+            mapped.first { $0.range.contains(address) }.map { mapping in
+                let region = regions[mapping.file] ?? "?"
+                let owner = Self.mutexOwner(in: "\(path)/\(region)",
+                                            at: address - mapping.range.lowerBound + mapping.fileOffset)
+                return LockWait(pid: pid, thread: tid, command: command, region: region, owner: owner,
+                                ownerIsGone: owner.map { !Self.threadExists($0, procRoot: procRoot) } ?? false)
             }
         }
+    }
+
+    /// The thread that holds the mutex at byte `offset` of `file` (a region
+    /// file, or a process's `mem`): glibc keeps a locked mutex's owner (its
+    /// thread id) in the mutex, after the lock word and the recursion
+    /// count, and marks a process-shared one (libdb's, which lie in the
+    /// region files) in its kind. Nil when the bytes there are not a locked
+    /// process-shared mutex.
+    static func mutexOwner(in file: String, at offset: UInt64) -> Int32? {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        // glibc's x86_64 and generic layouts: lock, count, owner, nusers, kind.
+        var words = (Int32(0), Int32(0), Int32(0), Int32(0), Int32(0))
+        let size = MemoryLayout.size(ofValue: words)
+        guard pread(descriptor, &words, size, off_t(truncatingIfNeeded: offset)) == size else { return nil }
+        let (lock, count, owner, _, kind) = words
+        let processShared: Int32 = 128   // glibc's PTHREAD_MUTEX_PSHARED_BIT
+        // Locked (1), or locked with sleepers (2); not recursive; other bytes (a condition variable's) are not read as one.
+        guard lock == 1 || lock == 2, count == 0, owner > 0, kind & processShared != 0 else { return nil }
+        return owner
+    }
+
+    /// Whether thread `tid` exists (any process's thread: `/proc/TID`
+    /// answers for every thread, though only processes are listed).
+    static func threadExists(_ tid: Int32, procRoot: String = "/proc") -> Bool {
+        access("\(procRoot)/\(tid)", F_OK) == 0
     }
 
     /// How long a program must sleep on a lock of the store, with no other
@@ -155,19 +200,21 @@ public struct MetadataStore: Sendable {
     /// The store held locked for good, as seen from program `pid` (a jackd
     /// that makes no socket, a client whose open does not return): it sleeps
     /// on one of the store's locks, and goes on sleeping for `lockGrace`
-    /// seconds (looked at every 0.1 s) while no other program runs in the
-    /// store, so nothing that could release the lock is left. Nil at once
+    /// seconds (looked at every 0.1 s) while the lock's owner is a thread
+    /// that no longer exists, or while no other program runs in the store;
+    /// either way nothing that could release the lock is left. Nil at once
     /// when it does not sleep on one. This process is not counted among the
     /// programs running in the store.
     public func lockLeftHeld(asSeenBy pid: Int32, procRoot: String = "/proc") -> Damage? {
         let start = cjack_monotonic_nanoseconds()
         while true {
             let waits = lockWaits(ofProcess: pid, procRoot: procRoot)
-            guard !waits.isEmpty, runningUsers(besides: pid, procRoot: procRoot).isEmpty else { return nil }
+            let ownerGone = waits.contains(where: \.ownerIsGone)
+            guard !waits.isEmpty, ownerGone || runningUsers(besides: pid, procRoot: procRoot).isEmpty else { return nil }
             if Double(cjack_monotonic_nanoseconds() - start) / 1e9 >= Self.lockGrace {
                 let asleep = users(procRoot: procRoot).filter { $0.pid != pid }.map { "\($0.command) (pid \($0.pid))" }
                 return Damage(path: path, reason: waits.map(\.description).joined(separator: "; ")
-                              + " that no running program holds, for \(Int(Self.lockGrace)) s"
+                              + (ownerGone ? "" : " that no running program holds") + ", for \(Int(Self.lockGrace)) s"
                               + (asleep.isEmpty ? "" : "; asleep on it too: " + asleep.joined(separator: ", ")),
                               isLock: true)
             }
@@ -203,12 +250,25 @@ public struct MetadataStore: Sendable {
         users(procRoot: procRoot).filter { $0.pid != pid && lockWaits(ofProcess: $0.pid, procRoot: procRoot).isEmpty }
     }
 
-    /// The file of a JACK metadata store that thread `tid` of this process
-    /// sleeps on a lock in, or nil: a futex inside a mapping of a region
-    /// file, told by its path (a store removed since is still mapped, as
-    /// `… (deleted)`). libjack closing the process's last client closes the
-    /// store, and sleeps for ever on a lock a killed program left held.
-    public static func regionSleptOn(byThread tid: Int32) -> String? {
+    /// A lock of a JACK metadata store that a thread of this process sleeps on.
+    public struct OwnLockWait: Sendable {
+        /// The region file, by its path (a store removed since is still
+        /// mapped, as `… (deleted)`).
+        public let region: String
+        /// The thread that holds the lock (nil: not known).
+        public let owner: Int32?
+        /// Whether that thread no longer exists.
+        public let ownerIsGone: Bool
+
+        /// "held by thread N, which no longer exists", or nothing when the owner is not known.
+        public var holder: String { LockWait.heldBy(owner, gone: ownerIsGone) }
+    }
+
+    /// The lock of a JACK metadata store that thread `tid` of this process
+    /// sleeps on, or nil: a futex inside a mapping of a region file. libjack
+    /// opening or closing a client opens or closes the store, and sleeps for
+    /// ever on a lock a killed program left held.
+    public static func lockSleptOn(byThread tid: Int32) -> OwnLockWait? {
         guard let address = futexAddress(ofTask: "/proc/self/task/\(tid)") else { return nil }
         let maps = ServerProcess.text("/proc/self/maps", limit: 4 << 20) ?? ""
         for line in maps.split(separator: "\n") {
@@ -216,7 +276,10 @@ public struct MetadataStore: Sendable {
             guard fields.count == 6, fields[5].contains("/jack_db-") else { continue }
             let bounds = fields[0].split(separator: "-").compactMap { UInt64($0, radix: 16) }
             if bounds.count == 2, (bounds[0]..<bounds[1]).contains(address) {
-                return fields[5].trimmingCharacters(in: .whitespaces)
+                // Read through this process's memory, not the file: the store may be removed already.
+                let owner = mutexOwner(in: "/proc/self/mem", at: address)
+                return OwnLockWait(region: fields[5].trimmingCharacters(in: .whitespaces), owner: owner,
+                                   ownerIsGone: owner.map { !threadExists($0) } ?? false)
             }
         }
         return nil
@@ -241,16 +304,20 @@ public struct MetadataStore: Sendable {
         ServerProcess.text("\(procRoot)/\(entry)/comm", limit: 64)?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
     }
 
-    /// The file-backed mappings of a process: address range and file.
-    private static func mappings(of entry: String, procRoot: String) -> [(range: Range<UInt64>, file: FileIdentity)] {
+    /// The file-backed mappings of a process: address range, the offset in
+    /// the file where it starts, and the file.
+    private static func mappings(of entry: String, procRoot: String)
+        -> [(range: Range<UInt64>, fileOffset: UInt64, file: FileIdentity)] {
         let maps = ServerProcess.text("\(procRoot)/\(entry)/maps", limit: 4 << 20) ?? ""
         return maps.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 6, let inode = UInt64(fields[4]), inode != 0 else { return nil }
+            guard fields.count >= 6, let inode = UInt64(fields[4]), inode != 0,
+                  let offset = UInt64(fields[2], radix: 16) else { return nil }
             let bounds = fields[0].split(separator: "-").compactMap { UInt64($0, radix: 16) }
             let device = fields[3].split(separator: ":").compactMap { UInt32($0, radix: 16) }
             guard bounds.count == 2, bounds[0] < bounds[1], device.count == 2 else { return nil }
-            return (bounds[0]..<bounds[1], FileIdentity(device: deviceNumber(major: device[0], minor: device[1]), inode: inode))
+            return (bounds[0]..<bounds[1], offset,
+                    FileIdentity(device: deviceNumber(major: device[0], minor: device[1]), inode: inode))
         }
     }
 

@@ -59,6 +59,30 @@ final class MetadataStoreTests: JackTestCase {
         return (recorder, lines, errorLines)
     }
 
+    /// A take under way (its `started` logged): `jas record` of a jackd on a
+    /// machine of its own. Skips the test where no such machine can be made.
+    private func startTake() throws -> RunningTake {
+        let machine: SeparateMachine
+        do { machine = try SeparateMachine() } catch { throw XCTSkip("\(error)") }
+        let folder = temporaryFolder()
+        let server = LoopbackServer.uniqueName()
+        var jackd: MachineProgram?
+        do {
+            let started = try startReadyJackd(machine, name: server)
+            jackd = started
+            let (recorder, lines, errorLines) = try startRecorder(machine, server: server, output: "\(folder)/take.wav")
+            let take = RunningTake(machine: machine, folder: folder, server: server, jackd: started, recorder: recorder,
+                                   lines: lines, errorLines: errorLines)
+            XCTAssertTrue(waitUntil(timeout: 15) { !take.events("started").isEmpty }, "\(lines.objects)")
+            return take
+        } catch {
+            if let jackd, jackd.isRunning { kill(jackd.processIdentifier, SIGKILL); jackd.waitUntilExit() }
+            try? FileManager.default.removeItem(atPath: folder)
+            machine.stop()
+            throw error
+        }
+    }
+
     /// Leaves `region` as the soak left it: empty, and not new (a minute old).
     private func damage(_ region: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(truncate(region, 0), 0, "truncate \(region)", file: file, line: line)
@@ -150,18 +174,11 @@ final class MetadataStoreTests: JackTestCase {
     /// the server cannot come back, the take waits with its timeline whole,
     /// and goes on once the store is repaired and the server is back.
     func testATakeWaitsThroughADamagedStoreAndResumesAfterTheRepair() throws {
-        let machine: SeparateMachine
-        do { machine = try SeparateMachine() } catch { throw XCTSkip("\(error)") }
-        defer { machine.stop() }
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let name = LoopbackServer.uniqueName()
-        let first = try startReadyJackd(machine, name: name)
-        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-        let (recorder, lines, errorLines) = try startRecorder(machine, server: name, output: "\(folder)/take.wav")
-        defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
-        func event(_ name: String) -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == name } }
-        XCTAssertTrue(waitUntil(timeout: 15) { !event("started").isEmpty }, "\(lines.objects)")
+        let take = try startTake()
+        defer { take.stop() }
+        let (machine, name, first, recorder, lines, errorLines) = (take.machine, take.server, take.jackd, take.recorder,
+                                                                   take.lines, take.errorLines)
+        let event = take.events
         // The server dies, and its store is left damaged.
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
@@ -221,6 +238,11 @@ final class MetadataStoreTests: JackTestCase {
             throw XCTSkip("the kill did not leave jackd asleep on the store this time (libdb's first lock was another): "
                           + "nothing to check; gdb said: \(gdb.output.suffix(300))")
         }
+        // The lock's holder, as glibc notes it in the mutex: the main thread of the jack_lsp gdb killed, gone.
+        let killed = gdb.output.firstMatch(of: /\[Inferior 1 \(process ([0-9]+)\) killed\]/).flatMap { Int32($0.1) }
+        let waits = store.lockWaits(ofProcess: hung.processIdentifier)
+        XCTAssertNotNil(killed, gdb.output)
+        XCTAssertTrue(waits.contains { $0.owner == killed && $0.ownerIsGone }, "\(waits)")
         let started = ContinuousClock.now
         let status = try run(machine.command([jas, "status", "--server", name]))
         XCTAssertEqual(status.status, 2, status.output)
@@ -231,6 +253,7 @@ final class MetadataStoreTests: JackTestCase {
         let check = try run(machine.command([jas, "metadata-store", "check"]))
         XCTAssertEqual(check.status, 1, check.output)
         XCTAssertTrue(check.output.contains("is locked (jackd (pid \(hung.processIdentifier)"), check.output)
+        XCTAssertTrue(check.output.contains("held by thread \(killed ?? 0), which no longer exists"), check.output)
         let repair = try run(machine.command([jas, "metadata-store", "repair"]))
         XCTAssertEqual(repair.status, 0, repair.output)
         XCTAssertTrue(repair.output.contains("removed the locked store"), repair.output)
@@ -252,18 +275,11 @@ final class MetadataStoreTests: JackTestCase {
     /// and exits with 75 for its supervisor. (In a process of its own: libjack
     /// cannot be used again in the process it happens in.)
     func testARecorderStuckClosingInALockedStoreSaysSoAndExitsForItsSupervisor() throws {
-        let machine: SeparateMachine
-        do { machine = try SeparateMachine() } catch { throw XCTSkip("\(error)") }
-        defer { machine.stop() }
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let name = LoopbackServer.uniqueName()
-        let first = try startReadyJackd(machine, name: name)
-        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL); first.waitUntilExit() } }
-        let (recorder, lines, errorLines) = try startRecorder(machine, server: name, output: "\(folder)/take.wav")
-        defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
-        func event(_ name: String) -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == name } }
-        XCTAssertTrue(waitUntil(timeout: 15) { !event("started").isEmpty }, "\(lines.objects)")
+        let take = try startTake()
+        defer { take.stop() }
+        let (machine, name, first, recorder, lines, errorLines) = (take.machine, take.server, take.jackd, take.recorder,
+                                                                   take.lines, take.errorLines)
+        let event = take.events
         let gdb = try run(machine.command(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex",
                                            "break __db_pthread_mutex_lock", "-ex", "run", "-ex", "finish", "-ex", "kill",
                                            "--args", "jack_lsp", "-s", name]))
@@ -283,5 +299,27 @@ final class MetadataStoreTests: JackTestCase {
         XCTAssertFalse(errorLines.text.contains("#395"), errorLines.text)
         let summary = try XCTUnwrap(event("summary").first, "\(lines.objects)")
         XCTAssertGreaterThan(summary["frames_written"] as? Int ?? 0, 0)
+    }
+}
+
+/// A `jas record` take on a jackd of a machine of its own (`startTake`).
+private struct RunningTake {
+    let machine: SeparateMachine
+    let folder: String
+    let server: String
+    let jackd: MachineProgram
+    let recorder: Process
+    let lines: LineCollector
+    let errorLines: LineCollector.Text
+
+    /// The recorder's JSON lines of event `name` so far.
+    func events(_ name: String) -> [[String: Any]] { lines.objects.filter { $0["event"] as? String == name } }
+
+    /// Kills what still runs, removes the take's folder and the machine.
+    func stop() {
+        if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) }
+        if jackd.isRunning { kill(jackd.processIdentifier, SIGKILL); jackd.waitUntilExit() }
+        try? FileManager.default.removeItem(atPath: folder)
+        machine.stop()
     }
 }
