@@ -49,6 +49,10 @@ public final class ClientLifecycle: ClientLane {
     /// Why libjack is wedged in this process (nil: it is not).
     public var wedgedReason: String? { wedge.withLock { $0 } }
 
+    /// The metadata store's lock that the wedged call sleeps on (nil: not wedged, or not on one).
+    public var wedgedOnLock: MetadataStore.OwnLockWait? { wedgeLock.withLock { $0 } }
+    private let wedgeLock = Mutex<MetadataStore.OwnLockWait?>(nil)
+
     /// Runs `body` on the lane and waits for it at most `bound` seconds. When
     /// it does not return by then, the library is wedged from now on.
     /// `excludingMetadata`: an open or a close, which may make or tear down
@@ -89,7 +93,11 @@ public final class ClientLifecycle: ClientLane {
                     + "#395) and no JACK client can be opened or closed in it any more: restart the program"
                     + (what.hasPrefix("opening") ? "; or else " + Self.metadataStoreHint : "")
             }
-            wedge.withLock { if $0 == nil { $0 = reason } }
+            wedge.withLock {
+                guard $0 == nil else { return }
+                $0 = reason
+                wedgeLock.withLock { $0 = stuck.lock }
+            }
         }
         guard let value = result.withLock({ $0 }) else { throw .libraryWedged(reason: wedgedReason ?? what) }
         return value

@@ -13,13 +13,30 @@ struct MetadataStoreCommand: ParsableCommand {
             (an empty region file) makes every JACK program of the user die of SIGBUS at start, jackd too. \
             A program killed inside it can also leave one of its locks held: every JACK program that opens it \
             then hangs, jackd too. \
-            `check` says whether it is whole (exit status 0), damaged or locked (1), and which programs use it. \
-            `repair` removes a damaged store only when no JACK program of the user uses it, and a locked one when \
-            every program using it sleeps on its locks (JACK makes it anew); run it before a logger starts (the \
-            README's systemd unit does).
+            `check` says whether it is whole (exit status 0), damaged or locked (1), and which programs use it; \
+            a lock that only an open meets is found by a probe, a jas process of its own that opens the store \
+            (about 2 s when it is locked). \
+            `repair` removes a damaged store only when no JACK program of the user uses it, and a locked one \
+            (JACK makes it anew); run it before a logger starts (the README's systemd unit does).
             """,
-        subcommands: [Check.self, Repair.self]
+        subcommands: [Check.self, Repair.self, Probe.self]
     )
+
+    /// A lock left held that programs sleep on now, or else one that an open meets (the probe).
+    static func lock(of store: MetadataStore) -> MetadataStore.Damage? {
+        store.lockLeftHeld() ?? store.lockMetByAnOpen(probe: ["/proc/self/exe", "metadata-store", "probe"])
+    }
+
+    /// `jas metadata-store probe`: the probe's process (`MetadataStore.runOpenProbe`).
+    struct Probe: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Open the store as a JACK program does, in this process (what check and repair run).",
+            shouldDisplay: false)
+
+        func run() throws {
+            MetadataStore.runOpenProbe()
+        }
+    }
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Say whether the store is whole, and who uses it.")
@@ -27,7 +44,7 @@ struct MetadataStoreCommand: ParsableCommand {
 
         func run() throws {
             let store = MetadataStore()
-            let damage = store.damage() ?? store.lockLeftHeld()
+            let damage = store.damage() ?? MetadataStoreCommand.lock(of: store)
             let users = store.users()
             if json {
                 Output.jsonLine(StoreState(path: store.path, damaged: damage != nil, locked: damage?.isLock == true,
@@ -48,12 +65,20 @@ struct MetadataStoreCommand: ParsableCommand {
 
         func run() throws {
             let store = MetadataStore()
-            if store.damage() == nil, let lock = store.lockLeftHeld() {
-                let asleep = store.users()
+            if store.damage() == nil, let lock = MetadataStoreCommand.lock(of: store) {
+                let users = store.users()
+                let asleep = users.filter { !store.lockWaits(ofProcess: $0.pid).isEmpty }
+                let running = users.filter { user in !asleep.contains { $0.pid == user.pid } }
                 try remove(store, lock)
                 if !asleep.isEmpty {
                     Output.line("still asleep on the removed store, for good: " + asleep.map { "\($0.command) (pid \($0.pid))" }
                         .joined(separator: ", ") + "; kill them: kill -KILL " + asleep.map { String($0.pid) }.joined(separator: " "))
+                }
+                if !running.isEmpty {
+                    Output.line("still using the removed store: " + running.map { "\($0.command) (pid \($0.pid))" }
+                        .joined(separator: ", ") + "; programs started from now on use a new one and do not see the "
+                        + "metadata these set, and each will sleep on the same lock when it closes the store (a clean "
+                        + "stop that hangs: kill -KILL it); restart them when you can")
                 }
                 return
             }

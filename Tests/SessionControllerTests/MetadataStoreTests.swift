@@ -267,6 +267,48 @@ final class MetadataStoreTests: JackTestCase {
         XCTAssertEqual(after.status, 0, after.output)
     }
 
+    /// A lock that only an open meets (the store's environment mutex, held
+    /// by a jack_lsp killed inside it while the server's jackd runs on): no
+    /// program sleeps on it, so only an open finds it. `check` finds it by a
+    /// probe (a jas process of its own that opens the store), names the
+    /// killed holder, and `repair` removes the store, naming the jackd that
+    /// still has it open; a client then opens on that same running server,
+    /// as a logger restarted by systemd after the unit's repair would.
+    func testALockOnlyAnOpenMeetsIsFoundByTheProbeAndRepaired() throws {
+        let machine: SeparateMachine
+        do { machine = try SeparateMachine() } catch { throw XCTSkip("\(error)") }
+        defer { machine.stop() }
+        let name = LoopbackServer.uniqueName()
+        let jackd = try startReadyJackd(machine, name: name)
+        defer { if jackd.isRunning { kill(jackd.processIdentifier, SIGKILL); jackd.waitUntilExit() } }
+        let whole = try run(machine.command([jas, "metadata-store", "check"]))
+        XCTAssertEqual(whole.status, 0, whole.output)
+        let gdb = try run(machine.command(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex",
+                                           "break __db_pthread_mutex_lock", "-ex", "run", "-ex", "finish", "-ex", "kill",
+                                           "--args", "jack_lsp", "-s", name]))
+        let killed = gdb.output.firstMatch(of: /\[Inferior 1 \(process ([0-9]+)\) killed\]/).flatMap { Int32($0.1) }
+        XCTAssertNotNil(killed, gdb.output)
+        if try run(machine.command(["timeout", "-s", "KILL", "5", "jack_lsp", "-s", name])).status == 0 {
+            throw XCTSkip("the kill did not leave the store's environment locked this time (libdb's first lock was "
+                          + "another): nothing to check; gdb said: \(gdb.output.suffix(300))")
+        }
+        XCTAssertTrue(MetadataStore(root: machine.sharedMemoryPath).lockWaits(ofProcess: jackd.processIdentifier).isEmpty,
+                      "jackd sleeps on the lock too: not the lock only an open meets")
+        let check = try run(machine.command([jas, "metadata-store", "check"]))
+        XCTAssertEqual(check.status, 1, check.output)
+        XCTAssertTrue(check.output.contains("is locked (an open sleeps on a lock in __db."), check.output)
+        XCTAssertTrue(check.output.contains("held by thread \(killed ?? 0), which no longer exists"), check.output)
+        let repair = try run(machine.command([jas, "metadata-store", "repair"]))
+        XCTAssertEqual(repair.status, 0, repair.output)
+        XCTAssertTrue(repair.output.contains("removed the locked store"), repair.output)
+        XCTAssertTrue(repair.output.contains("still using the removed store: jackd (pid \(jackd.processIdentifier))"),
+                      repair.output)
+        let status = try run(machine.command([jas, "status", "--server", name]))
+        XCTAssertEqual(status.status, 0, status.output)
+        let after = try run(machine.command([jas, "metadata-store", "check"]))
+        XCTAssertEqual(after.status, 0, after.output)
+    }
+
     /// A take whose process still has the store open when a program killed
     /// inside it leaves its environment's lock held: when the server dies,
     /// libjack's close of the last client closes the store too, and sleeps on
