@@ -83,6 +83,20 @@ final class MetadataStoreTests: JackTestCase {
         }
     }
 
+    /// A jack_lsp of `server` stopped by gdb right after libdb took its first
+    /// lock of the store (the environment's mutex, in `__env_ref_increment`,
+    /// most times) and killed there: gdb's output, and the killed process.
+    private func killAJackLspInsideTheStore(_ machine: SeparateMachine,
+                                           server: String) throws -> (output: String, killed: Int32?) {
+        let gdb = try run(machine.command(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex",
+                                           "break __db_pthread_mutex_lock", "-ex", "run", "-ex", "finish", "-ex", "kill",
+                                           "--args", "jack_lsp", "-s", server]))
+        XCTAssertTrue(gdb.output.contains("Breakpoint 1"), gdb.output)
+        let killed = gdb.output.firstMatch(of: /\[Inferior 1 \(process ([0-9]+)\) killed\]/).flatMap { Int32($0.1) }
+        XCTAssertNotNil(killed, gdb.output)
+        return (gdb.output, killed)
+    }
+
     /// Leaves `region` as the soak left it: empty, and not new (a minute old).
     private func damage(_ region: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(truncate(region, 0), 0, "truncate \(region)", file: file, line: line)
@@ -224,10 +238,7 @@ final class MetadataStoreTests: JackTestCase {
         let name = LoopbackServer.uniqueName()
         let first = try startReadyJackd(machine, name: name)
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL); first.waitUntilExit() } }
-        let gdb = try run(machine.command(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex",
-                                           "break __db_pthread_mutex_lock", "-ex", "run", "-ex", "finish", "-ex", "kill",
-                                           "--args", "jack_lsp", "-s", name]))
-        XCTAssertTrue(gdb.output.contains("Breakpoint 1"), gdb.output)
+        let gdb = try killAJackLspInsideTheStore(machine, server: name)
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let hung = try startJackd(machine, name: name)
@@ -239,9 +250,8 @@ final class MetadataStoreTests: JackTestCase {
                           + "nothing to check; gdb said: \(gdb.output.suffix(300))")
         }
         // The lock's holder, as glibc notes it in the mutex: the main thread of the jack_lsp gdb killed, gone.
-        let killed = gdb.output.firstMatch(of: /\[Inferior 1 \(process ([0-9]+)\) killed\]/).flatMap { Int32($0.1) }
+        let killed = gdb.killed
         let waits = store.lockWaits(ofProcess: hung.processIdentifier)
-        XCTAssertNotNil(killed, gdb.output)
         XCTAssertTrue(waits.contains { $0.owner == killed && $0.ownerIsGone }, "\(waits)")
         let started = ContinuousClock.now
         let status = try run(machine.command([jas, "status", "--server", name]))
@@ -283,11 +293,8 @@ final class MetadataStoreTests: JackTestCase {
         defer { if jackd.isRunning { kill(jackd.processIdentifier, SIGKILL); jackd.waitUntilExit() } }
         let whole = try run(machine.command([jas, "metadata-store", "check"]))
         XCTAssertEqual(whole.status, 0, whole.output)
-        let gdb = try run(machine.command(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex",
-                                           "break __db_pthread_mutex_lock", "-ex", "run", "-ex", "finish", "-ex", "kill",
-                                           "--args", "jack_lsp", "-s", name]))
-        let killed = gdb.output.firstMatch(of: /\[Inferior 1 \(process ([0-9]+)\) killed\]/).flatMap { Int32($0.1) }
-        XCTAssertNotNil(killed, gdb.output)
+        let gdb = try killAJackLspInsideTheStore(machine, server: name)
+        let killed = gdb.killed
         if try run(machine.command(["timeout", "-s", "KILL", "5", "jack_lsp", "-s", name])).status == 0 {
             throw XCTSkip("the kill did not leave the store's environment locked this time (libdb's first lock was "
                           + "another): nothing to check; gdb said: \(gdb.output.suffix(300))")
@@ -322,10 +329,7 @@ final class MetadataStoreTests: JackTestCase {
         let (machine, name, first, recorder, lines, errorLines) = (take.machine, take.server, take.jackd, take.recorder,
                                                                    take.lines, take.errorLines)
         let event = take.events
-        let gdb = try run(machine.command(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex",
-                                           "break __db_pthread_mutex_lock", "-ex", "run", "-ex", "finish", "-ex", "kill",
-                                           "--args", "jack_lsp", "-s", name]))
-        XCTAssertTrue(gdb.output.contains("Breakpoint 1"), gdb.output)
+        let gdb = try killAJackLspInsideTheStore(machine, server: name)
         if try run(machine.command(["timeout", "-s", "KILL", "5", "jack_lsp", "-s", name])).status == 0 {
             throw XCTSkip("the kill did not leave the store's environment locked this time (libdb's first lock was "
                           + "another): nothing to check; gdb said: \(gdb.output.suffix(300))")
