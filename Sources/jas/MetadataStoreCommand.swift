@@ -27,6 +27,11 @@ struct MetadataStoreCommand: ParsableCommand {
         store.lockLeftHeld() ?? store.lockMetByAnOpen(probe: ["/proc/self/exe", "metadata-store", "probe"])
     }
 
+    /// Programs as the output names them: "jackd (pid 123), jack_lsp (pid 456)".
+    static func named(_ programs: [(pid: Int32, command: String)]) -> String {
+        programs.map { "\($0.command) (pid \($0.pid))" }.joined(separator: ", ")
+    }
+
     /// `jas metadata-store probe`: the probe's process (`MetadataStore.runOpenProbe`).
     struct Probe: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -51,9 +56,7 @@ struct MetadataStoreCommand: ParsableCommand {
                                            reason: damage?.reason, usedBy: users.map { "\($0.command) (pid \($0.pid))" }))
             } else {
                 Output.line(damage.map { "\($0); `jas metadata-store repair` removes it" } ?? "\(store.path): whole (or absent)")
-                if !users.isEmpty {
-                    Output.line("used by " + users.map { "\($0.command) (pid \($0.pid))" }.joined(separator: ", "))
-                }
+                if !users.isEmpty { Output.line("used by " + MetadataStoreCommand.named(users)) }
             }
             if damage != nil { throw ExitCode.failure }
         }
@@ -66,17 +69,16 @@ struct MetadataStoreCommand: ParsableCommand {
         func run() throws {
             let store = MetadataStore()
             if store.damage() == nil, let lock = MetadataStoreCommand.lock(of: store) {
-                let users = store.users()
-                let asleep = users.filter { !store.lockWaits(ofProcess: $0.pid).isEmpty }
-                let running = users.filter { user in !asleep.contains { $0.pid == user.pid } }
+                let running = store.runningUsers(besides: 0)   // pid 0: no program is set apart
+                let asleep = store.users().filter { user in !running.contains { $0.pid == user.pid } }
                 try remove(store, lock)
                 if !asleep.isEmpty {
-                    Output.line("still asleep on the removed store, for good: " + asleep.map { "\($0.command) (pid \($0.pid))" }
-                        .joined(separator: ", ") + "; kill them: kill -KILL " + asleep.map { String($0.pid) }.joined(separator: " "))
+                    Output.line("still asleep on the removed store, for good: " + MetadataStoreCommand.named(asleep)
+                        + "; kill them: kill -KILL " + asleep.map { String($0.pid) }.joined(separator: " "))
                 }
                 if !running.isEmpty {
-                    Output.line("still using the removed store: " + running.map { "\($0.command) (pid \($0.pid))" }
-                        .joined(separator: ", ") + "; programs started from now on use a new one and do not see the "
+                    Output.line("still using the removed store: " + MetadataStoreCommand.named(running)
+                        + "; programs started from now on use a new one and do not see the "
                         + "metadata these set, and each will sleep on the same lock when it closes the store (a clean "
                         + "stop that hangs: kill -KILL it); restart them when you can")
                 }
@@ -88,8 +90,7 @@ struct MetadataStoreCommand: ParsableCommand {
             }
             let users = store.users()
             guard users.isEmpty else {
-                Output.diagnostic("jas metadata-store repair: \(damage), but it is in use by "
-                                  + users.map { "\($0.command) (pid \($0.pid))" }.joined(separator: ", ")
+                Output.diagnostic("jas metadata-store repair: \(damage), but it is in use by " + MetadataStoreCommand.named(users)
                                   + "; stop them (a jackd that does not stop: kill -KILL), then repair again")
                 throw ExitCode(2)
             }
