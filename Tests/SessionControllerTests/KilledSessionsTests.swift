@@ -152,21 +152,15 @@ final class KilledSessionsTests: JackTestCase {
         }
     }
 
-    /// The kill that wedges the store, made deterministic: `jack_lsp` held by
-    /// gdb right after libdb took the store environment's mutex (its first
-    /// lock, in `__env_ref_increment`), and SIGKILLed there. Skips when the
-    /// kill did not leave the store locked.
+    /// The kill that wedges the store, made deterministic (`StoreLockKill`),
+    /// on `server`. Skips when the kill did not leave the store locked.
     func lockTheStore(on server: LoopbackServer) throws {
         let others = ServerRegistry.runningServers().filter { $0.pid != server.pid }
         try XCTSkipUnless(others.isEmpty, "other JACK servers of this user run (\(others.map(\.prefix))): the store is "
                           + "theirs too")
         XCTAssertTrue(try Self.aClientOpens(on: server), "the store answers before")
-        let gdb = try run(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex", "break __db_pthread_mutex_lock",
-                           "-ex", "run", "-ex", "finish", "-ex", "kill", "--args", "jack_lsp", "-s", server.name])
-        XCTAssertTrue(gdb.output.contains("Breakpoint 1"), gdb.output)
-        // Which of libdb's mutexes jack_lsp takes first is libdb's affair:
-        // in one rehearsal of four the kill did not leave the store locked,
-        // and then there is nothing to check in this run.
+        let gdb = try run(StoreLockKill.command(server: server.name))
+        XCTAssertTrue(StoreLockKill.stoppedAtTheLock(gdb.output), gdb.output)
         if try Self.aClientOpens(on: server, within: 5) {
             throw XCTSkip("the kill did not leave the store locked this time (libdb's first lock was another): "
                           + "nothing to check; gdb said: \(gdb.output.suffix(300))")

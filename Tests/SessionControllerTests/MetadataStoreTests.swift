@@ -83,16 +83,13 @@ final class MetadataStoreTests: JackTestCase {
         }
     }
 
-    /// A jack_lsp of `server` stopped by gdb right after libdb took its first
-    /// lock of the store (the environment's mutex, in `__env_ref_increment`,
-    /// most times) and killed there: gdb's output, and the killed process.
+    /// A jack_lsp of `server` in `machine` killed inside the store
+    /// (`StoreLockKill`): gdb's output, and the killed process.
     private func killAJackLspInsideTheStore(_ machine: SeparateMachine,
                                            server: String) throws -> (output: String, killed: Int32?) {
-        let gdb = try run(machine.command(["gdb", "-batch", "-ex", "set breakpoint pending on", "-ex",
-                                           "break __db_pthread_mutex_lock", "-ex", "run", "-ex", "finish", "-ex", "kill",
-                                           "--args", "jack_lsp", "-s", server]))
-        XCTAssertTrue(gdb.output.contains("Breakpoint 1"), gdb.output)
-        let killed = gdb.output.firstMatch(of: /\[Inferior 1 \(process ([0-9]+)\) killed\]/).flatMap { Int32($0.1) }
+        let gdb = try run(machine.command(StoreLockKill.command(server: server)))
+        XCTAssertTrue(StoreLockKill.stoppedAtTheLock(gdb.output), gdb.output)
+        let killed = StoreLockKill.killedProcess(gdb.output)
         XCTAssertNotNil(killed, gdb.output)
         return (gdb.output, killed)
     }
