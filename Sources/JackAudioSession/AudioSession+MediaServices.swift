@@ -29,6 +29,17 @@ extension AudioSession {
     /// session in the process can reach a server again: restart the program.
     public var libraryWedgedReason: String? { ClientLifecycle.shared.wedgedReason }
 
+    /// Whether the process is stuck because JACK's server registry
+    /// (`/dev/shm/jack-shm-registry`) was removed or replaced since libjack
+    /// attached it: removed while no jackd ran (`rm /dev/shm/jack*`,
+    /// systemd-logind's `RemoveIPC=yes`), then made anew by the next jackd.
+    /// libjack attaches the registry once per process, so every later open
+    /// fails; the session says it once (`mediaServicesWereLost`, its reason
+    /// naming the registry) and stops reconnecting. The cure is a new
+    /// process: re-execute the program with its arguments (as `jas` does) or
+    /// exit and let a supervisor start it again.
+    public var serverRegistryWasReplaced: Bool { ClientLifecycle.shared.registryReplacedReason != nil }
+
     /// Says once that libjack is wedged: a second `mediaServicesWereLost`
     /// whose reason starts with "libjack is wedged", and no more reconnecting.
     func reportLibraryWedged(_ why: String) {
@@ -80,6 +91,7 @@ extension AudioSession {
                 let step = course.next(
                     generation: session?.board.reconnectGeneration.load(ordering: .relaxed),
                     sinceLoss: ContinuousClock.now - loss.lostAt, limit: session?.reconnectLimit,
+                    registryReplaced: { ClientLifecycle.shared.lookAtRegistry() },
                     storeDamage: { LibraryVersion.isPipeWire ? nil : MetadataStore().problem(forServer: serverName)?.jackError },
                     serverAway: { presence.isAway(serverName: serverName) })
                 guard let session else { return true }
@@ -88,6 +100,9 @@ extension AudioSession {
                 }
                 switch step {
                 case .stop:
+                    return true
+                case let .wedged(reason):
+                    session.reportLibraryWedged(reason)
                     return true
                 case let .pause(damage):
                     say(damage)

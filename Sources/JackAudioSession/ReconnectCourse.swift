@@ -26,6 +26,9 @@ struct ReconnectCourse {
         case pause(say: JackError?)
         /// Open a client on the server.
         case open
+        /// No client of this process can reach a server again (its server
+        /// registry was replaced): say `reason` as libjack wedged, and stop.
+        case wedged(reason: String)
     }
 
     /// The next step. `generation`: the session's reconnect generation now
@@ -36,11 +39,16 @@ struct ReconnectCourse {
     /// come back). `serverAway`: whether no request socket or no jackd
     /// serves the name (libjack opens the store with every client, and
     /// Berkeley DB, meeting it half made while jackd made it, waited 3 s).
-    /// The two looks are asked only when the step depends on them, in that order.
+    /// `registryReplaced`: why this process's server registry is no longer
+    /// the one on disk (nil: it is), looked at first: then no open can
+    /// succeed, whether the server is back or not.
+    /// The looks are asked only when the step depends on them, in that order.
     mutating func next(generation current: Int?, sinceLoss: Duration, limit: Double?,
+                       registryReplaced: () -> String? = { nil },
                        storeDamage: () -> JackError?, serverAway: () -> Bool) -> Step {
         guard let current, current == generation else { return .stop }
         if let limit, sinceLoss.inSeconds > limit { return .stop }
+        if let reason = registryReplaced() { return .wedged(reason: reason) }
         if let damage = storeDamage() { return .pause(say: say(damage)) }
         if serverAway() { return .pause(say: nil) }
         return .open

@@ -151,10 +151,39 @@ public final class ClientLifecycle: ClientLane {
 
     // MARK: A client's life
 
+    /// Why this process can reach no server again because its server
+    /// registry was replaced (`RegistryAttachment`), nil while it was not:
+    /// the lane is wedged then, with this as its reason, and only a new
+    /// process gets out of it.
+    public var registryReplacedReason: String? { registryReplaced.withLock { $0 } }
+    private let registryReplaced = Mutex<String?>(nil)
+
+    /// Looks whether the server registry this process attached is still the
+    /// file on disk; once it is not, the lane is wedged for good with the
+    /// reason, which this returns (nil: not replaced). Cheap: one read of
+    /// `/proc/self/maps` and one `stat`.
+    @discardableResult
+    public func lookAtRegistry() -> String? {
+        if let known = registryReplacedReason { return known }
+        guard let reason = RegistryAttachment.replacement() else { return nil }
+        registryReplaced.withLock { if $0 == nil { $0 = reason } }
+        declareWedged(reason)
+        return registryReplacedReason
+    }
+
     /// Opens a JACK client's handle on the lane (see `Client(name:serverName:)`).
+    /// Not when the server registry was replaced, which every open would fail
+    /// on (status 0x21): that is looked at before the open and after a failed one.
     func open(name: String, server: String) throws(JackError) -> Client.OpenResult {
+        if let replaced = lookAtRegistry() { throw .libraryWedged(reason: replaced) }
         StepTrace.note("open '\(name)' on '\(server)': waiting for the lane")
-        return try perform("opening JACK client '\(name)' on server '\(server)'", within: Self.openBound) { [self] in
+        let opened = try openOnLane(name: name, server: server)
+        if opened.handle == nil, let replaced = lookAtRegistry() { throw .libraryWedged(reason: replaced) }
+        return opened
+    }
+
+    private func openOnLane(name: String, server: String) throws(JackError) -> Client.OpenResult {
+        try perform("opening JACK client '\(name)' on server '\(server)'", within: Self.openBound) { [self] in
             retireClientsBeforeOpen()
             StepTrace.note("open '\(name)' on '\(server)': calling jack_client_open")
             noteOpenCalled()

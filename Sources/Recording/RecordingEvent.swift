@@ -69,6 +69,11 @@ public enum RecordingEvent: Sendable, Equatable, Encodable {
     case writeFailed(atFrame: Int64, reason: String)
     /// The recording ended, and why ("duration reached", "SIGTERM", …).
     case stopped(framesWritten: Int64, reason: String)
+    /// This run is the same logger started again in a new process, and why
+    /// (the process before could not reach a server any more: its server
+    /// registry was replaced). The frames between its last file and this
+    /// one's first were not recorded.
+    case restarted(reason: String)
     /// A compliance alarm on what the take wrote starts or ends (`jas record --loudness`).
     case loudnessAlarm(LoudnessAlarm.Change, target: LoudnessTarget)
 
@@ -205,6 +210,9 @@ public enum RecordingEvent: Sendable, Equatable, Encodable {
             try json.encode("stopped", forKey: "event")
             try json.encode(frames, forKey: "frames_written")
             try json.encode(reason, forKey: "reason")
+        case let .restarted(reason):
+            try json.encode("restarted", forKey: "event")
+            try json.encode(reason, forKey: "reason")
         }
     }
 
@@ -285,6 +293,8 @@ public enum RecordingEvent: Sendable, Equatable, Encodable {
             "writing stopped at frame \(at): \(reason)"
         case let .stopped(frames, reason):
             "stopped after \(frames) frames (\(reason))"
+        case let .restarted(reason):
+            "the logger started again in a new process (\(reason)); the frames in between were not recorded"
         case let .loudnessAlarm(change, target):
             change.on ? String(format: "loudness alarm %@ at %.1f s: %.1f against %.1f (%@)", change.kind.rawValue, change.seconds,
                                change.level, change.threshold, target.name)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JackKit
+import JackRuntime
 
 /// `jas`: the command-line tool of JackAudioSession.
 @main
@@ -16,6 +17,8 @@ struct JAS: AsyncParsableCommand {
     static let packageVersion = "0.13.0"
 
     static func main() async {
+        // Before anything opens a descriptor: those jas was given, a restart passes on.
+        ProcessRestart.noteInheritedDescriptors()
         // Before anything starts a thread: signals sent while jas starts wait.
         Signals.takeOver()
         // jas reports JACK failures itself, naming the server or port.

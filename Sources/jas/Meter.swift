@@ -128,6 +128,7 @@ struct Meter: AsyncParsableCommand {
             for ended in alarmHook?.finish(within: 5) ?? [] { display.warn("--on-loudness-alarm: \(ended)") }
             return
         }
+        WedgeWatch.awaitServerAfterRestart(server, command: "meter")
         var configuration = LiveMeter.Configuration()
         configuration.serverName = server.name
         configuration.portPatterns = ports

@@ -17,6 +17,7 @@ struct Monitor: AsyncParsableCommand {
 
     func run() async throws {
         let (category, mode, options) = session.resolved
+        WedgeWatch.awaitServerAfterRestart(server, command: "monitor")
         let audioSession = AudioSession(clientName: "jas-monitor", serverName: server.name)
         do {
             try audioSession.setCategory(category, mode: mode, options: options)

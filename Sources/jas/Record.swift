@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventSchema
 import Foundation
+import JackRuntime
 import Metering
 import Recording
 import RemoteWatch
@@ -224,11 +225,13 @@ struct Record: AsyncParsableCommand {
             }
         }
         WedgeWatch.start(command: "record") {
-            recorder.stop(reason: "libjack wedged in this process")
+            recorder.stop(reason: "libjack wedged in this process: " + (ClientLifecycle.shared.wedgedReason ?? "no reason given"))
             display.finish(recorder.summary)
         }
+        WedgeWatch.awaitServerAfterRestart(server, command: "record")
         do {
             try recorder.prepare()
+            if let reason = ProcessRestart.previousReason { recorder.note(.restarted(reason: reason)) }
         } catch {
             // A signal that stopped the take while it was set up: its ending decides the exit.
             if Signals.isEnding { Signals.waitForExit() }

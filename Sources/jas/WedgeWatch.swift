@@ -1,4 +1,5 @@
 import Foundation
+import JackAudioSession
 import JackKit
 import JackRuntime
 import Synchronization
@@ -41,12 +42,31 @@ enum WedgeWatch {
         while true { sleep(60) }
     }
 
-    /// After finalising: when libjack is wedged, says so and exits with
-    /// `exitStatus` (exit() would run libjack's destructors, which wait for
-    /// the stuck client); otherwise returns.
+    /// After finalising: when libjack is wedged, says so and leaves;
+    /// otherwise returns. A process whose server registry was replaced
+    /// starts itself again with the same arguments (a new process attaches
+    /// the new registry: a take goes on from its manifest, a monitor or a
+    /// meter from the server's state); any other wedge, or an exec that
+    /// fails, exits with `exitStatus` (exit() would run libjack's
+    /// destructors, which wait for the stuck client).
     static func leaveIfWedged(command: String) {
         guard let reason = ClientLifecycle.shared.wedgedReason else { return }
+        if ClientLifecycle.shared.registryReplacedReason != nil {
+            Output.diagnostic("jas \(command): \(reason); starting again in a new process with the same arguments")
+            let failure = ProcessRestart.reexecute(reason: reason)
+            Output.diagnostic("jas \(command): could not start again (exec of /proc/self/exe: \(failure))")
+        }
         Output.diagnostic("jas \(command): \(reason); exiting with status \(exitStatus) so that a supervisor restarts it")
         _exit(exitStatus)
+    }
+
+    /// At the start of a command that runs on a server: when this process
+    /// is one that `leaveIfWedged` started again, says why and waits for
+    /// the server (the old process may have left before it came back).
+    static func awaitServerAfterRestart(_ server: ServerOption, command: String) {
+        guard ProcessRestart.previousReason != nil else { return }
+        Output.diagnostic("jas \(command): started again in a new process (the reason is above); waiting for JACK "
+                          + "server '\(server.resolvedName)'")
+        AudioSession.waitForServer(server.resolvedName, probeName: "jas-\(command)-probe")
     }
 }

@@ -23,6 +23,21 @@ final class ReconnectCourseTests: XCTestCase {
                        .open)
     }
 
+    /// A replaced server registry ends the course, whether the server is
+    /// back or not (no open of this process can succeed again), and is
+    /// looked at before the store and the server; within the limit only.
+    func testAReplacedRegistryEndsTheCourseAsWedged() {
+        var course = ReconnectCourse(generation: 2)
+        XCTAssertEqual(course.next(generation: 2, sinceLoss: .seconds(1), limit: nil, registryReplaced: { "replaced" },
+                                   storeDamage: unasked("the store"), serverAway: unasked("the server")),
+                       .wedged(reason: "replaced"))
+        XCTAssertEqual(course.next(generation: 2, sinceLoss: .seconds(1), limit: nil, registryReplaced: { nil },
+                                   storeDamage: { nil }, serverAway: { false }), .open)
+        XCTAssertEqual(course.next(generation: 3, sinceLoss: .seconds(1), limit: nil,
+                                   registryReplaced: unasked("the registry"), storeDamage: { nil }, serverAway: { false }),
+                       .stop, "an answered loss looks at nothing")
+    }
+
     /// The limit counts from the loss on the monotonic clock (what the
     /// thread passes as `sinceLoss`), whatever the wall clock did meanwhile.
     func testTheLimitCountsFromTheLoss() {
