@@ -10,7 +10,16 @@
 // as the anchor that does not recover. Exits 1 when a command did not come
 // back within 10 s, grew, or the take's length is off.
 //
-// usage: restart-soak [--restarts N] [--jas PATH] [--sigterm-only]
+// With --remove-registry, JACK's server registry (/dev/shm/jack-shm-registry)
+// is removed at every restart while no jackd runs, as `rm /dev/shm/jack*` or
+// systemd-logind's RemoveIPC=yes do: each command then says so and starts
+// itself again, and is back at its first event after that (monitor: a route,
+// record: a take started in its next file, meter: a reading). The take's
+// length is not checked then (what falls between two processes is not
+// written), its files are: one more than the restarts, each after the first
+// saying why it started. It refuses to run beside another jackd.
+//
+// usage: restart-soak [--restarts N] [--jas PATH] [--sigterm-only] [--remove-registry]
 // (each comeback over 0.5 s is listed with its round and monotonic times, to
 // lay beside a JACKKIT_TRACE file of the commands' steps)
 import CJack
@@ -24,6 +33,7 @@ LibraryMessages.silence()
 LoopbackServer.stopServersOnSignals()
 var restarts = 1000
 var sigtermOnly = false
+var removeRegistry = false
 var jas = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("jas").path
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -31,8 +41,9 @@ while let argument = arguments.popFirst() {
     case "--restarts": restarts = Int(arguments.popFirst() ?? "") ?? restarts
     case "--jas": jas = arguments.popFirst() ?? jas
     case "--sigterm-only": sigtermOnly = true
+    case "--remove-registry": removeRegistry = true
     default:
-        print("usage: restart-soak [--restarts N] [--jas PATH] [--sigterm-only]")
+        print("usage: restart-soak [--restarts N] [--jas PATH] [--sigterm-only] [--remove-registry]")
         exit(2)
     }
 }
@@ -42,6 +53,10 @@ final class Watched: @unchecked Sendable {
     let name: String
     let process = Process()
     let backEvent: String
+    /// The event that shows the command back after it started itself again (--remove-registry).
+    let restartEvent: String
+    /// When it said it starts again, each time (monotonic ns).
+    private var restarts: [UInt64] = []
     private let lock = NSLock()
     private var read: [(at: UInt64, object: [String: Any])] = []
     private var diagnostics = ""
@@ -50,9 +65,10 @@ final class Watched: @unchecked Sendable {
     var stderr: String { lock.withLock { diagnostics } }
     private var partial = Data()
 
-    init(_ name: String, _ arguments: [String], backEvent: String, jas: String) throws {
+    init(_ name: String, _ arguments: [String], backEvent: String, restartEvent: String, jas: String) throws {
         self.name = name
         self.backEvent = backEvent
+        self.restartEvent = restartEvent
         process.executableURL = URL(fileURLWithPath: jas)
         process.arguments = arguments
         let output = Pipe()
@@ -62,7 +78,13 @@ final class Watched: @unchecked Sendable {
         errors.fileHandleForReading.readabilityHandler = { [self] handle in
             let data = handle.availableData
             if data.isEmpty { handle.readabilityHandler = nil }
-            lock.withLock { diagnostics += String(decoding: data, as: UTF8.self) }
+            let text = String(decoding: data, as: UTF8.self)
+            let now = cjack_monotonic_nanoseconds()
+            let said = text.components(separatedBy: "starting again in a new process").count - 1
+            lock.withLock {
+                diagnostics += text
+                restarts += Array(repeating: now, count: said)
+            }
         }
         output.fileHandleForReading.readabilityHandler = { [self] handle in
             let data = handle.availableData
@@ -85,6 +107,16 @@ final class Watched: @unchecked Sendable {
         lock.withLock {
             let matching = read.filter { $0.object["event"] as? String == event }
             return (matching.count, matching.last?.at ?? 0)
+        }
+    }
+
+    /// When the command was back after starting itself again the `nth` time
+    /// (its first `restartEvent` read after it said so); nil: not yet.
+    func backAfterRestart(_ nth: Int) -> UInt64? {
+        lock.withLock {
+            guard restarts.count >= nth else { return nil }
+            let since = restarts[nth - 1]
+            return read.first { $0.at > since && $0.object["event"] as? String == restartEvent }?.at
         }
     }
 
@@ -112,17 +144,30 @@ func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
 }
 
 let name = "jas-soak-\(getpid())"
-var server = try LoopbackServer(name: name, period: 256)
+if removeRegistry, let other = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).first(where: {
+    Int32($0) != nil && (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8))?.hasPrefix("jackd") == true
+}) {
+    print("restart-soak: --remove-registry removes \(RegistryAttachment.path), which every jackd of this machine uses, "
+          + "and a jackd runs (PID \(other)): stop it first, or run the soak in a mount namespace of its own")
+    exit(2)
+}
+/// jackd as the soak starts it; with --remove-registry probed from new processes (this one's libjack would stay
+/// attached to the registry removed).
+func startServer(probingFromNewProcesses: Bool) throws -> LoopbackServer {
+    try LoopbackServer(name: name, period: 256, probesFromNewProcesses: probingFromNewProcesses)
+}
+var server = try startServer(probingFromNewProcesses: removeRegistry)
 let folder = NSTemporaryDirectory() + "jas-soak-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: folder) }
 let take = "\(folder)/take.wav"
 let commands = [
-    try Watched("monitor", ["monitor", "--server", name, "--json"], backEvent: "mediaServicesWereReset", jas: jas),
+    try Watched("monitor", ["monitor", "--server", name, "--json"], backEvent: "mediaServicesWereReset",
+                restartEvent: "routeChange", jas: jas),
     try Watched("record", ["record", "--server", name, "--ports", "loopback:capture_1", "--output", take, "--bits", "16",
-                           "--json"], backEvent: "server_back", jas: jas),
+                           "--json"], backEvent: "server_back", restartEvent: "started", jas: jas),
     try Watched("meter", ["meter", "--server", name, "--ports", "loopback:capture_1", "--interval", "1", "--json"],
-                backEvent: "mediaServicesWereReset", jas: jas),
+                backEvent: "mediaServicesWereReset", restartEvent: "reading", jas: jas),
 ]
 let recorder = commands[1]
 let observer = try Client(name: "soak-observer", serverName: name)
@@ -172,10 +217,11 @@ for round in 1...restarts {
     let killed = !sigtermOnly && round % 2 == 0
     let stoppedAt = cjack_monotonic_nanoseconds()
     if killed { server.kill() } else { server.stop() }
+    if removeRegistry { unlink(RegistryAttachment.path) }
     let down = downTimes.next()
     usleep(UInt32(down * 1_000_000))
     do {
-        server = try LoopbackServer(name: name, period: 256)
+        server = try startServer(probingFromNewProcesses: removeRegistry)
     } catch {
         // Said, and the tools stopped below: a thrown error would leave them running.
         failures.append("round \(round): the server did not come back: \(error)")
@@ -188,8 +234,11 @@ for round in 1...restarts {
                             + command.stderr.suffix(400))
             continue
         }
-        if waitUntil(10, { command.count(command.backEvent).count > count }) {
-            let back = command.count(command.backEvent).last
+        let backAt: () -> UInt64? = removeRegistry
+            ? { command.backAfterRestart(round) }
+            : { command.count(command.backEvent).count > count ? command.count(command.backEvent).last : nil }
+        if waitUntil(10, { backAt() != nil }) {
+            let back = backAt()!
             let delay = back > acceptedAt ? Double(back - acceptedAt) / 1e9 : 0
             backDelays[command.name, default: []].append(delay)
             if delay > 1 { slowComebacks.append((command.name, killed, down, delay)) }
@@ -244,11 +293,27 @@ if !slowComebacks.isEmpty {
     print(String(format: "  back after more than 1 s: %d times (%d after SIGKILL, %d after SIGTERM; server down %.2f–%.2f s before them)",
                  slowComebacks.count, killed.count, slowComebacks.count - killed.count, downs.first!, downs.last!))
 }
-print(String(format: "  take: %.2f s written over %.2f s of wall time (%+.2f s)", takeSeconds, wall, takeSeconds - wall))
+if !removeRegistry {
+    print(String(format: "  take: %.2f s written over %.2f s of wall time (%+.2f s)", takeSeconds, wall, takeSeconds - wall))
+} else {
+    print("  (jas meter is back at its first reading after it started again: one --interval of audio, 1 s, after it opened)")
+}
 if let anchorSurvived {
     print("  jack_capture (anchor): \(anchorSurvived ? "still running" : "exited") after the first restart")
 }
-if abs(takeSeconds - wall) > 1.0 + wall * 0.002 { failures.append(String(format: "the take holds %.2f s of %.2f s", takeSeconds, wall)) }
+if removeRegistry {
+    // Each restart is a new process: a file of its own, and a line that says why.
+    let manifest = (try? String(contentsOfFile: "\(folder)/take.manifest.jsonl", encoding: .utf8)) ?? ""
+    let files = manifest.split(separator: "\n").filter { $0.contains("\"event\":\"opened\"") }.count
+    let said = recorder.count("restarted").count
+    print("  take: \(files) files for \(restarts) restarts, \(said) of them saying why the logger started again "
+          + "(its length is not checked: what falls between two processes is not written)")
+    if files != restarts + 1 || said != restarts {
+        failures.append("the take has \(files) files and \(said) restarts said, for \(restarts) restarts")
+    }
+} else if abs(takeSeconds - wall) > 1.0 + wall * 0.002 {
+    failures.append(String(format: "the take holds %.2f s of %.2f s", takeSeconds, wall))
+}
 for (name, grown) in growth where restarts >= 50 && (grown.threads > 2 || grown.descriptors > 4 || grown.residentKiB > 16 * 1024) {
     failures.append("jas \(name) grew: threads +\(grown.threads), fds +\(grown.descriptors), RSS +\(grown.residentKiB) KiB")
 }

@@ -97,13 +97,14 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
     /// `timeout` seconds) until a client can connect.
     public init(name: String = LoopbackServer.uniqueName(), loopbackChannels: Int = 2, sampleRate: Int = 48000,
                 period: Int = 64, serverArguments: [String] = [], backendArguments: [String] = [],
-                environment: [String: String] = [:], timeout: Double = 10) throws {
+                environment: [String: String] = [:], timeout: Double = 10, probesFromNewProcesses: Bool = false) throws {
         guard let jackd = Self.findExecutable("jackd") else { throw Failure.jackdNotFound }
         LibraryMessages.silence()
         self.name = name
         self.sampleRate = sampleRate
         self.period = period
         self.loopbackChannels = loopbackChannels
+        self.probesFromNewProcesses = probesFromNewProcesses
         logPath = NSTemporaryDirectory() + "/\(name).log"
         // setpriv (util-linux) makes the kernel send SIGTERM to jackd when the
         // thread that started it dies, so a crashed test leaves no server behind.
@@ -221,6 +222,11 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
                 usleep(2_000)
                 continue
             }
+            if probesFromNewProcesses {
+                if jackLspAnswers() { return }
+                usleep(20_000)
+                continue
+            }
             do {
                 try Client.checkedOpen(name: "harness-probe", serverName: name).close()
                 return
@@ -233,6 +239,21 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
             usleep(20_000)
         }
         throw Failure.notReady(server: name, log: log, probe: probeFailure)
+    }
+
+    /// Whether the readiness probe is `jack_lsp`, a new process each time,
+    /// rather than a client of this process: for a caller that removes JACK's
+    /// server registry between servers, which this process's libjack would
+    /// stay attached to (`RegistryAttachment`).
+    public let probesFromNewProcesses: Bool
+
+    /// Whether `jack_lsp -s NAME` reaches the server (exits 0).
+    private func jackLspAnswers() -> Bool {
+        guard let lsp = Self.findExecutable("jack_lsp"), let child = try? Self.spawn([lsp, "-s", name], logPath: "/dev/null")
+        else { return false }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        return status == 0
     }
 
     /// What the user's metadata store looks like, for a server that did not
