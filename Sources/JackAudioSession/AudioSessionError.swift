@@ -1,9 +1,15 @@
 import Foundation
 import JackKit
 
-/// An audio-session error: AVAudioSession's code (a four-character code as an
-/// integer, or -50 for badParam) and a message a person can act on.
-public struct AudioSessionError: Error, Sendable, Equatable, CustomStringConvertible {
+/// An audio-session error, as AVAudioSession throws them: an `NSError` in
+/// `NSOSStatusErrorDomain` whose `code` is AVAudioSession's code (a
+/// four-character code as an integer, '!cat' = 560161140, or -50 for
+/// badParam) and whose `localizedDescription` is a message a person can act
+/// on. So the seeds' `catch let error as NSError` matches it, reading
+/// `error.code` and `error.localizedDescription`; a plain `catch` keeps it
+/// typed (the session's methods are `throws(AudioSessionError)`), with the
+/// code as `sessionCode` and the JACK failure underneath as `cause`.
+public final class AudioSessionError: NSError, @unchecked Sendable { // every stored property is a `let`
     /// AVAudioSession's error codes.
     public enum Code: Int, Sendable, CaseIterable {
         /// No error.
@@ -42,9 +48,9 @@ public struct AudioSessionError: Error, Sendable, Equatable, CustomStringConvert
         }
     }
 
-    /// What kind of failure this is.
-    public let code: Code
-    /// What went wrong and what to do about it.
+    /// What kind of failure this is, typed (`code` is the same as NSError's integer).
+    public let sessionCode: Code
+    /// What went wrong and what to do about it (the `localizedDescription`).
     public let message: String
     /// The JACK failure underneath, when there is one, for callers that
     /// switch on it (`.serverNotRunning`, `.serverStopped`, ...).
@@ -52,27 +58,33 @@ public struct AudioSessionError: Error, Sendable, Equatable, CustomStringConvert
 
     /// An error with `code` and `message`, caused by `cause` if given.
     public init(_ code: Code, _ message: String, cause: JackError? = nil) {
-        self.code = code
+        sessionCode = code
         self.message = message
         self.cause = cause
+        super.init(domain: NSOSStatusErrorDomain, code: code.rawValue, userInfo: [NSLocalizedDescriptionKey: message])
     }
 
-    public var description: String { "\(message) ['\(code.fourCharacterCode)' \(code.rawValue)]" }
-}
+    /// Not decoded: the session's errors are not archived.
+    public required init?(coder: NSCoder) { nil }
 
-/// AVAudioSession's errors are `NSError`s in `NSOSStatusErrorDomain` whose
-/// code is the four-character code's integer ('!cat' is 560161140, badParam
-/// −50) and whose `localizedDescription` is the message. Swift on Linux does
-/// not bridge errors to `NSError` (`catch let error as NSError` never matches
-/// a Swift error there), so this error carries the same through
-/// `CustomNSError` and `LocalizedError` (`error.localizedDescription` is the
-/// message), and `nsError` makes the `NSError` the seeds' code reads.
-extension AudioSessionError: CustomNSError, LocalizedError {
-    public static var errorDomain: String { NSOSStatusErrorDomain }
-    public var errorCode: Int { code.rawValue }
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
-    public var errorDescription: String? { message }
+    public override var description: String { "\(message) ['\(sessionCode.fourCharacterCode)' \(sessionCode.rawValue)]" }
 
-    /// The error as AVAudioSession would have thrown it.
-    public var nsError: NSError { NSError(domain: Self.errorDomain, code: errorCode, userInfo: errorUserInfo) }
+    public override var localizedDescription: String { message }
+
+    /// Equal when the code, the message and the cause are.
+    public override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? AudioSessionError else { return false }
+        return sessionCode == other.sessionCode && message == other.message && cause == other.cause
+    }
+
+    public override var hash: Int {
+        var hasher = Hasher()
+        hasher.combine(sessionCode)
+        hasher.combine(message)
+        return hasher.finalize()
+    }
+
+    /// The error as an `NSError`, as AVAudioSession throws it: itself (kept
+    /// for code written before it was one).
+    public var nsError: NSError { self }
 }

@@ -144,7 +144,7 @@ struct Selftest: ParsableCommand {
                           + "delay \(delay) of \(result.expectedRoundtripFrames.map(String.init) ?? "unknown") frames, \(result.xruns) xruns, "
                           + "\(result.dropouts) dropouts, \(result.attempts) run(s)")
                 }
-            } catch let error as AudioSessionError where error.code == .mediaServicesFailed {
+            } catch let error as AudioSessionError where error.sessionCode == .mediaServicesFailed {
                 let lostAt = ContinuousClock.now
                 if json {
                     Output.line(EventEncoding.line(ServerAvailability(event: "serverUnreachable", server: check.serverName,

@@ -51,7 +51,7 @@ final class BufferDurationTests: JackTestCase {
         let session = AudioSession(clientName: "period", serverName: "unused")
         for value in [0, -0.01, .nan, .infinity] {
             XCTAssertThrowsError(try session.setPreferredIOBufferDuration(value)) { error in
-                XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+                XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .badParam)
             }
         }
     }

@@ -14,7 +14,7 @@ final class NoServerTests: XCTestCase {
         let started = Date()
         XCTAssertThrowsError(try session.setActive(true)) { error in
             guard let error = error as? AudioSessionError else { return XCTFail("untyped error \(error)") }
-            XCTAssertEqual(error.code, .mediaServicesFailed)
+            XCTAssertEqual(error.sessionCode, .mediaServicesFailed)
             guard case .serverNotRunning(server: name, status: _)? = error.cause else {
                 return XCTFail("the JACK error underneath is kept: \(String(describing: error.cause))")
             }

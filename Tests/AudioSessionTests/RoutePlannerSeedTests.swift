@@ -64,7 +64,7 @@ final class RoutePlannerSeedTests: XCTestCase {
         XCTAssertEqual(outputs(.multiRoute), ["speaker"], "not among the guide's AirPlay categories")
         XCTAssertEqual(try CategoryRules.resolve(.playAndRecord, mode: .default, options: .allowAirPlay), .allowAirPlay)
         XCTAssertThrowsError(try CategoryRules.resolve(.playback, mode: .default, options: .allowAirPlay)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .badParam)
         }
         XCTAssertEqual(CategoryOptions(name: "allowAirPlay"), .allowAirPlay)
         XCTAssertEqual(CategoryOptions.allowAirPlay.rawValue, 0x40, "AVAudioSessionCategoryOptionAllowAirPlay")

@@ -36,26 +36,40 @@ final class SeedListingTests: XCTestCase {
     }
 
     /// "catch let error as NSError { print(error.code, error.localizedDescription) }":
-    /// Swift on Linux bridges no error to NSError, so the seeds' line is
-    /// written `catch let error as AudioSessionError`; the code and the
-    /// message are AVAudioSession's, and `nsError` is the NSError it threw.
+    /// the seeds' line matches the session's errors, which are NSErrors of
+    /// AVAudioSession's domain and code; a plain `catch` keeps them typed.
     func testErrorsCarryAVAudioSessionsCodeAndMessage() throws {
         try session.setCategory(.playback)
+        var caught: NSError?
         do {
             try session.setCategory(.playback, mode: .voiceChat)
             XCTFail("voiceChat is not a mode of playback")
+        } catch let error as NSError {
+            caught = error
+        }
+        XCTAssertEqual(caught?.domain, NSOSStatusErrorDomain)
+        XCTAssertEqual(caught?.code, 560_161_140, "'!cat' as AVAudioSession's integer")
+        XCTAssertTrue(caught?.localizedDescription.contains("voiceChat") == true, "\(String(describing: caught))")
+        do {
+            try session.setCategory(.playback, mode: .voiceChat)
         } catch {
             // Typed throws: `error` is an AudioSessionError here, with no cast.
-            XCTAssertEqual((error as any Error as? CustomNSError)?.errorCode, 560_161_140, "'!cat' as AVAudioSession's integer")
-            XCTAssertTrue((error as any Error).localizedDescription.contains("voiceChat"), error.localizedDescription)
-            let bridged = error.nsError
-            XCTAssertEqual(bridged.domain, NSOSStatusErrorDomain)
-            XCTAssertEqual(bridged.code, 560_161_140)
-            XCTAssertEqual(bridged.localizedDescription, error.message)
+            XCTAssertEqual(error.sessionCode, .incompatibleCategory)
+            XCTAssertEqual(error.localizedDescription, error.message)
+            XCTAssertEqual(error.nsError, caught, "the same code and message")
+        }
+        // Through untyped throws, the cast is a real one, and matches.
+        func untyped() throws { try session.setCategory(.playback, mode: .voiceChat) }
+        do {
+            try untyped()
+        } catch let error as NSError {
+            XCTAssertEqual(error.code, 560_161_140)
+        } catch {
+            XCTFail("not caught as NSError: \(error)")
         }
         let badParam = AudioSessionError(.badParam, "the duration must be positive")
-        XCTAssertEqual(badParam.nsError.code, -50)
-        XCTAssertEqual(badParam.nsError.localizedDescription, "the duration must be positive")
+        XCTAssertEqual(badParam.code, -50)
+        XCTAssertEqual(badParam.localizedDescription, "the duration must be positive")
         XCTAssertEqual(AudioSessionError.Code.siriIsRecording.fourCharacterCode, "siri")
     }
 
@@ -81,7 +95,7 @@ final class SeedListingTests: XCTestCase {
         XCTAssertEqual(session.categoryOptions, [.mixWithOthers])
         try session.setCategory(.playback)
         XCTAssertThrowsError(try session.setMode(.voiceChat)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory)
         }
         XCTAssertEqual(session.mode, .default, "a refused mode changes nothing")
     }
@@ -98,10 +112,10 @@ final class SeedListingTests: XCTestCase {
         XCTAssertEqual(session.inputNumberOfChannels, 0)
         XCTAssertEqual(session.outputNumberOfChannels, 0)
         XCTAssertThrowsError(try session.checkedInputNumberOfChannels()) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory)
         }
         XCTAssertThrowsError(try session.inputLatencyRange) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory)
         }
         XCTAssertEqual(try session.checkedOutputNumberOfChannels(), 0, "inactive: no channels, and no error")
     }
@@ -139,7 +153,7 @@ final class SeedListingTests: XCTestCase {
     /// names Record; the README's table says why the guide wins).
     func testVideoChatGoesWithPlayAndRecordOnly() throws {
         XCTAssertThrowsError(try session.setCategory(.record, mode: .videoChat)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory)
         }
         try session.setCategory(.playAndRecord, mode: .videoChat)
         XCTAssertEqual(session.categoryOptions, [.allowBluetooth, .defaultToSpeaker], "the options the mode implies")

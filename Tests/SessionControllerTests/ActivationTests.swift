@@ -22,7 +22,7 @@ final class ActivationTests: JackTestCase {
         let player = FakePlayer()
         session.attach(player)
         XCTAssertThrowsError(try session.setActive(false)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .isBusy)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .isBusy)
         }
         XCTAssertTrue(session.isActive)
         player.running.store(false, ordering: .relaxed)
@@ -87,11 +87,11 @@ final class ActivationTests: JackTestCase {
         try session.setActive(true)
         XCTAssertEqual(session.inputLatency, 0, "no input: nothing to report")
         XCTAssertThrowsError(try session.inputLatencyRange) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory)
         }
         XCTAssertEqual(session.inputNumberOfChannels, 0)
         XCTAssertThrowsError(try session.checkedInputNumberOfChannels()) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory)
         }
         XCTAssertEqual(session.outputNumberOfChannels, 2)
         XCTAssertEqual(session.availableInputs, [], "no inputs under a category without input")
@@ -99,7 +99,7 @@ final class ActivationTests: JackTestCase {
         XCTAssertFalse(session.isInputGainSettable)
         XCTAssertEqual(session.inputGain, 1)
         XCTAssertThrowsError(try session.setInputGain(0.5)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .badParam)
         }
         XCTAssertEqual(session.outputVolume, 1)
         XCTAssertFalse(session.isOtherAudioPlaying)
@@ -108,11 +108,11 @@ final class ActivationTests: JackTestCase {
         XCTAssertEqual(session.preferredSampleRate, 44100)
         XCTAssertEqual(session.sampleRate, 48000, "a running server keeps its rate")
         XCTAssertThrowsError(try session.setPreferredOutputNumberOfChannels(3)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .badParam)
             XCTAssertTrue("\(error)".contains(server.name))
         }
         XCTAssertThrowsError(try session.overrideOutputAudioPort(.speaker)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .badParam)
         }
     }
     func testAPortTheServerRefusesLeavesNoPortBehindAndTheNextActivationWorks() throws {
@@ -129,7 +129,7 @@ final class ActivationTests: JackTestCase {
         try session.setCategory(.playAndRecord)
         // Four ports wanted, three free: the fourth is refused.
         XCTAssertThrowsError(try session.setActive(true)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .resourceNotAvailable, "\(error)")
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .resourceNotAvailable, "\(error)")
         }
         XCTAssertFalse(session.isActive)
         let observer = try Client(name: "observer", serverName: server.name)

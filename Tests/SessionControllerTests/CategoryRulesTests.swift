@@ -25,7 +25,7 @@ final class CategoryRulesTests: XCTestCase {
                 XCTAssertEqual("ok:" + (resolved.names.isEmpty ? "-" : resolved.names.joined(separator: ",")), expected,
                                "\(row)")
             } catch {
-                XCTAssertEqual(error.code.rawValue == -50 ? "-50" : error.code.fourCharacterCode, expected, "\(row): \(error)")
+                XCTAssertEqual(error.sessionCode.rawValue == -50 ? "-50" : error.sessionCode.fourCharacterCode, expected, "\(row): \(error)")
             }
             checked += 1
         }
@@ -55,7 +55,7 @@ final class CategoryRulesTests: XCTestCase {
         XCTAssertEqual(session.categoryOptions, [.mixWithOthers, .allowBluetooth, .defaultToSpeaker])
         XCTAssertTrue(session.isMixable)
         XCTAssertThrowsError(try session.setCategory(.playback, mode: .voiceChat)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory)
         }
         // A refused change leaves the session as it was.
         XCTAssertEqual(session.mode, .videoChat)

@@ -254,7 +254,7 @@ final class InterruptionTests: JackTestCase {
         defer { refused.close() }
         try refused.setCategory(.playback)
         XCTAssertThrowsError(try refused.setActive(true)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .insufficientPriority)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .insufficientPriority)
             XCTAssertTrue("\(error)".contains("phone"), "\(error)")
         }
         for (name, category, options) in [("game", Category.ambient, CategoryOptions()), ("radio", .playback, .mixWithOthers)] {

@@ -234,7 +234,7 @@ final class MultirouteTests: JackTestCase {
         let session = AudioSession(clientName: "dj", serverName: server.name)
         defer { session.close() }
         func code(_ body: () throws -> Void) -> AudioSessionError.Code? {
-            do { try body() } catch { return (error as? AudioSessionError)?.code }
+            do { try body() } catch { return (error as? AudioSessionError)?.sessionCode }
             return nil
         }
         try session.setCategory(.playback)
@@ -280,7 +280,7 @@ final class MultirouteTests: JackTestCase {
         session.setPreferredInputPortNames(["system:capture_1", "usbmic:capture_1"])
         try session.setPreferredInputNumberOfChannels(2)
         XCTAssertThrowsError(try session.setActive(true)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .badParam)
             XCTAssertTrue("\(error)".contains("single device"), "\(error)")
         }
         XCTAssertFalse(session.isActive)

@@ -107,7 +107,7 @@ final class RouteChangeTests: JackTestCase {
 
         let bogus = PortDescription(portName: "nothing", portType: .lineIn, uid: "nothing", channels: [])
         XCTAssertThrowsError(try session.setPreferredInput(bogus)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .badParam)
         }
         let usb = try XCTUnwrap(session.availableInputs?.first { $0.uid == "usbmic" })
         XCTAssertEqual(usb.portType, .usbAudio)

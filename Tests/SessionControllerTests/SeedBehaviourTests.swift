@@ -22,11 +22,11 @@ final class SeedBehaviourTests: JackTestCase {
         let session = AudioSession(clientName: "channels", serverName: "unused")
         try session.setCategory(.playback)
         XCTAssertThrowsError(try session.setPreferredInputNumberOfChannels(1)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory, "\(error)")
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory, "\(error)")
         }
         try session.setCategory(.record)
         XCTAssertThrowsError(try session.setPreferredOutputNumberOfChannels(2)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory, "\(error)")
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory, "\(error)")
         }
         XCTAssertNoThrow(try session.setPreferredInputNumberOfChannels(1), "record has input")
         XCTAssertEqual(session.preferredInputNumberOfChannels, 1)
@@ -37,7 +37,7 @@ final class SeedBehaviourTests: JackTestCase {
     func testSpokenAudioGoesWithPlaybackOnly() throws {
         XCTAssertNoThrow(try CategoryRules.resolve(.playback, mode: .spokenAudio, options: []))
         XCTAssertThrowsError(try CategoryRules.resolve(.playAndRecord, mode: .spokenAudio, options: [])) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory)
         }
     }
 
@@ -167,7 +167,7 @@ final class SeedBehaviourTests: JackTestCase {
 
         let foreign = DataSourceDescription(dataSourceID: 9, dataSourceName: "spdif", channels: [])
         XCTAssertThrowsError(try session.setInputDataSource(foreign)) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .badParam)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .badParam)
             XCTAssertTrue("\(error)".contains("analogue, adat"), "\(error)")
         }
         XCTAssertNil(session.outputDataSources, "output banks are devices of their own")

@@ -100,7 +100,7 @@ final class SeedRemainderTests: JackTestCase {
         let session = try activePlayAndRecordSession("chooser", on: server)
         defer { session.close() }
         func code(_ body: () throws -> Void) -> AudioSessionError.Code? {
-            do { try body() } catch let error as AudioSessionError { return error.code } catch { return nil }
+            do { try body() } catch let error as AudioSessionError { return error.sessionCode } catch { return nil }
             return nil
         }
         let mic = try XCTUnwrap(session.availableInputs?.first { $0.uid == "iphone-mic" })
@@ -217,7 +217,7 @@ final class SeedRemainderTests: JackTestCase {
         XCTAssertEqual(session.category, .soloAmbient)
         XCTAssertEqual(session.inputNumberOfChannels, 0, "the default category has no input")
         XCTAssertThrowsError(try session.checkedInputNumberOfChannels()) { error in
-            XCTAssertEqual((error as? AudioSessionError)?.code, .incompatibleCategory)
+            XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory)
         }
         XCTAssertEqual(session.availableInputs?.isEmpty, true, "no input under a category without input")
         let interface = try SimulatedDevice(name: "interface", serverName: server.name, type: .usbAudio, channels: 6)

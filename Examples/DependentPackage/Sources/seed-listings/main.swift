@@ -6,11 +6,11 @@
 // listing prints what it saw; any that does not see what the guide says ends
 // the program with status 1, so the mapping cannot rot.
 //
-// Two kinds of line differ from the guide's, everywhere:
-// * `catch let error as NSError` is `catch`: the session's methods throw
-//   `AudioSessionError` (typed throws), so `error` is one already, with the
-//   seeds' code and `localizedDescription`; Swift on Linux bridges no error
-//   to NSError (README, Differences).
+// The guide's `catch let error as NSError` lines stand as they are: the
+// session's methods throw `AudioSessionError`, an NSError of AVAudioSession's
+// domain, code and `localizedDescription` (the compiler notes that the cast
+// always succeeds: the methods' typed throws say so already).
+// One kind of line differs from the guide's, everywhere:
 // * `addObserver(self, selector: #selector(...), name:object:)` is
 //   `addObserver(forName:object:queue:using:)`: Linux Foundation has no
 //   Objective-C selectors.
@@ -62,19 +62,45 @@ do {
     try session.setCategory(AVAudioSessionCategoryPlayback,
                             mode: AVAudioSessionModeMoviePlayback,
                             options: [])
-} catch {
+} catch let error as NSError {
     print("Failed to set the audio session category and mode: \(error.localizedDescription)")
 }
 do {
     // 1) Configure your audio session category, options, and mode
     // 2) Activate your audio session to enable your custom configuration
     try session.setActive(true)
-} catch {
+} catch let error as NSError {
     print("Unable to activate audio session:  \(error.localizedDescription)")
 }
 check("listings 1-2 (setCategory, setActive)",
       session.isActive && session.category == .playback && session.mode == .moviePlayback && session.serverName == serverName,
       "\(session.category) \(session.mode) active \(session.isActive)")
+
+// MARK: The guide's catch line, where a call fails
+
+// voiceChat is no mode of playback: AVAudioSession throws '!cat' (560161140).
+var caught: (code: Int, domain: String, message: String)?
+do {
+    try session.setCategory(AVAudioSessionCategoryPlayback, mode: AVAudioSessionModeVoiceChat, options: [])
+} catch let error as NSError {
+    caught = (error.code, error.domain, error.localizedDescription)
+}
+check("catch let error as NSError (typed throws)",
+      caught?.code == 560_161_140 && caught?.domain == NSOSStatusErrorDomain && caught?.message.contains("voiceChat") == true,
+      "\(String(describing: caught))")
+// Through code that throws untyped errors, as ported code often does.
+func configureForVoiceChat() throws {
+    try session.setCategory(AVAudioSessionCategoryPlayback, mode: AVAudioSessionModeVoiceChat, options: [])
+}
+caught = nil
+do {
+    try configureForVoiceChat()
+} catch let error as NSError {
+    caught = (error.code, error.domain, error.localizedDescription)
+} catch {
+    print("not an NSError: \(error)")
+}
+check("catch let error as NSError (untyped throws)", caught?.code == 560_161_140, "\(String(describing: caught))")
 
 // MARK: Listings 6-8: route changes
 
@@ -177,28 +203,28 @@ try session.setActive(false)
 // Configure category and mode
 do {
     try session.setCategory(AVAudioSessionCategoryRecord, mode: AVAudioSessionModeDefault)
-} catch {
+} catch let error as NSError {
     print("Unable to set category:  \(error.localizedDescription)")
 }
 
 // Set preferred sample rate
 do {
     try session.setPreferredSampleRate(44_100)
-} catch {
+} catch let error as NSError {
     print("Unable to set preferred sample rate:  \(error.localizedDescription)")
 }
 
 // Set preferred I/O buffer duration
 do {
     try session.setPreferredIOBufferDuration(0.005)
-} catch {
+} catch let error as NSError {
     print("Unable to set preferred I/O buffer duration:  \(error.localizedDescription)")
 }
 
 // Activate the audio session
 do {
     try session.setActive(true)
-} catch {
+} catch let error as NSError {
     print("Unable to activate session. \(error.localizedDescription)")
 }
 
@@ -246,14 +272,14 @@ func selectFrontCardioid() {
     // Set data source's polar pattern
     do {
         try dataSource.setPreferredPolarPattern(preferredPolarPattern)
-    } catch {
+    } catch let error as NSError {
         print("Unable to preferred polar pattern: \(error.localizedDescription)")
     }
 
     // Set the data source as the input's preferred data source
     do {
         try builtInMic.setPreferredDataSource(dataSource)
-    } catch {
+    } catch let error as NSError {
         print("Unable to preferred dataSource: \(error.localizedDescription)")
     }
 
@@ -261,7 +287,7 @@ func selectFrontCardioid() {
     // This call will be a no-op if already selected
     do {
         try session.setPreferredInput(builtInMic)
-    } catch {
+    } catch let error as NSError {
         print("Unable to preferred input: \(error.localizedDescription)")
     }
 }
