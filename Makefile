@@ -149,6 +149,8 @@ uninstall:
 # and its seed-listings (the guide's listings written for this library) run against a private jackd.
 example-check: deps
 	cd Examples/DependentPackage && $(SWIFT) build
+	# The seeds' catch from top-level code; no server needed (the refusal comes first), none is started.
+	JACK_DEFAULT_SERVER=catch-check-no-server timeout 60 Examples/DependentPackage/.build/debug/catch-check
 	scratch=$$(mktemp -d); server=seed-listings-$$$$; \
 	JACK_NO_AUDIO_RESERVATION=1 jackd -n $$server -r -d dummy -r 48000 -p 256 > $$scratch/jackd.log 2>&1 & jackd=$$!; \
 	trap 'kill $$jackd 2>/dev/null; wait $$jackd 2>/dev/null; rm -rf "$$scratch"' EXIT; \

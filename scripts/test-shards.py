@@ -44,7 +44,7 @@ SECONDS_FILE = os.path.join(ROOT, "Tests", "class-seconds.tsv")
 # their boundary (a starved dummy jackd loses time without frames).
 # Each runs in a process of its own, in this order: netjack2's servers last,
 # as they take a moment to go.
-ALONE = ["LoopbackBitExactTests", "RecordClockTests", "RecordExtractTests", "NetJackTests"]
+ALONE = ["LoopbackBitExactTests", "RecordClockTests", "RecordTimeUnderXrunsTests", "RecordExtractTests", "NetJackTests"]
 CASE_LINE = re.compile(r"^Test Case '([^'.]+)\.([^']+)' (started|passed|failed|skipped)(?: \(([0-9.]+) seconds\))?")
 
 

@@ -19,6 +19,11 @@ let package = Package(
                 .product(name: "Metering", package: "JackAudioSession"),
             ]
         ),
+        // The seeds' `catch let error as NSError` from top-level code (`make example-check` runs it).
+        .executableTarget(
+            name: "catch-check",
+            dependencies: [.product(name: "JackAudioSession", package: "JackAudioSession")]
+        ),
         // The guide's listings written for this library, run by `make example-check` against a private jackd.
         .executableTarget(
             name: "seed-listings",

@@ -4,7 +4,7 @@
 // each, scaled by 1 + DRIFT_PPM / 10^6, added to that first read. jackd's
 // dummy backend paces its cycles by these clocks, so its sample clock then
 // runs that much fast or slow against the wall clock, as a sound card's
-// crystal does.
+// crystal does. DRIFT_ORIGIN_NS, when set, is CLOCK_MONOTONIC's origin.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -25,6 +25,20 @@ static void setup(void) {
     real_clock_gettime = (clock_gettime_fn)dlsym(RTLD_NEXT, "clock_gettime");
     const char *ppm = getenv("DRIFT_PPM");
     if (ppm != NULL) scale = 1.0 + atof(ppm) / 1e6;
+    // DRIFT_ORIGIN_NS: CLOCK_MONOTONIC's origin given (nanoseconds, a reading
+    // taken before the process started), so that another process can turn
+    // this one's monotonic times into true ones: true = origin + (t - origin) / scale.
+    const char *origin_ns = getenv("DRIFT_ORIGIN_NS");
+    if (origin_ns != NULL) {
+        origin[0] = strtoll(origin_ns, NULL, 10);
+        started[0] = 1;
+    }
+    // DRIFT_ORIGIN_RAW_NS: the same for CLOCK_MONOTONIC_RAW (jackd2 times its cycles by it).
+    const char *raw_ns = getenv("DRIFT_ORIGIN_RAW_NS");
+    if (raw_ns != NULL) {
+        origin[1] = strtoll(raw_ns, NULL, 10);
+        started[1] = 1;
+    }
 }
 
 int clock_gettime(clockid_t id, struct timespec *out) {
