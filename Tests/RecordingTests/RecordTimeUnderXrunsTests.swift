@@ -14,9 +14,10 @@ import XCTest
 /// start the manifest gives, xruns or not (the suite's own load, the dummy
 /// driver's time lost without frames).
 ///
-/// Measured while this was written (idle, then beside a busy core, then at
-/// 64 frames with 52 xruns and 83 ms of server time lost in 34 jumps):
-/// 0.08, 0.69 and 0.88 ms at the most. A clicker that clicks at the wall
+/// At a 256-frame period (here). Measured while this was written: 0.08 ms
+/// at the most idle, 0.69 beside a busy core; at 64 frames with 40 to 220
+/// xruns in 32 s, 0.9 to 5 ms (README: the recorder's mapping, not the
+/// reference, is off there). A clicker that clicks at the wall
 /// clock's seconds from its own wake-up, through the `-L` loopback, had
 /// seemed to show 2 to 55 ms: a period of wake-up jitter, the loopback's
 /// repeated periods and the reference's own clock (jackd2 times its cycles
