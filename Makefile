@@ -13,12 +13,12 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 SWIFT ?= swift
-# sox: the tests open recordings with it too; tmux: the live meter is tested in a real terminal of a given size; gdb: a test stops a program inside jackd's metadata store to kill it there;
+# libkissfft-dev: the analyzer's FFT (BSD-3-Clause). sox: the tests open recordings with it too; tmux: the live meter is tested in a real terminal of a given size; gdb: a test stops a program inside jackd's metadata store to kill it there;
 # chromium, chromium-driver: the --http page is tested in a real browser. From PyPI: pyloudnorm, the second loudness
 # implementation the tests compare with (ffmpeg's ebur128 the true peak); numpy: scripts/make-ebu-signals.py computes the EBU
 # test signals with it; prometheus: the shipped alerting rules run in a real one; prometheus_client, websockets and
 # selenium read the --http server as users do.
-APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev libssl-dev sox gdb tmux systemd chromium chromium-driver pipewire pipewire-bin pipewire-jack prometheus ffmpeg
+APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev libkissfft-dev libssl-dev sox gdb tmux systemd chromium chromium-driver pipewire pipewire-bin pipewire-jack prometheus ffmpeg
 PIP_PACKAGES := numpy pyloudnorm prometheus_client websockets selenium
 # The toolchain's clang ships RealtimeSanitizer's runtime.
 CLANG := $(dir $(realpath $(shell command -v $(SWIFT))))clang

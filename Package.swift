@@ -66,8 +66,13 @@ let package = Package(
         // What measuring tools do with the audio: test signals, loopback checks.
         .target(
             name: "Measurement",
-            dependencies: ["JackAudioSession", "Capture", "JackKit", "JackRuntime"],
+            dependencies: ["JackAudioSession", "Capture", "JackKit", "JackRuntime", "CKissFFT", "EventSchema"],
             exclude: ["README.md"]
+        ),
+        // KissFFT (Debian libkissfft-dev, BSD-3-Clause), header only: the analyzer's FFT.
+        .systemLibrary(
+            name: "CKissFFT",
+            providers: [.apt(["libkissfft-dev"])]
         ),
         // libsndfile (Debian libsndfile1-dev), header only.
         .systemLibrary(
