@@ -8,9 +8,9 @@ import JackRuntime
 struct JAS: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jas",
-        abstract: "Audio sessions on a JACK server: self-test, latency, status, events, players, recording, meters, interruptions, devices, permissions.",
+        abstract: "Audio sessions on a JACK server: self-test, latency, an audio analyzer, status, events, players, recording, meters, interruptions, devices, permissions.",
         version: "jas \(JAS.packageVersion) (JackAudioSession), libjack \(LibraryVersion.text)",
-        subcommands: [Selftest.self, Latency.self, Status.self, Monitor.self, Play.self, Record.self, Meter.self, Interrupt.self, Sessions.self, Device.self, Permission.self, MetadataStoreCommand.self, Extract.self, Verify.self, Keygen.self, Report.self]
+        subcommands: [Selftest.self, Latency.self, Analyze.self, Status.self, Monitor.self, Play.self, Record.self, Meter.self, Interrupt.self, Sessions.self, Device.self, Permission.self, MetadataStoreCommand.self, Extract.self, Verify.self, Keygen.self, Report.self]
     )
 
     /// The package's version.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// `Tests/ClickProbe/clickprobe.c`, a JACK client in its own process: a
 /// one-sample click on `clickprobe:out` at every JACK frame that is a
@@ -10,7 +9,7 @@ import Synchronization
 /// any JACK frame, and of a file's first frame from the first click in it.
 public final class ClickProbe: @unchecked Sendable { // the process is read only by the test's thread
     public let every: Int
-    let process = Process()
+    let process: Process
     let cyclesPath: String
 
     /// One cycle as the probe logged it.
@@ -25,42 +24,11 @@ public final class ClickProbe: @unchecked Sendable { // the process is read only
         public var realtime: Int64
     }
 
-    private static let built = Mutex<String?>(nil)
-
-    /// The probe's binary, compiled with cc once per test process.
-    static func binary() throws -> String {
-        try built.withLock { path in
-            if let path { return path }
-            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("ClickProbe/clickprobe.c").path
-            let output = NSTemporaryDirectory() + "clickprobe-\(getpid())"
-            let cc = Process()
-            cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            cc.arguments = ["cc", "-O2", "-o", output, source, "-ljack"]
-            try cc.run()
-            cc.waitUntilExit()
-            guard cc.terminationStatus == 0 else {
-                throw NSError(domain: "ClickProbe", code: Int(cc.terminationStatus),
-                              userInfo: [NSLocalizedDescriptionKey: "cc could not build \(source)"])
-            }
-            path = output
-            return output
-        }
-    }
-
     /// Starts the probe on `server` and waits until it runs.
     public init(server: String, every: Int) throws {
         self.every = every
         cyclesPath = NSTemporaryDirectory() + "clickprobe-cycles-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt"
-        process.executableURL = URL(fileURLWithPath: try Self.binary())
-        process.arguments = [server, String(every), cyclesPath]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let ready = output.fileHandleForReading.readData(ofLength: 6)
-        guard String(decoding: ready, as: UTF8.self) == "ready\n" else {
-            throw NSError(domain: "ClickProbe", code: 1, userInfo: [NSLocalizedDescriptionKey: "clickprobe did not start on '\(server)'"])
-        }
+        process = try TestProgram.clickProbe.start([server, String(every), cyclesPath])
     }
 
     deinit {

@@ -1,0 +1,94 @@
+import JackKit
+import JackRuntime
+import Synchronization
+
+/// The real-time half of a stepped-sine or sweep measurement: from the cycle
+/// after `arm()` it plays a prepared stimulus on every output, straight into
+/// the port buffers, and copies every input into storage made for the whole
+/// run, until the stimulus has been played once. Nothing here allocates or
+/// locks; generation happened before, analysis runs after (`captured`).
+public final class RealtimeStimulusRecorder: @unchecked Sendable { // the real-time thread writes below `position` before publishing it (release); readers read below it
+    /// Inputs recorded.
+    public let channels: Int
+    /// Frames played and recorded.
+    public let length: Int
+    let stimulus: UnsafeMutableBufferPointer<Float>
+    let storage: UnsafeMutableBufferPointer<Float>
+    let position = Atomic<Int>(0)
+    let armed = Atomic<Bool>(false)
+
+    /// A run of `stimulus` on every output, recording `channels` inputs.
+    public init(stimulus: [Float], channels: Int) {
+        self.channels = channels
+        length = stimulus.count
+        self.stimulus = .allocate(capacity: stimulus.count)
+        _ = self.stimulus.initialize(from: stimulus)
+        storage = .allocate(capacity: stimulus.count * channels)
+        storage.initialize(repeating: 0)
+    }
+
+    deinit {
+        stimulus.deallocate()
+        storage.deallocate()
+    }
+
+    /// Starts playing and recording from the next cycle.
+    public func arm() { armed.store(true, ordering: .releasing) }
+
+    /// Plays and records the whole run again from the next cycle (a run an
+    /// xrun spoilt). Only once complete: the real-time side no longer touches the storage then.
+    public func playAgain() {
+        precondition(isComplete, "playAgain() before the run was complete")
+        position.store(0, ordering: .releasing)
+    }
+
+    /// Frames played and recorded so far.
+    public var framesDone: Int { position.load(ordering: .acquiring) }
+
+    /// Whether the whole stimulus has been played and recorded.
+    public var isComplete: Bool { framesDone >= length }
+
+    /// What input `channel` recorded (once complete).
+    public func captured(channel: Int) -> [Float] {
+        Array(storage[(channel * length)..<((channel + 1) * length)])
+    }
+
+    /// The render block for a measurement session.
+    public var renderBlock: RenderBlock { { cycle in self.process(cycle) } }
+
+    /// One cycle, on JACK's real-time thread.
+    @_noAllocation @_noLocks
+    public func process(_ cycle: ProcessCycle) {
+        let frames = cycle.frameCount
+        let start = position.load(ordering: .relaxed)
+        let playing = armed.load(ordering: .acquiring) ? start < length : false
+        let count = playing ? min(frames, length - start) : 0
+        var channel = 0
+        while channel < cycle.outputs.count {
+            let buffer = cycle.outputs[channel]
+            var frame = 0
+            while frame < count {
+                buffer[frame] = stimulus[start + frame]
+                frame += 1
+            }
+            while frame < frames {
+                buffer[frame] = 0
+                frame += 1
+            }
+            channel += 1
+        }
+        guard count > 0 else { return }
+        channel = 0
+        while channel < min(channels, cycle.inputs.count) {
+            let source = cycle.inputs[channel]
+            let destination = storage.baseAddress! + channel * length + start
+            var frame = 0
+            while frame < count {
+                destination[frame] = source[frame]
+                frame += 1
+            }
+            channel += 1
+        }
+        position.store(start + count, ordering: .releasing)
+    }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import Measurement
+
+/// `jas analyze`: the audio analyzer (measurement mode, headless). Its
+/// measurements are subcommands; each prints a summary, or JSON Lines.
+struct Analyze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure a path as an audio analyzer does: gain, harmonics, THD and THD+N (AES17).",
+        discussion: """
+            Each measurement is one session in measurement mode on --out/--in port pairs (the bit-exact direct \
+            path). Levels are dBFS per AES17: a full-scale sine is 0 dBFS. Without --server a private headless \
+            jackd with loopback ports is started and stopped. Exit status: 0 measured, 2 could not measure \
+            (xruns in every run, no signal on an input, a port that does not exist), with the reason.
+            """,
+        subcommands: [AnalyzeTHD.self]
+    )
+}
+
+/// `jas analyze thd`: a stepped sine at one frequency and level.
+struct AnalyzeTHD: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thd",
+        abstract: "A stepped sine: gain, harmonics 2 to N, THD and THD+N (AES17) at one frequency and level.",
+        discussion: """
+            Plays the tone on every --out port and reads the matching --in port (give them in pairs). The tone \
+            sits on a bin of a one-second analysis block (coherent sampling: 1 Hz steps, no window), half a \
+            second after it starts. THD: harmonics 2 to --harmonics below half the sample rate. THD+N: all but \
+            the fundamental in 20 Hz-20 kHz. A run an xrun fell into is spoilt, said, and measured again (three \
+            runs at most).
+            """
+    )
+
+    @Option(help: "Use this running JACK server instead of starting a private one.")
+    var server: String?
+
+    @Option(name: .customLong("out"), help: "Port a tone is sent to (repeat for more channels).")
+    var outputPorts: [String] = []
+
+    @Option(name: .customLong("in"), help: "Port the tone comes back on (as many as --out).")
+    var inputPorts: [String] = []
+
+    @Option(help: "The tone's frequency, e.g. 997Hz, 1kHz or 997 (default 997 Hz; played on the nearest whole hertz).")
+    var frequency = "997Hz"
+
+    @Option(parsing: .unconditional, help: "The tone's level, e.g. -1dBFS or -20 (default -1 dBFS; AES17: a full-scale sine is 0 dBFS).")
+    var level = "-1dBFS"
+
+    @Option(help: "The highest harmonic order THD counts (default 9).")
+    var harmonics = 9
+
+    @Option(help: "The private server's period in frames (default 256).")
+    var period: Int?
+
+    @Flag(help: "One JSON object (a line) instead of text.")
+    var json = false
+
+    func validate() throws {
+        _ = try Self.hertz(frequency)
+        _ = try Self.dBFS(level)
+        try OptionCheck.period(period)
+        if harmonics < 2 { throw ValidationError("--harmonics must be 2 or more, got \(harmonics)") }
+        if outputPorts.count != inputPorts.count {
+            throw ValidationError("give --out and --in in pairs: \(outputPorts.count) --out, \(inputPorts.count) --in")
+        }
+        if server != nil && outputPorts.isEmpty {
+            throw ValidationError("with --server, name the path: --out PORT --in PORT")
+        }
+    }
+
+    func run() throws {
+        let choice = try ServerChoice(server: server, command: "analyze", period: period ?? 256, quiet: json)
+        defer { withExtendedLifetime(choice) {} }
+        let outputs = outputPorts.isEmpty ? ["loopback:playback_1"] : outputPorts
+        let inputs = inputPorts.isEmpty ? ["loopback:capture_1"] : inputPorts
+        var measurement = SteppedSine(serverName: choice.name, outputPorts: outputs, inputPorts: inputs)
+        measurement.frequency = try Self.hertz(frequency)
+        measurement.levelDBFS = try Self.dBFS(level)
+        measurement.highestOrder = harmonics
+        measurement.onSpoiltRun = { reason in Output.diagnostic("jas analyze thd: a run was spoilt (\(reason)); measuring again") }
+        let result: SteppedSine.Result
+        do {
+            result = try measurement.run()
+        } catch {
+            Output.diagnostic("jas analyze thd: \(error.description)")
+            throw ExitCode(2)
+        }
+        if json {
+            Output.jsonLine(result)
+        } else {
+            Output.line(Self.describe(result))
+        }
+    }
+
+    /// The text summary.
+    static func describe(_ result: SteppedSine.Result) -> String {
+        // To a hundredth, never "-0.00".
+        func dB(_ value: Double) -> String {
+            value.isFinite ? String(format: "%+.2f dB", (value * 100).rounded() / 100 + 0.0) : "below the float floor"
+        }
+        var lines = [String(format: "stepped sine %.0f Hz at %.2f dBFS on '%@' (%d Hz, period %d frames); %@",
+                            result.frequency, result.levelDBFS, result.serverName, result.sampleRate, result.periodFrames,
+                            SteppedSine.Result.levelConvention)]
+        for channel in result.channels {
+            let analysis = channel.analysis
+            lines.append("  \(Output.safe(channel.outputPort)) → \(Output.safe(channel.inputPort)): gain \(dB(channel.gainDB)), "
+                         + "THD \(dB(analysis.thdDB)) (\(String(format: "%.5f", analysis.thdPercent)) %), "
+                         + "THD+N \(dB(analysis.thdPlusNoiseDB)) (\(String(format: "%.5f", analysis.thdPlusNoisePercent)) %)")
+            let loudest = analysis.harmonics.filter { $0.levelDBFS.isFinite }.sorted { $0.levelDB > $1.levelDB }.prefix(3)
+            if !loudest.isEmpty {
+                lines.append("    loudest harmonics: " + loudest.map {
+                    String(format: "H%d %.0f Hz %.2f dB", $0.order, $0.frequency, $0.levelDB)
+                }.joined(separator: ", "))
+            }
+        }
+        if result.attempts > 1 { lines.append("  (\(result.attempts) runs: the ones before were spoilt by xruns)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension AnalyzeTHD {
+    /// A frequency as people type it: `997Hz`, `1kHz`, `997`.
+    static func hertz(_ text: String) throws -> Double {
+        var number = text.lowercased().trimmingCharacters(in: .whitespaces)
+        var scale = 1.0
+        if number.hasSuffix("khz") {
+            scale = 1000
+            number.removeLast(3)
+        } else if number.hasSuffix("hz") {
+            number.removeLast(2)
+        }
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 else {
+            throw ValidationError("--frequency must be a frequency, e.g. 997Hz, 1kHz or 997, not '\(text)'")
+        }
+        return value * scale
+    }
+
+    /// A level as people type it: `-20dBFS`, `-20`, `0dBFS`.
+    static func dBFS(_ text: String) throws -> Double {
+        var number = text.lowercased().trimmingCharacters(in: .whitespaces)
+        for suffix in ["dbfs", "db"] where number.hasSuffix(suffix) {
+            number.removeLast(suffix.count)
+            break
+        }
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value <= 0, value > -200 else {
+            throw ValidationError("--level must be a level of at most 0 dBFS (a full-scale sine, AES17), e.g. -1dBFS or -20, "
+                                  + "not '\(text)'")
+        }
+        return value
+    }
+}
