@@ -16,10 +16,10 @@ SWIFT ?= swift
 # libkissfft-dev: the analyzer's FFT (BSD-3-Clause). sox: the tests open recordings with it too; tmux: the live meter is tested in a real terminal of a given size; gdb: a test stops a program inside jackd's metadata store to kill it there;
 # chromium, chromium-driver: the --http page is tested in a real browser. From PyPI: pyloudnorm, the second loudness
 # implementation the tests compare with (ffmpeg's ebur128 the true peak); numpy: scripts/make-ebu-signals.py computes the EBU
-# test signals with it; prometheus: the shipped alerting rules run in a real one; prometheus_client, websockets and
+# test signals with it; scipy: the analyzer's outside reference (scripts/harmonics-scipy.py); prometheus: the shipped alerting rules run in a real one; prometheus_client, websockets and
 # selenium read the --http server as users do.
 APT_PACKAGES := jackd2 libjack-jackd2-dev libsndfile1-dev libebur128-dev libkissfft-dev libssl-dev sox gdb tmux systemd chromium chromium-driver pipewire pipewire-bin pipewire-jack prometheus ffmpeg
-PIP_PACKAGES := numpy pyloudnorm prometheus_client websockets selenium
+PIP_PACKAGES := numpy scipy pyloudnorm prometheus_client websockets selenium
 # The toolchain's clang ships RealtimeSanitizer's runtime.
 CLANG := $(dir $(realpath $(shell command -v $(SWIFT))))clang
 RTSAN_RUNTIME = $(shell $(CLANG) -print-resource-dir)/lib/linux/libclang_rt.rtsan-x86_64.a
@@ -96,9 +96,9 @@ pipewire-lane: pipewire-1.4
 # back 40 s, against 90 s and 38 s (a change of link flags also recompiles Hummingbird and the test modules).
 rtsan: deps
 	$(SWIFT) build $(TEST_BUILD) --product JackAudioSessionPackageTests $(RTSAN_LINK)
-	# 1. The measurement loopback, the latency probe, the multiRoute player and the recorder run with the sanitizer watching the callback.
+	# 1. The measurement loopback, the latency probe, the multiRoute player, the analyzer's stimulus recorder and the recorder run with the sanitizer watching the callback.
 	$(SWIFT) test $(TEST_BUILD) --skip-build \
-	  --filter 'LoopbackBitExactTests.testTenSecondsBitExactAtPeriod64|RealtimeSafetyTests.testLatencyProbeAllocatesNothingWhileMeasuring|RealtimeSafetyTests.testMultiroutePlayerAllocatesNothing|RecordRealtimeTests'
+	  --filter 'LoopbackBitExactTests.testTenSecondsBitExactAtPeriod64|RealtimeSafetyTests.testLatencyProbeAllocatesNothingWhileMeasuring|RealtimeSafetyTests.testMultiroutePlayerAllocatesNothing|RealtimeSafetyTests.testTheAnalyzersStimulusRecorderAllocatesNothing|RecordRealtimeTests'
 	# 2. The canary: a callback that allocates must be stopped by the sanitizer.
 	mkdir -p $(RTSAN_PIDS)
 	if JAS_SERVER_PID_DIR=$(RTSAN_PIDS) $(SWIFT) test $(TEST_BUILD) --skip-build \

@@ -15,6 +15,10 @@ import Foundation
 ///   bin: the ideal notch that coherent sampling allows) and the band is
 ///   limited exactly (an ideal low-pass at 20 kHz and high-pass at 20 Hz,
 ///   where AES17's standard filters are steep analogue-like ones).
+///
+/// The FFT is single precision (KissFFT as Debian builds it): it rounds at
+/// about −170 dB a bin against full scale. Figures well above that are good
+/// to 0.01 dB; a bin of noise 130 dB under the fundamental to about 0.1 dB.
 public struct HarmonicAnalysis: Sendable, Equatable {
     /// One harmonic.
     public struct Harmonic: Sendable, Equatable {

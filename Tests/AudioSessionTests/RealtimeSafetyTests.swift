@@ -32,6 +32,33 @@ final class RealtimeSafetyTests: JackTestCase {
         XCTAssertEqual(realtimeEvents, 0, "heap allocations or frees inside the process callback")
     }
 
+    /// The analyzer's player and recorder: a stepped sine's whole run (1.5 s
+    /// of tone, 1,125 cycles) played and recorded twice, as a spoilt run is.
+    func testTheAnalyzersStimulusRecorderAllocatesNothing() throws {
+        let server = try startServer(period: 64)
+        let stimulus = SineStimulus(frequency: 997, levelDBFS: -1, sampleRate: 48000)
+        let recorder = RealtimeStimulusRecorder(stimulus: stimulus.samples(count: 72_000, fadeIn: 960), channels: 2)
+        let session = AudioSession(clientName: "rt-analyzer", serverName: server.name, recordConsent: .givenByCaller)
+        defer { session.close() }
+        try session.setCategory(.playAndRecord, mode: .measurement)
+        session.setPreferredInputPortNames(["loopback:capture_1", "loopback:capture_2"])
+        session.setPreferredOutputPortNames(["loopback:playback_1", "loopback:playback_2"])
+        session.setRenderBlock(recorder.renderBlock)
+        allocation_counter_reset()
+        try session.setActive(true)
+        recorder.arm()
+        XCTAssertTrue(waitUntil(timeout: 30) { recorder.isComplete }, "played \(recorder.framesDone) frames")
+        recorder.playAgain()
+        XCTAssertTrue(waitUntil(timeout: 30) { recorder.isComplete }, "played \(recorder.framesDone) frames again")
+        let realtimeEvents = allocation_counter_realtime_events()
+        try session.setActive(false)
+        XCTAssertGreaterThan(allocation_counter_all_events(), 0, "the counter is installed and sees this process")
+        XCTAssertEqual(realtimeEvents, 0, "heap allocations or frees inside the analyzer's callback")
+        // What came back is the tone, a period later, sample for sample.
+        let played = stimulus.samples(count: 72_000, fadeIn: 960), captured = recorder.captured(channel: 0)
+        XCTAssertEqual(Array(captured[64..<72_000]), Array(played[0..<71_936]))
+    }
+
     func testMultiroutePlayerAllocatesNothing() throws {
         let server = try startServer(period: 64)
         let headphones = try SimulatedDevice(name: "headphones", serverName: server.name, type: .headphones)
