@@ -112,11 +112,7 @@ public struct LoopbackCheck: Sendable {
             }
         }
         defer { watcher?.cancel() }
-        try session.setCategory(.playAndRecord, mode: .measurement)
-        try session.setPreferredInputNumberOfChannels(inputPorts.count)
-        try session.setPreferredOutputNumberOfChannels(outputPorts.count)
-        session.setPreferredInputPortNames(inputPorts)
-        session.setPreferredOutputPortNames(outputPorts)
+        try session.prepareMeasurement(outputPorts: outputPorts, inputPorts: inputPorts)
         // Open the client first to learn the rate, and the period the run will
         // have: read while active (PipeWire 1.4 lets go of a forced quantum
         // while the node is inactive; the next activation asks for it again).

@@ -101,11 +101,7 @@ public struct SteppedSine: Sendable {
         let session = AudioSession(clientName: clientName, serverName: serverName, recordConsent: .givenByCaller)
         defer { session.close() }
         do {
-            try session.setCategory(.playAndRecord, mode: .measurement)
-            try session.setPreferredInputNumberOfChannels(inputPorts.count)
-            try session.setPreferredOutputNumberOfChannels(outputPorts.count)
-            session.setPreferredInputPortNames(inputPorts)
-            session.setPreferredOutputPortNames(outputPorts)
+            try session.prepareMeasurement(outputPorts: outputPorts, inputPorts: inputPorts)
             try session.setActive(true)
         } catch {
             throw .session(error)

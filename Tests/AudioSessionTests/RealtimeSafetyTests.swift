@@ -10,15 +10,21 @@ import XCTest
 /// Test 5: the process callback allocates nothing and frees nothing, counted
 /// only while the real-time thread is inside the callback.
 final class RealtimeSafetyTests: JackTestCase {
+    /// A measurement-mode session on the server's first two loopback pairs, not active.
+    private func loopbackMeasurementSession(_ name: String, on server: LoopbackServer) throws -> AudioSession {
+        let session = AudioSession(clientName: name, serverName: server.name, recordConsent: .givenByCaller)
+        try session.setCategory(.playAndRecord, mode: .measurement)
+        session.setPreferredInputPortNames(["loopback:capture_1", "loopback:capture_2"])
+        session.setPreferredOutputPortNames(["loopback:playback_1", "loopback:playback_2"])
+        return session
+    }
+
     func testMeasurementSessionCallbackAllocatesNothingOver10000Cycles() throws {
         let server = try startServer(period: 64)
         let cycles = 10_500
         let recorder = RealtimeLoopbackRecorder(signal: TestSignal(seed: 11), channels: 2, period: 64, cycles: cycles)
-        let session = AudioSession(clientName: "rt-safety", serverName: server.name, recordConsent: .givenByCaller)
+        let session = try loopbackMeasurementSession("rt-safety", on: server)
         defer { session.close() }
-        try session.setCategory(.playAndRecord, mode: .measurement)
-        session.setPreferredInputPortNames(["loopback:capture_1", "loopback:capture_2"])
-        session.setPreferredOutputPortNames(["loopback:playback_1", "loopback:playback_2"])
         session.setRenderBlock(recorder.renderBlock)
         allocation_counter_reset()
         try session.setActive(true)
@@ -38,11 +44,8 @@ final class RealtimeSafetyTests: JackTestCase {
         let server = try startServer(period: 64)
         let stimulus = SineStimulus(frequency: 997, levelDBFS: -1, sampleRate: 48000)
         let recorder = RealtimeStimulusRecorder(stimulus: stimulus.samples(count: 72_000, fadeIn: 960), channels: 2)
-        let session = AudioSession(clientName: "rt-analyzer", serverName: server.name, recordConsent: .givenByCaller)
+        let session = try loopbackMeasurementSession("rt-analyzer", on: server)
         defer { session.close() }
-        try session.setCategory(.playAndRecord, mode: .measurement)
-        session.setPreferredInputPortNames(["loopback:capture_1", "loopback:capture_2"])
-        session.setPreferredOutputPortNames(["loopback:playback_1", "loopback:playback_2"])
         session.setRenderBlock(recorder.renderBlock)
         allocation_counter_reset()
         try session.setActive(true)

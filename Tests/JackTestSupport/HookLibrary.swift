@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A test hook written in C (a folder of Tests/ with one source file), built
 /// as a shared library for LD_PRELOAD so that a real `jas` process runs with it:
@@ -30,33 +29,12 @@ public enum HookLibrary {
         }
     }
 
-    private static let built = Mutex<[String: String]>([:])
-
     /// The library's path, compiled with cc once per test process (removed when it exits).
     public func path() throws -> String {
         let (folder, file) = source
-        return try Self.built.withLock { built in
-            if let path = built[folder] { return path }
-            let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent(folder)
-            let library = NSTemporaryDirectory() + "\(folder)-\(getpid()).so"
-            let cc = Process()
-            cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            cc.arguments = ["cc", "-shared", "-fPIC", "-O1", "-I", directory.appendingPathComponent("include").path,
-                            "-o", library, directory.appendingPathComponent(file).path, "-ldl", "-lpthread"]
-            try cc.run()
-            cc.waitUntilExit()
-            guard cc.terminationStatus == 0 else {
-                throw NSError(domain: "HookLibrary", code: Int(cc.terminationStatus),
-                              userInfo: [NSLocalizedDescriptionKey: "cc could not build \(folder)/\(file)"])
-            }
-            if built.isEmpty { atexit { HookLibrary.removeBuilt() } }
-            built[folder] = library
-            return library
+        return try CSourceBuild.once(folder: folder, file: file, output: "\(folder)-\(getpid()).so") { source, output in
+            ["-shared", "-fPIC", "-O1", "-I", source.deletingLastPathComponent().appendingPathComponent("include").path,
+             "-o", output, source.path, "-ldl", "-lpthread"]
         }
-    }
-
-    private static func removeBuilt() {
-        for path in built.withLock({ Array($0.values) }) { unlink(path) }
     }
 }

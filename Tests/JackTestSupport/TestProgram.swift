@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A small C program of the tests (a JACK client in a process of its own:
 /// a device under test, a probe), compiled with cc against libjack once per
@@ -14,33 +13,13 @@ public enum TestProgram {
         }
     }
 
-    private static let built = Mutex<[String: String]>([:])
-
-    /// The program's binary (removed when the test process exits).
+    /// The program's binary, compiled with cc once per test process (removed when it exits).
     public func path() throws -> String {
         let (folder, file) = source
-        return try Self.built.withLock { built in
-            if let path = built[file] { return path }
-            let sourcePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent(folder).appendingPathComponent(file).path
-            let output = NSTemporaryDirectory() + "\(file.replacingOccurrences(of: ".c", with: ""))-\(getpid())"
-            let cc = Process()
-            cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            cc.arguments = ["cc", "-O2", "-o", output, sourcePath, "-ljack"]
-            try cc.run()
-            cc.waitUntilExit()
-            guard cc.terminationStatus == 0 else {
-                throw NSError(domain: "TestProgram", code: Int(cc.terminationStatus),
-                              userInfo: [NSLocalizedDescriptionKey: "cc could not build \(sourcePath)"])
-            }
-            if built.isEmpty { atexit { TestProgram.removeBuilt() } }
-            built[file] = output
-            return output
+        return try CSourceBuild.once(folder: folder, file: file,
+                                     output: "\(file.replacingOccurrences(of: ".c", with: ""))-\(getpid())") { source, output in
+            ["-O2", "-o", output, source.path, "-ljack"]
         }
-    }
-
-    private static func removeBuilt() {
-        for path in built.withLock({ Array($0.values) }) { unlink(path) }
     }
 
     /// Starts the program with `arguments` and waits for its `ready` line.
