@@ -77,9 +77,9 @@ final class DevicePlugFileTests: XCTestCase {
     }
 
     private func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = ContinuousClock.now + .seconds(timeout)
         while !condition() {
-            if Date() > deadline { return false }
+            if ContinuousClock.now > deadline { return false }
             usleep(10_000)
         }
         return true

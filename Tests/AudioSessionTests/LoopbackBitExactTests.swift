@@ -58,8 +58,8 @@ final class LoopbackBitExactTests: JackTestCase {
         try session.setActive(true)
         let xrunsBefore = session.xrunCount
         recorder.arm()
-        let deadline = Date().addingTimeInterval(20)
-        while !recorder.isComplete && Date() < deadline { usleep(20_000) }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !recorder.isComplete && ContinuousClock.now < deadline { usleep(20_000) }
         let xruns = session.xrunCount - xrunsBefore
         try session.setActive(false)
         XCTAssertTrue(recorder.isComplete)

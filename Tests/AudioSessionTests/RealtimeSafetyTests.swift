@@ -109,9 +109,9 @@ final class RealtimeSafetyTests: JackTestCase {
         // Under RealtimeSanitizer jackd may skip the client for seconds, so
         // that no reading comes for a while: cycles are what counts here.
         var readings: [LatencyReading] = []
-        let deadline = Date().addingTimeInterval(90)
+        let deadline = ContinuousClock.now + .seconds(90)
         while (meter.session.cyclesCompleted < 3_000
-                || !readings.contains(where: \.valid) && meter.session.cyclesCompleted < 15_000) && Date() < deadline {
+                || !readings.contains(where: \.valid) && meter.session.cyclesCompleted < 15_000) && ContinuousClock.now < deadline {
             if let reading = meter.nextReading(timeout: 1) { readings.append(reading) }
         }
         let realtimeEvents = allocation_counter_realtime_events()

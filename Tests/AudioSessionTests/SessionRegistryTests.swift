@@ -164,8 +164,8 @@ final class SessionRegistryTests: XCTestCase {
         let killedAt = DispatchTime.now().uptimeNanoseconds
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        let deadline = Date().addingTimeInterval(2)
-        while woken.load(ordering: .relaxed) == 0 && Date() < deadline { usleep(1000) }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while woken.load(ordering: .relaxed) == 0 && ContinuousClock.now < deadline { usleep(1000) }
         let delay = Double(woken.load(ordering: .relaxed) &- killedAt) / 1e6
         print("registry watch woken \(String(format: "%.2f", delay)) ms after the SIGKILL")
         XCTAssertGreaterThan(woken.load(ordering: .relaxed), 0, "no wake-up after the holder died")
@@ -189,8 +189,8 @@ final class SessionRegistryTests: XCTestCase {
         // Another session's publish does wake it.
         let other = RegistryEntry(registry: registry)
         try other.publish("other")
-        let deadline = Date().addingTimeInterval(2)
-        while wakes.load(ordering: .relaxed) == 0 && Date() < deadline { usleep(1000) }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while wakes.load(ordering: .relaxed) == 0 && ContinuousClock.now < deadline { usleep(1000) }
         XCTAssertGreaterThan(wakes.load(ordering: .relaxed), 0)
     }
 

@@ -38,9 +38,9 @@ final class CloseRaceTests: JackTestCase {
 
         /// Waits until the helper printed `line` (false after `timeout` seconds).
         func waitFor(_ line: String, timeout: Double = 10) -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = ContinuousClock.now + .seconds(timeout)
             while !lines.contains(where: { $0.hasPrefix(line) }) {
-                if Date() > deadline || !process.isRunning && !lines.contains(where: { $0.hasPrefix(line) }) {
+                if ContinuousClock.now > deadline || !process.isRunning && !lines.contains(where: { $0.hasPrefix(line) }) {
                     return lines.contains(where: { $0.hasPrefix(line) })
                 }
                 usleep(10_000)
@@ -50,9 +50,9 @@ final class CloseRaceTests: JackTestCase {
 
         /// Waits for the helper to exit; nil when it is still running after `timeout` seconds.
         func exitStatus(within timeout: Double) -> Int32? {
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = ContinuousClock.now + .seconds(timeout)
             while process.isRunning {
-                if Date() > deadline { return nil }
+                if ContinuousClock.now > deadline { return nil }
                 usleep(10_000)
             }
             return process.terminationStatus

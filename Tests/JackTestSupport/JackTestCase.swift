@@ -59,10 +59,11 @@ open class JackTestCase: XCTestCase {
         XCTAssertEqual(last, expected, message(), file: file, line: line)
     }
 
-    /// Polls `condition` every 10 ms until it holds or `timeout` seconds pass.
+    /// Polls `condition` every 10 ms until it holds or `timeout` seconds pass
+    /// (on the monotonic clock: a test that steps the wall clock does not move it).
     public func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
             if condition() { return true }
             usleep(10_000)
         }

@@ -41,9 +41,9 @@ public final class LineCollector: @unchecked Sendable {
     /// Waits until the pipe reached its end (false after `timeout` seconds).
     @discardableResult
     public func waitForEnd(timeout: Double = 15) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = ContinuousClock.now + .seconds(timeout)
         while !isAtEnd {
-            if Date() > deadline { return false }
+            if ContinuousClock.now > deadline { return false }
             usleep(10_000)
         }
         return true
@@ -74,9 +74,9 @@ public final class LineCollector: @unchecked Sendable {
         /// Waits until the writer closed its end (every byte is in `text`); false after `timeout` seconds.
         @discardableResult
         public func waitForEnd(timeout: Double = 15) -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = ContinuousClock.now + .seconds(timeout)
             while !lock.withLock({ ended }) {
-                if Date() > deadline { return false }
+                if ContinuousClock.now > deadline { return false }
                 usleep(10_000)
             }
             return true

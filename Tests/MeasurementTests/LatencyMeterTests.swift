@@ -39,8 +39,8 @@ final class LatencyMeterTests: JackTestCase {
     /// reading about every window: the limit leaves room for them.)
     func readings(_ meter: LatencyMeter, valid: Int, limit: Int = 40, timeout: Double = 5) -> [LatencyReading] {
         var all: [LatencyReading] = []
-        let deadline = Date().addingTimeInterval(60)
-        while all.filter(\.valid).count < valid, all.count < limit, Date() < deadline,
+        let deadline = ContinuousClock.now + .seconds(60)
+        while all.filter(\.valid).count < valid, all.count < limit, ContinuousClock.now < deadline,
               let reading = meter.nextReading(timeout: timeout) {
             all.append(reading)
         }
@@ -155,8 +155,8 @@ final class LatencyMeterTests: JackTestCase {
         XCTAssertTrue(readings(meter, valid: 1).contains(where: \.valid))
         let stormOver = Atomic<Bool>(false)
         let storm = Thread {
-            let end = Date().addingTimeInterval(4)
-            while Date() < end {
+            let end = ContinuousClock.now + .seconds(4)
+            while ContinuousClock.now < end {
                 staller.stall(seconds: 0.008)
                 usleep(150_000)
             }
@@ -167,8 +167,8 @@ final class LatencyMeterTests: JackTestCase {
         XCTAssertTrue(waitUntil(timeout: 5) { meter.session.xrunCount > xrunsBefore }, "the storm made no xrun")
         // Readings of windows that ended before the first xrun may still come; from the first it spoilt on, every one is spoilt.
         var during: [LatencyReading] = []
-        let until = Date().addingTimeInterval(3)
-        while Date() < until, let reading = meter.nextReading(timeout: 1) {
+        let until = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < until, let reading = meter.nextReading(timeout: 1) {
             if !during.isEmpty || reading.problem == .xrun { during.append(reading) }
         }
         XCTAssertGreaterThan(meter.session.xrunCount - xrunsBefore, 10, "the storm made too few xruns to test")

@@ -93,8 +93,8 @@ final class NetJackTests: JackTestCase {
         }
 
         func finish(timeout: Double = 15) -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
+            let deadline = ContinuousClock.now + .seconds(timeout)
+            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
             let ended = !process.isRunning
             if !ended { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()

@@ -46,8 +46,8 @@ final class RecordProcess: @unchecked Sendable {
 
     /// Waits for the process to end (at most `timeout` seconds) and returns its summary line.
     func finish(timeout: Double = 30) -> [String: Any]? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         lines.waitForEnd()

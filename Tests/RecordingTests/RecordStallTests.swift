@@ -1,4 +1,5 @@
 import Foundation
+import JackRuntime
 import JackTestSupport
 import Recording
 import SoundFile
@@ -78,7 +79,7 @@ final class RecordStallTests: JackTestCase {
 
 /// Reads a FIFO on its own thread into a file, and can stop reading for a while.
 final class FIFOReader: @unchecked Sendable {
-    private let resumeAt = Mutex<Date>(.distantPast)
+    private let resumeAt = Mutex<ContinuousClock.Instant>(.now)
     private let done = DispatchSemaphore(value: 0)
 
     init(path: String, copyTo destination: String) {
@@ -88,7 +89,7 @@ final class FIFOReader: @unchecked Sendable {
             let output = FileHandle(forWritingAtPath: destination)
             var buffer = [UInt8](repeating: 0, count: 65536)
             while input >= 0 {
-                let wait = resumeAt.withLock { $0.timeIntervalSinceNow }
+                let wait = (resumeAt.withLock { $0 } - ContinuousClock.now).inSeconds
                 if wait > 0 { usleep(UInt32(min(wait, 0.05) * 1_000_000)); continue }
                 let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
                 if count <= 0 { break }
@@ -101,7 +102,7 @@ final class FIFOReader: @unchecked Sendable {
     }
 
     /// Stops reading for `seconds` from now.
-    func pause(for seconds: Double) { resumeAt.withLock { $0 = Date().addingTimeInterval(seconds) } }
+    func pause(for seconds: Double) { resumeAt.withLock { $0 = .now + .seconds(seconds) } }
 
     /// Waits until the writer closed the FIFO and everything was read.
     func waitUntilDone(timeout: Double) -> Bool { done.wait(timeout: .now() + timeout) == .success }

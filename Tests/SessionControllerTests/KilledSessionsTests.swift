@@ -114,8 +114,8 @@ final class KilledSessionsTests: JackTestCase {
         lsp.standardOutput = FileHandle.nullDevice
         lsp.standardError = FileHandle.nullDevice
         try lsp.run()
-        let deadline = Date().addingTimeInterval(seconds)
-        while lsp.isRunning && Date() < deadline { usleep(20_000) }
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while lsp.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
         if !lsp.isRunning { return true }
         kill(lsp.processIdentifier, SIGKILL)
         lsp.waitUntilExit()

@@ -123,8 +123,8 @@ final class OptionFuzzTests: JackTestCase {
         let output = LineCollector.Text()
         output.read(pipe)
         try process.run()
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
         let timedOut = process.isRunning
         if timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()

@@ -332,8 +332,8 @@ final class SeedBehaviourTests: JackTestCase {
         returned.kill()
         XCTAssertTrue(waitUntil { !session.isActive })
         _ = try startServer(name: server.name, period: 256)
-        let deadline = Date().addingTimeInterval(10)
-        while !session.isActive, Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !session.isActive, ContinuousClock.now < deadline {
             try? session.setActive(true)
             usleep(5_000)
         }

@@ -177,8 +177,8 @@ final class SeedNotificationTests: JackTestCase {
             try session.setActive(true)
         }
         // This test runs on the main thread: the main queue is served while it waits in the run loop.
-        let deadline = Date().addingTimeInterval(5)
-        while mainChanges.userInfos.isEmpty || toolChanges.userInfos.isEmpty, Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while mainChanges.userInfos.isEmpty || toolChanges.userInfos.isEmpty, ContinuousClock.now < deadline {
             RunLoop.main.run(until: Date().addingTimeInterval(0.01))
         }
         XCTAssertEqual(mainChanges.onMainThread, [true], "the app chose the main queue")
