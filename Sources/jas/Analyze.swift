@@ -34,10 +34,10 @@ struct AnalyzeTHD: ParsableCommand {
     @Option(help: "Use this running JACK server instead of starting a private one.")
     var server: String?
 
-    @Option(name: .customLong("out"), help: "Port a tone is sent to (repeat for more channels).")
+    @Option(name: .customLong("out"), help: "Port a tone is sent to (repeat for more channels; default loopback:playback_1).")
     var outputPorts: [String] = []
 
-    @Option(name: .customLong("in"), help: "Port the tone comes back on (as many as --out).")
+    @Option(name: .customLong("in"), help: "Port the tone comes back on (as many as --out; default loopback:capture_1).")
     var inputPorts: [String] = []
 
     @Option(help: "The tone's frequency, e.g. 997Hz, 1kHz or 997 (default 997 Hz; played on the nearest whole hertz).")
@@ -62,9 +62,6 @@ struct AnalyzeTHD: ParsableCommand {
         if harmonics < 2 { throw ValidationError("--harmonics must be 2 or more, got \(harmonics)") }
         if outputPorts.count != inputPorts.count {
             throw ValidationError("give --out and --in in pairs: \(outputPorts.count) --out, \(inputPorts.count) --in")
-        }
-        if server != nil && outputPorts.isEmpty {
-            throw ValidationError("with --server, name the path: --out PORT --in PORT")
         }
     }
 
