@@ -38,7 +38,7 @@ final class FrameClockTests: XCTestCase {
     }
 
     func testFramesAreCarriedToTheWallClockWithinAFractionOfAMillisecond() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = seededGenerator()
         let jitter = (0..<20_000).map { _ in Double.random(in: 0...100e-6, using: &generator) }
         for (sampleClockPPM, wallPPM) in [(1000.0, 0.0), (-1000.0, 0.0), (500.0, -200.0), (0.0, 1000.0)] {
             var notices: [FrameClock.Notice] = []
