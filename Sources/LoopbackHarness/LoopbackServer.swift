@@ -224,17 +224,16 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
             }
             if probesFromNewProcesses {
                 if jackLspAnswers() { return }
-                usleep(20_000)
-                continue
-            }
-            do {
-                try Client.checkedOpen(name: "harness-probe", serverName: name).close()
-                return
-            } catch .metadataStoreLocked(let path, let reason) {
-                // jackd made its socket, then slept on the lock (setting its ports' properties).
-                throw StartHang.metadataStoreLocked("JACK's metadata store '\(path)' is locked (\(reason))")
-            } catch {
-                probeFailure = error.description
+            } else {
+                do {
+                    try Client.checkedOpen(name: "harness-probe", serverName: name).close()
+                    return
+                } catch .metadataStoreLocked(let path, let reason) {
+                    // jackd made its socket, then slept on the lock (setting its ports' properties).
+                    throw StartHang.metadataStoreLocked("JACK's metadata store '\(path)' is locked (\(reason))")
+                } catch {
+                    probeFailure = error.description
+                }
             }
             usleep(20_000)
         }

@@ -1,3 +1,4 @@
+import Capture
 import JackKit
 import JackRuntime
 import Synchronization
@@ -16,6 +17,8 @@ public final class RealtimeStimulusRecorder: @unchecked Sendable { // the real-t
     let storage: UnsafeMutableBufferPointer<Float>
     let position = Atomic<Int>(0)
     let armed = Atomic<Bool>(false)
+    /// Posted by the real-time thread when a run is complete.
+    let completion = ReaderWakeup(everyFrames: 1)
 
     /// A run of `stimulus` on every output, recording `channels` inputs.
     public init(stimulus: [Float], channels: Int) {
@@ -48,6 +51,18 @@ public final class RealtimeStimulusRecorder: @unchecked Sendable { // the real-t
     /// Whether the whole stimulus has been played and recorded.
     public var isComplete: Bool { framesDone >= length }
 
+    /// Sleeps until the run is complete (the real-time thread posts it) or
+    /// `timeout` seconds pass on the monotonic clock. Whether it is complete.
+    public func waitUntilComplete(timeout: Double) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while !isComplete {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return false }
+            completion.wait(timeout: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
+        }
+        return true
+    }
+
     /// What input `channel` recorded (once complete).
     public func captured(channel: Int) -> [Float] {
         Array(storage[(channel * length)..<((channel + 1) * length)])
@@ -56,9 +71,17 @@ public final class RealtimeStimulusRecorder: @unchecked Sendable { // the real-t
     /// The render block for a measurement session.
     public var renderBlock: RenderBlock { { cycle in self.process(cycle) } }
 
-    /// One cycle, on JACK's real-time thread.
-    @_noAllocation @_noLocks
+    /// One cycle, on JACK's real-time thread: the checked kernel, then a post
+    /// to the waiting thread once the run is complete (a C call the compiler
+    /// cannot check; RealtimeSanitizer and the allocation counter do).
     public func process(_ cycle: ProcessCycle) {
+        let wasComplete = isComplete
+        play(cycle)
+        if !wasComplete && isComplete { completion.wakeNow() }
+    }
+
+    @_noAllocation @_noLocks
+    func play(_ cycle: ProcessCycle) {
         let frames = cycle.frameCount
         let start = position.load(ordering: .relaxed)
         let playing = armed.load(ordering: .acquiring) ? start < length : false

@@ -130,8 +130,7 @@ public struct SteppedSine: Sendable {
             attempts += 1
             let xrunsBefore = session.xrunCount
             if attempts == 1 { recorder.arm() } else { recorder.playAgain() }
-            let deadline = ContinuousClock.now + .seconds(Double(recorder.length) / Double(rate) * 3 + 5)
-            while !recorder.isComplete && ContinuousClock.now < deadline { usleep(20_000) }
+            _ = recorder.waitUntilComplete(timeout: Double(recorder.length) / Double(rate) * 3 + 5)
             let xruns = session.xrunCount - xrunsBefore
             if !recorder.isComplete {
                 lastProblem = "the server ran no cycles for \(Int(Double(recorder.length) / Double(rate) * 3 + 5)) s"

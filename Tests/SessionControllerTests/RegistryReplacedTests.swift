@@ -49,8 +49,8 @@ final class RegistryReplacedTests: JackTestCase {
 
     func testTheToolsComeBackWhenTheRegistryIsReplacedUnderThem() throws {
         continueAfterFailure = false
-        let machine: SeparateMachine
-        do { machine = try SeparateMachine() } catch { throw XCTSkip("\(error)") }
+        // Needs root (a mount namespace); without one the test fails and says so, it does not skip.
+        let machine = try SeparateMachine()
         defer { machine.stop() }
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
