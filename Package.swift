@@ -97,6 +97,8 @@ let package = Package(
         ),
         // C shim only: a semaphore wait on the monotonic clock (sem_clockwait), for a ring's reader.
         .target(name: "CWakeup"),
+        // C shim only: glibc's close-from spawn action, so a hook a take runs inherits none of its files.
+        .target(name: "CSpawn"),
         // Reading sound files through libsndfile (the file meter, and checking takes).
         .target(
             name: "SoundFile",
@@ -108,7 +110,7 @@ let package = Package(
         .target(
             name: "Recording",
             dependencies: ["Capture", "JackAudioSession", "JackKit", "CSndFile", "SoundFile", "EventSchema", "Metering",
-                           "CLibCrypto"],
+                           "CLibCrypto", "CSpawn"],
             exclude: ["README.md"]
         ),
         // libebur128 (Debian libebur128-dev), header only.

@@ -94,9 +94,13 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
     /// Starts `jackd -n NAME -r [serverArguments] -L loopbackChannels -d dummy
     /// -r sampleRate -p period [backendArguments]` (with `environment` added
     /// to this process's, e.g. an LD_PRELOAD clock shim) and waits (up to
-    /// `timeout` seconds) until a client can connect.
+    /// `timeout` seconds) until a client can connect. `realtime`: `-R`
+    /// instead of `-r`, so the server's and its clients' process threads run
+    /// SCHED_FIFO where the user may (root, or an `rtprio` limit), and a
+    /// busy machine makes far fewer xruns; where the user may not, jackd
+    /// says so in its log and runs as with `-r`.
     public init(name: String = LoopbackServer.uniqueName(), loopbackChannels: Int = 2, sampleRate: Int = 48000,
-                period: Int = 64, serverArguments: [String] = [], backendArguments: [String] = [],
+                period: Int = 64, realtime: Bool = false, serverArguments: [String] = [], backendArguments: [String] = [],
                 environment: [String: String] = [:], timeout: Double = 10, probesFromNewProcesses: Bool = false) throws {
         guard let jackd = Self.findExecutable("jackd") else { throw Failure.jackdNotFound }
         LibraryMessages.silence()
@@ -111,7 +115,7 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
         // Slots of servers that were killed stay taken until freed.
         ServerRegistry.reclaimDeadServers()
         let guardian = Self.findExecutable("setpriv").map { [$0, "--pdeathsig", "TERM", "--"] } ?? []
-        let arguments = guardian + [jackd, "-n", name, "-r"] + serverArguments + ["-L", String(loopbackChannels), "-d", "dummy",
+        let arguments = guardian + [jackd, "-n", name, realtime ? "-R" : "-r"] + serverArguments + ["-L", String(loopbackChannels), "-d", "dummy",
                          "-r", String(sampleRate), "-p", String(period)] + backendArguments
         pid = try Self.spawn(arguments, logPath: logPath, environment: environment)
         notePID()

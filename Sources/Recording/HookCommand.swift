@@ -1,10 +1,14 @@
+import CSpawn
 import Foundation
 import Synchronization
 
 /// A shell command the user asked to run when something happens (`--on-silence`,
 /// `--on-signal`): run with `/bin/sh -c`, the event's facts in its
 /// environment, its output on our stderr (never in the JSON on stdout), in a
-/// process group of its own.
+/// process group of its own. It inherits no descriptor but standard input
+/// (`/dev/null`), output and error: not the take's files, its log, its
+/// manifest or a FIFO, whose reader would otherwise wait for an end of file
+/// as long as a hook, or a daemon it starts, lives on.
 ///
 /// Started with posix_spawn and waited for by a thread of its own per run
 /// (`waitpid` on that process only), so a slow or stuck command delays
@@ -35,6 +39,11 @@ public final class HookCommand: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        let closing = cspawn_close_from(&actions, 3)
+        guard closing == 0 else {
+            onFailure("could not start /bin/sh: closing the take's descriptors in it failed: \(String(cString: strerror(closing)))")
+            return
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

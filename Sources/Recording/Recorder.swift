@@ -617,7 +617,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         if stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO {
             guard config.rotateSeconds == nil else { throw .pipeOutput(path: path, rotates: true) }
             guard config.format.container == .flac, !config.perChannelFiles else { throw .pipeOutput(path: path, rotates: false) }
-            let descriptor = open(path, O_WRONLY)
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw .unwritablePath(path: path, reason: String(cString: strerror(errno))) }
             return descriptor
         }

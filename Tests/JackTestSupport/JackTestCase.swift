@@ -11,13 +11,13 @@ open class JackTestCase: XCTestCase {
 
     /// Starts a private server for this test; see `LoopbackServer.init`.
     public func startServer(name: String = LoopbackServer.uniqueName(), loopbackChannels: Int = 2,
-                            sampleRate: Int = 48000, period: Int = 64,
+                            sampleRate: Int = 48000, period: Int = 64, realtime: Bool = false,
                             serverArguments: [String] = [], backendArguments: [String] = [],
                             environment: [String: String] = [:],
                             file: StaticString = #filePath, line: UInt = #line) throws -> LoopbackServer {
         do {
             let server = try LoopbackServer(name: name, loopbackChannels: loopbackChannels, sampleRate: sampleRate,
-                                            period: period, serverArguments: serverArguments,
+                                            period: period, realtime: realtime, serverArguments: serverArguments,
                                             backendArguments: backendArguments, environment: environment)
             servers.append(server)
             return server
