@@ -61,102 +61,53 @@ public struct SteppedSine: Sendable {
     }
 
     /// Why there is no result.
-    public enum Failure: Error, Sendable, CustomStringConvertible {
-        /// The session could not be set up or activated (a port missing, no server).
-        case session(AudioSessionError)
-        /// Every run had xruns in it, or the server ran no cycles.
-        case spoilt(attempts: Int, reason: String)
-        /// An input showed no tone: nothing feeds it, or the path is broken.
-        case noSignal(inputPort: String, outputPort: String, levelDBFS: Double)
-        /// A setting out of range.
-        case invalidSetting(String)
-
-        public var description: String {
-            switch self {
-            case let .session(error):
-                return error.message
-            case let .spoilt(attempts, reason):
-                return "every run was spoilt (\(attempts) tried; the last: \(reason)): no figure is given; "
-                    + "measure again on a quieter machine, or at a longer period"
-            case let .noSignal(input, output, level):
-                let shown = level.isFinite ? String(format: "%.1f dBFS", level) : "digital silence"
-                return "no tone came back on '\(input)' from '\(output)' (\(shown) at the tone's frequency): nothing feeds "
-                    + "that input, or the path between them is broken; connect '\(output)' to what feeds '\(input)'"
-            case let .invalidSetting(reason):
-                return reason
-            }
-        }
-    }
+    public typealias Failure = AnalyzerFailure
 
     /// Runs the measurement (blocking; seconds).
     public func run() throws(Failure) -> Result {
-        guard !outputPorts.isEmpty, outputPorts.count == inputPorts.count else {
-            throw .invalidSetting("give as many --in ports as --out ports (\(outputPorts.count) --out, \(inputPorts.count) --in)")
-        }
         guard levelDBFS <= 0, levelDBFS > -200 else {
             throw .invalidSetting("the level must be at most 0 dBFS (a full-scale sine), not \(levelDBFS)")
         }
         guard highestOrder >= 2 else { throw .invalidSetting("the highest harmonic must be 2 or more, not \(highestOrder)") }
-        // Capturing its own test tone is what the caller asked for.
-        let session = AudioSession(clientName: clientName, serverName: serverName, recordConsent: .givenByCaller)
-        defer { session.close() }
-        do {
-            try session.prepareMeasurement(outputPorts: outputPorts, inputPorts: inputPorts)
-            try session.setActive(true)
-        } catch {
-            throw .session(error)
+        let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
+                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun)
+        let recording = try run.record { rate throws(Failure) in
+            [try Self.tone(frequency: frequency, levelDBFS: levelDBFS, sampleRate: rate).played]
         }
-        let rate = Int(session.sampleRate)
-        let period = session.ioBufferFrames
-        guard frequency >= 1, frequency < Double(rate) / 2 else {
-            throw .invalidSetting("the frequency must be between 1 Hz and half the sample rate (\(rate / 2) Hz), not \(frequency) Hz")
-        }
-        let stimulus = SineStimulus(frequency: frequency, levelDBFS: levelDBFS, sampleRate: rate)
-        let settle = Int(Self.settleSeconds * Double(rate))
-        let recorder = RealtimeStimulusRecorder(
-            stimulus: stimulus.samples(count: settle + stimulus.blockLength, fadeIn: Int(Self.fadeInSeconds * Double(rate))),
-            channels: inputPorts.count)
-        do {
-            // The render block goes in while the session is inactive, as every measurement here does.
-            try session.setActive(false)
-            session.setRenderBlock(recorder.renderBlock)
-            try session.setActive(true)
-        } catch {
-            throw .session(error)
-        }
-        var attempts = 0
-        var lastProblem = ""
-        while attempts < maximumAttempts {
-            attempts += 1
-            let xrunsBefore = session.xrunCount
-            if attempts == 1 { recorder.arm() } else { recorder.playAgain() }
-            _ = recorder.waitUntilComplete(timeout: Double(recorder.length) / Double(rate) * 3 + 5)
-            let xruns = session.xrunCount - xrunsBefore
-            if !recorder.isComplete {
-                lastProblem = "the server ran no cycles for \(Int(Double(recorder.length) / Double(rate) * 3 + 5)) s"
-            } else if xruns > 0 {
-                lastProblem = "\(xruns) xrun\(xruns == 1 ? "" : "s") during the run"
-            } else {
-                let fft = RealFFT(length: stimulus.blockLength)
-                var channels: [Channel] = []
-                for index in inputPorts.indices {
-                    let block = recorder.captured(channel: index)[settle..<(settle + stimulus.blockLength)]
-                    let analysis = HarmonicAnalysis.analyse(block, sampleRate: rate, fundamentalBin: stimulus.bin,
-                                                            highestOrder: highestOrder, fft: fft)
-                    guard analysis.fundamentalDBFS >= Self.signalFloorDBFS else {
-                        throw .noSignal(inputPort: inputPorts[index], outputPort: outputPorts[index],
-                                        levelDBFS: analysis.fundamentalDBFS)
-                    }
-                    channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index], analysis: analysis,
-                                            gainDB: analysis.fundamentalDBFS - levelDBFS))
-                }
-                return Result(serverName: serverName, sampleRate: rate, periodFrames: period, frequency: stimulus.frequency,
-                              levelDBFS: levelDBFS, channels: channels, attempts: attempts)
+        let rate = recording.sampleRate
+        let (stimulus, _) = try Self.tone(frequency: frequency, levelDBFS: levelDBFS, sampleRate: rate)
+        let fft = RealFFT(length: stimulus.blockLength)
+        var channels: [Channel] = []
+        for index in inputPorts.indices {
+            let analysis = HarmonicAnalysis.analyse(Self.analysedBlock(of: recording.captures[0][index], stimulus),
+                                                    sampleRate: rate, fundamentalBin: stimulus.bin,
+                                                    highestOrder: highestOrder, fft: fft)
+            guard analysis.fundamentalDBFS >= Self.signalFloorDBFS else {
+                throw .noSignal(inputPort: inputPorts[index], outputPort: outputPorts[index], levelDBFS: analysis.fundamentalDBFS)
             }
-            if attempts < maximumAttempts { onSpoiltRun?(lastProblem) }
-            // Not complete: wait for the run to finish before playing it again (the real-time side owns it until then).
-            if !recorder.isComplete { break }
+            channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index], analysis: analysis,
+                                    gainDB: analysis.fundamentalDBFS - levelDBFS))
         }
-        throw .spoilt(attempts: attempts, reason: lastProblem)
+        return Result(serverName: serverName, sampleRate: rate, periodFrames: recording.periodFrames,
+                      frequency: stimulus.frequency, levelDBFS: levelDBFS, channels: channels, attempts: recording.attempts)
+    }
+
+    /// The tone at `frequency` and `levelDBFS`, and what is played of it: the
+    /// settling time (faded in) and the analysis block after it.
+    static func tone(frequency: Double, levelDBFS: Double,
+                     sampleRate: Int) throws(Failure) -> (stimulus: SineStimulus, played: [Float]) {
+        guard frequency >= 1, frequency < Double(sampleRate) / 2 else {
+            throw .invalidSetting("the frequency must be between 1 Hz and half the sample rate (\(sampleRate / 2) Hz), "
+                                  + "not \(frequency) Hz")
+        }
+        let stimulus = SineStimulus(frequency: frequency, levelDBFS: levelDBFS, sampleRate: sampleRate)
+        let settle = Int(settleSeconds * Double(sampleRate))
+        return (stimulus, stimulus.samples(count: settle + stimulus.blockLength, fadeIn: Int(fadeInSeconds * Double(sampleRate))))
+    }
+
+    /// The coherent block analysed in what an input recorded of `tone`: past the settling time.
+    static func analysedBlock(of captured: [Float], _ stimulus: SineStimulus) -> ArraySlice<Float> {
+        let settle = Int(settleSeconds * Double(stimulus.sampleRate))
+        return captured[settle..<(settle + stimulus.blockLength)]
     }
 }

@@ -4,12 +4,13 @@ import Foundation
 /// a device under test, a probe), compiled with cc against libjack once per
 /// test process, and started so that it says `ready` once active.
 public enum TestProgram {
-    case clickProbe, polynomial
+    case clickProbe, polynomial, quantizer
 
     private var source: (folder: String, file: String) {
         switch self {
         case .clickProbe: ("ClickProbe", "clickprobe.c")
         case .polynomial: ("DeviceUnderTest", "polynomial.c")
+        case .quantizer: ("DeviceUnderTest", "quantizer.c")
         }
     }
 
@@ -18,7 +19,7 @@ public enum TestProgram {
         let (folder, file) = source
         return try CSourceBuild.once(folder: folder, file: file,
                                      output: "\(file.replacingOccurrences(of: ".c", with: ""))-\(getpid())") { source, output in
-            ["-O2", "-o", output, source.path, "-ljack"]
+            ["-O2", "-o", output, source.path, "-ljack", "-lm"]
         }
     }
 
