@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // C shims only: jack_client_open is variadic; real-time markers.
@@ -66,7 +67,8 @@ let package = Package(
         // What measuring tools do with the audio: test signals, loopback checks.
         .target(
             name: "Measurement",
-            dependencies: ["JackAudioSession", "Capture", "JackKit", "JackRuntime", "CKissFFT", "EventSchema"],
+            dependencies: ["JackAudioSession", "Capture", "JackKit", "JackRuntime", "CKissFFT", "EventSchema",
+                           .product(name: "Yams", package: "Yams")],
             exclude: ["README.md"]
         ),
         // KissFFT (Debian libkissfft-dev, BSD-3-Clause), header only: the analyzer's FFT.

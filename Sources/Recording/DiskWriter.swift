@@ -130,6 +130,8 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// The open set's first frame in the clock's count while its time is
     /// one the clock gave before it settled (nil: the time stands).
     private var provisionalSetFrame: Int64?
+    /// How the open set's start was timed, for its closed line.
+    private var setTimeBasis = ManifestLine.TimeBasis.settled
     /// Silence written for gaps (also noted from other threads: sources
     /// away), timeline positions, until the sets they fall in are catalogued.
     private let writtenGaps = Mutex<[ManifestLine.Gap]>([])
@@ -601,7 +603,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         for writer in closing.writers {
             catalogue.closed(writer.path, index: fileSet, startUTC: setUTC, endUTC: endUTC, utcOffset: setOffset,
                              sampleRate: closing.sampleRate, channels: writer.channels, frames: frames,
-                             timeReference: setReference, gaps: gaps, loudness: writer.loudness)
+                             timeReference: setReference, gaps: gaps, loudness: writer.loudness, timeBasis: setTimeBasis)
         }
     }
 
@@ -715,6 +717,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         let zone = settings.zone
         let (named, reference) = stampOpenSet(utc)
         provisionalSetFrame = frameClock.isSettled ? nil : position + positionOffset
+        setTimeBasis = frameClock.isSettled ? .settled : .unsettled
         for writer in files.writers {
             settings.catalogue?.opened(writer.path, index: fileSet, startUTC: utc, utcOffset: setOffset,
                                        sampleRate: sampleRate, channels: writer.channels)
@@ -760,10 +763,12 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         guard let frame = provisionalSetFrame else { return }
         if let lineStart = frameClock.lineStart, lineStart > frame {
             provisionalSetFrame = nil
+            setTimeBasis = .kept
             return
         }
         guard frameClock.isSettled, let files, let utc = utc(ofClockFrame: frame) else { return }
         provisionalSetFrame = nil
+        setTimeBasis = .revised
         let (named, reference) = stampOpenSet(utc)
         guard settings.format.container.carriesBroadcastExtension else { return }
         files.reviseOrigination(named, zone: settings.zone, timeReference: reference)

@@ -31,7 +31,7 @@ final class TakeCatalogue: @unchecked Sendable { // `pending` is the queue's own
     /// A file was closed after `frames` frames ending at `endUTC`.
     func closed(_ path: String, index: Int, startUTC: Double, endUTC: Double, utcOffset: Int, sampleRate: Int,
                 channels: Int, frames: Int64, timeReference: UInt64?, gaps: [ManifestLine.Gap], loudness: FileLoudness? = nil,
-                recovered: Bool = false, startEstimated: Bool = false) {
+                recovered: Bool = false, startEstimated: Bool = false, timeBasis: ManifestLine.TimeBasis? = nil) {
         let relative = manifest.relative(path)
         queue.async {
             var info = stat()
@@ -48,6 +48,7 @@ final class TakeCatalogue: @unchecked Sendable { // `pending` is the queue's own
             line.loudness = loudness
             line.recovered = recovered ? true : nil
             line.startEstimated = startEstimated ? true : nil
+            line.timeBasis = timeBasis
             self.write(line)
         }
     }

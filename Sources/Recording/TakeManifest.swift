@@ -8,6 +8,23 @@ public struct ManifestLine: Codable, Sendable, Equatable {
         case opened, closed, deleted
     }
 
+    /// How a closed file's start time was measured: what it is good to (the
+    /// README's table of a logger's times gives the figures).
+    public enum TimeBasis: String, Codable, Sendable {
+        /// On the frame clock's line, settled when the file began.
+        case settled
+        /// The clock had not settled when the file began (late callbacks, or
+        /// a jump of the server's clock not yet told from them); measured
+        /// again once it had, on the line the server's cycles were on.
+        case revised
+        /// The clock had not settled when the file began, and the jump it then
+        /// saw came after the file's first frame: the time on the line before stands.
+        case kept
+        /// The file closed before the clock settled: its start may be off by
+        /// as much as the server's clock jumped (up to a period or more).
+        case unsettled
+    }
+
     /// A gap inside a file (`written`: silence in the file) or before it
     /// (not written: the disk was full), positions in the file's frames.
     public struct Gap: Codable, Sendable, Equatable {
@@ -59,6 +76,8 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     /// The start is estimated (a recovered file its run never listed:
     /// its time of modification less its length), not measured.
     public var startEstimated: Bool?
+    /// How the start time was measured (closed lines the recorder wrote; nil in older manifests).
+    public var timeBasis: TimeBasis?
     // Deleted: why and when.
     public var reason: String?
     public var deletedUTC: Double?
@@ -70,7 +89,7 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case event, path, index, startUTC = "start_utc", start, utcOffset = "utc_offset", sampleRate = "sample_rate",
              channels, device, inode, frames, endUTC = "end_utc", timeReference = "time_reference", gaps, sha256,
-             bytes, loudness, recovered, startEstimated = "start_estimated", reason, deletedUTC = "deleted_utc",
+             bytes, loudness, recovered, startEstimated = "start_estimated", timeBasis = "time_basis", reason, deletedUTC = "deleted_utc",
              previous = "prev", signingKey = "signing_key"
     }
 

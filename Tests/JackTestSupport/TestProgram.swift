@@ -4,13 +4,14 @@ import Foundation
 /// a device under test, a probe), compiled with cc against libjack once per
 /// test process, and started so that it says `ready` once active.
 public enum TestProgram {
-    case clickProbe, polynomial, quantizer
+    case clickProbe, polynomial, quantizer, iir
 
     private var source: (folder: String, file: String) {
         switch self {
         case .clickProbe: ("ClickProbe", "clickprobe.c")
         case .polynomial: ("DeviceUnderTest", "polynomial.c")
         case .quantizer: ("DeviceUnderTest", "quantizer.c")
+        case .iir: ("DeviceUnderTest", "iir.c")
         }
     }
 

@@ -92,3 +92,49 @@ final class AnalyzeTHDTests: JackTestCase {
         XCTAssertTrue(loud.output.contains("--level must be a level of at most 0 dBFS"), loud.output)
     }
 }
+
+/// `--limits` on a device whose THD is known: a file it meets exits 0, one it
+/// misses exits 1 with the failing figure in the verdict, and a path that
+/// cannot be measured exits 2 with no verdict.
+final class AnalyzeLimitsTests: JackTestCase {
+    func testAVerdictPassesFailsOrCannotBeGiven() throws {
+        let server = try startServer(period: 256, realtime: true)
+        let (a2, a3) = (0.02, 0.005)
+        let device = try TestProgram.polynomial.start([server.name, "dut", String(a2), String(a3)])
+        defer { device.terminate(); device.waitUntilExit() }
+        // The closed form at -1 dBFS (AnalyzeTHDTests): THD of the 2nd and 3rd harmonics.
+        let amplitude = pow(10, -1.0 / 20)
+        let fundamental = amplitude + 0.75 * a3 * pow(amplitude, 3)
+        let thd = 20 * log10((pow(a2 * amplitude * amplitude / 2, 2) + pow(a3 * pow(amplitude, 3) / 4, 2)).squareRoot() / fundamental)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func limits(_ name: String, thdMax: Double) throws -> String {
+            let path = "\(folder)/\(name).yaml"
+            try "thd:\n  thd_db: {max: \(thdMax)}\n  gain_db: {min: -1, max: 1}\nimd:\n  smpte_db: {max: -20}\n"
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let arguments = ["analyze", "thd", "--server", server.name, "--out", "dut:in", "--in", "dut:out"]
+        let pass = try run([jas] + arguments + ["--limits", try limits("pass", thdMax: thd + 1)], timeout: 120)
+        XCTAssertEqual(pass.status, 0, pass.output)
+        XCTAssertTrue(pass.output.contains("PASS: all 2 figures within their limits"), pass.output)
+        let fail = try run([jas] + arguments + ["--json", "--limits", try limits("fail", thdMax: thd - 1)], timeout: 120)
+        XCTAssertEqual(fail.status, 1, fail.output)
+        let verdict = try XCTUnwrap(jsonLines(fail.output).first { $0["event"] as? String == "verdict" }, fail.output)
+        XCTAssertEqual(verdict["passed"] as? Bool, false)
+        let rows = try XCTUnwrap(verdict["rows"] as? [[String: Any]])
+        XCTAssertEqual(rows.filter { $0["passed"] as? Bool == false }.compactMap { $0["figure"] as? String }, ["thd_db"])
+        XCTAssertEqual(try XCTUnwrap(rows.first { $0["figure"] as? String == "thd_db" }?["value"] as? Double), thd, accuracy: 0.05)
+        let unmeasurable = try run([jas, "analyze", "thd", "--server", server.name, "--out", "loopback:playback_1",
+                                    "--in", "loopback:capture_2", "--limits", try limits("any", thdMax: 0)], timeout: 120)
+        XCTAssertEqual(unmeasurable.status, 2, unmeasurable.output)
+        XCTAssertTrue(unmeasurable.output.contains("'loopback:capture_2'"), unmeasurable.output)
+        XCTAssertFalse(unmeasurable.output.contains("PASS") || unmeasurable.output.contains("FAIL"), unmeasurable.output)
+        // A file with no limits for the measurement run is a usage error, before anything runs.
+        let other = "\(folder)/other.yaml"
+        try "noise:\n  snr_db: {min: 90}\n".write(toFile: other, atomically: true, encoding: .utf8)
+        let unrelated = try run([jas] + arguments + ["--limits", other], timeout: 60)
+        XCTAssertEqual(unrelated.status, 64, unrelated.output)
+        XCTAssertTrue(unrelated.output.contains("has no limits for thd"), unrelated.output)
+    }
+}

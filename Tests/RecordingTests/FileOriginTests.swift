@@ -24,8 +24,10 @@ final class FileOriginTests: XCTestCase {
 
     /// Records `cycles` cycles into files of one second each; each cycle's
     /// callback comes at the true time of its first frame plus `lateness(cycle)`.
-    /// Returns each file's TimeReference.
-    private func record(cycles: Int, lateness: (Int) -> Double) throws -> [UInt64] {
+    /// Returns each file's TimeReference (and, through `bases`, how the
+    /// manifest's closed line says its start was timed).
+    private func record(cycles: Int,
+                        lateness: (Int) -> Double) throws -> (references: [UInt64], bases: [ManifestLine.TimeBasis?]) {
         let folder = NSTemporaryDirectory() + "jas-origin-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -36,8 +38,13 @@ final class FileOriginTests: XCTestCase {
             format: RecordingFormat(), prerollFrames: 0, triggerLevel: nil, waitsForStart: false,
             limitFrames: Int64(cycles * period), rotation: .everyFrames(Int64(rate)),
             clock: FixedOffsetClock(offset: Self.utcOfMonotonicZero), zone: .utc, captureLatencyFrames: 0)
+        var settingsWithManifest = settings
+        let manifest = TakeManifest(path: "\(folder)/take.manifest.jsonl")
+        try manifest.open()
+        let catalogue = TakeCatalogue(manifest: manifest) { problem in XCTFail(problem) }
+        settingsWithManifest.catalogue = catalogue
         let events = EventLog()
-        let writer = DiskWriter(capture: capture, files: nil, claim: nil, sampleRate: rate, settings: settings,
+        let writer = DiskWriter(capture: capture, files: nil, claim: nil, sampleRate: rate, settings: settingsWithManifest,
                                 record: { events.append($0) }, currentSampleRate: { [rate] in rate })
         writer.start()
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: period)
@@ -55,9 +62,11 @@ final class FileOriginTests: XCTestCase {
             capture.capture(processCycle, at: UInt64((called * 1e9).rounded()))
         }
         writer.stopAndWait(reason: "test")
+        catalogue.waitUntilWritten()
+        let bases = TakeManifest.read(manifest.path).lines.filter { $0.event == .closed }.map(\.timeBasis)
         XCTAssertEqual(events.gapReasons, [], "made-up cycles are continuous")
         let paths = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".wav") }.sorted()
-        return try paths.map { try XCTUnwrap(SoundFileReader(path: "\(folder)/\($0)").broadcastTimeReference, $0) }
+        return (try paths.map { try XCTUnwrap(SoundFileReader(path: "\(folder)/\($0)").broadcastTimeReference, $0) }, bases)
     }
 
     private static let monotonicStart = 1_000.0
@@ -74,7 +83,9 @@ final class FileOriginTests: XCTestCase {
         // 3 ms later (144 frames): three cycles before the third file starts
         // (frame 96000, cycle 375), so it is told after that file began.
         let jump = 372
-        let references = try record(cycles: 3 * rate / period + 10) { $0 >= jump ? 0.003 + 20e-6 : 20e-6 }
+        let (references, bases) = try record(cycles: 3 * rate / period + 10) { $0 >= jump ? 0.003 + 20e-6 : 20e-6 }
+        // The first file began before any cycle was seen, the third while the jump was not yet told.
+        XCTAssertEqual(bases, [.revised, .settled, .revised, .settled])
         XCTAssertEqual(references.count, 4)
         guard references.count == 4 else { return }
         XCTAssertEqual(Double(references[0]), truth(frame: 0, late: 20e-6), accuracy: 2, "the first file")
@@ -89,9 +100,10 @@ final class FileOriginTests: XCTestCase {
         // is 1 ms late (so the clock has not settled then), and the jump
         // comes three cycles later: the file began on the line before it.
         let jump = 190
-        let references = try record(cycles: 2 * rate / period + 10) { cycle in
+        let (references, bases) = try record(cycles: 2 * rate / period + 10) { cycle in
             cycle >= jump ? 0.003 + 20e-6 : cycle == 187 ? 0.001 : 20e-6
         }
+        XCTAssertEqual(bases, [.revised, .kept, .settled])
         XCTAssertEqual(references.count, 3)
         guard references.count == 3 else { return }
         XCTAssertEqual(Double(references[1]), truth(frame: 48000, late: 20e-6), accuracy: 2, "the second file, before the jump")
@@ -103,7 +115,7 @@ final class FileOriginTests: XCTestCase {
         // enough to be taken for a jump (at cycle 369) before the third file
         // starts (cycle 375); the callbacks on time again from cycle 377 on
         // move the line back to where it was.
-        let references = try record(cycles: 3 * rate / period + 10) { cycle in
+        let (references, _) = try record(cycles: 3 * rate / period + 10) { cycle in
             (362...376).contains(cycle) ? 0.0015 + Double(cycle % 4) * 0.0002 : 20e-6
         }
         XCTAssertEqual(references.count, 4)

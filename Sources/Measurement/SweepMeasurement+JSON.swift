@@ -1,0 +1,52 @@
+import EventSchema
+
+/// A response result as one line of `jas analyze response --json`: the
+/// sweep, and per channel the delay removed and the response at 1/24-octave
+/// points (each the nearest bin's, not smoothed).
+extension SweepMeasurement.Result: Encodable {
+    /// Points an octave in the JSON line and the `--frd`/`--csv` files.
+    public static let pointsPerOctave = 24
+    /// How the figures are made, as the output says.
+    public static let definition = "synchronized exponential sweep (Novak 2015); the recording's spectrum over the sweep's, "
+        + "magnitude in dB against what was sent, phase in degrees with the path's whole-frame delay (the impulse "
+        + "response's peak) removed; each point the nearest FFT bin's, not smoothed"
+
+    public func encode(to encoder: any Encoder) throws {
+        var json = encoder.container(keyedBy: EventKey.self)
+        try json.encode("response", forKey: "event")
+        try json.encode(serverName, forKey: "server")
+        try json.encode(sampleRate, forKey: "sample_rate")
+        try json.encode(periodFrames, forKey: "period_frames")
+        try json.encode(attempts, forKey: "attempts")
+        try json.encode(Self.definition, forKey: "definition")
+        try json.encodeFigure(sweep.startFrequency, decimals: 3, forKey: "start_hz")
+        try json.encodeFigure(sweep.endFrequency, decimals: 3, forKey: "end_hz")
+        try json.encodeFigure(Double(sweep.sweepFrames) / Double(sampleRate), decimals: 3, forKey: "sweep_seconds")
+        try json.encodeFigure(sweep.levelDBFS, forKey: "level_dbfs")
+        try json.encode(channels.map { ChannelLine(channel: $0, sweep: sweep) }, forKey: "channels")
+    }
+
+    private struct ChannelLine: Encodable {
+        let channel: SweepMeasurement.Channel
+        let sweep: SweepStimulus
+
+        func encode(to encoder: any Encoder) throws {
+            var json = encoder.container(keyedBy: EventKey.self)
+            try json.encode(channel.outputPort, forKey: "out_port")
+            try json.encode(channel.inputPort, forKey: "in_port")
+            try json.encode(channel.analysis.delayFrames, forKey: "delay_frames")
+            let frequencies = SweepAnalysis.logFrequencies(from: sweep.startFrequency, to: sweep.endFrequency,
+                                                           perOctave: SweepMeasurement.Result.pointsPerOctave)
+            try json.encode(channel.analysis.points(at: frequencies), forKey: "response")
+        }
+    }
+}
+
+extension SweepAnalysis.Point: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var json = encoder.container(keyedBy: EventKey.self)
+        try json.encodeFigure(frequency, decimals: 3, forKey: "frequency_hz")
+        try json.encodeFigure(magnitudeDB, decimals: 3, forKey: "magnitude_db")
+        try json.encodeFigure(phaseDegrees, decimals: 2, forKey: "phase_deg")
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// A path's frequency response, from a synchronized exponential sweep
+/// (`SweepStimulus`) played on every `--out`/`--in` pair in one session in
+/// measurement mode (`StimulusRun`), each analysed by `SweepAnalysis`.
+public struct SweepMeasurement: Sendable {
+    public var serverName: String
+    public var outputPorts: [String]
+    public var inputPorts: [String]
+    /// The sweep's band, Hz, its length, seconds, and its peak level, dBFS.
+    public var startFrequency = 20.0
+    public var endFrequency = 20_000.0
+    public var seconds = 5.0
+    public var levelDBFS = -6.0
+    public var maximumAttempts = 3
+    public var clientName = "jas-analyze"
+    public var onSpoiltRun: (@Sendable (String) -> Void)?
+
+    public init(serverName: String, outputPorts: [String], inputPorts: [String]) {
+        self.serverName = serverName
+        self.outputPorts = outputPorts
+        self.inputPorts = inputPorts
+    }
+
+    /// What one channel measured.
+    public struct Channel: Sendable {
+        public let outputPort: String
+        public let inputPort: String
+        public let analysis: SweepAnalysis
+    }
+
+    public struct Result: Sendable {
+        public let serverName: String
+        public let sampleRate: Int
+        public let periodFrames: Int
+        public let sweep: SweepStimulus
+        public let channels: [Channel]
+        public let attempts: Int
+    }
+
+    /// The lowest peak an input must show: less is no signal, dBFS.
+    public static let signalFloorDBFS = -100.0
+
+    public func run() throws(AnalyzerFailure) -> Result {
+        guard levelDBFS <= 0, levelDBFS > -200 else {
+            throw .invalidSetting("the level must be at most 0 dBFS (the sweep's peak at full scale), not \(levelDBFS)")
+        }
+        guard startFrequency >= 1, endFrequency > startFrequency * 2 else {
+            throw .invalidSetting("the sweep must span an octave or more from 1 Hz up, not \(startFrequency) to \(endFrequency) Hz")
+        }
+        guard seconds >= 0.5, seconds <= 600 else {
+            throw .invalidSetting("the sweep's length must be between 0.5 s and 600 s, not \(seconds) s")
+        }
+        let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
+                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun)
+        var sweep: SweepStimulus?
+        var played: [Float] = []
+        let recording = try run.record { rate throws(AnalyzerFailure) in
+            guard endFrequency < Double(rate) / 2 else {
+                throw .invalidSetting("the sweep's end, \(endFrequency) Hz, must lie below half the sample rate (\(rate / 2) Hz)")
+            }
+            let stimulus = SweepStimulus(startFrequency: startFrequency, endFrequency: endFrequency, seconds: seconds,
+                                         levelDBFS: levelDBFS, sampleRate: rate)
+            sweep = stimulus
+            played = stimulus.samples()
+            return [played]
+        }
+        guard let sweep else { throw .invalidSetting("no sweep was made") }
+        var channels: [Channel] = []
+        for index in inputPorts.indices {
+            let recorded = recording.captures[0][index]
+            let peak = recorded.reduce(0) { max($0, abs($1)) }
+            guard 20 * log10(Double(peak)) >= Self.signalFloorDBFS else {
+                throw .noSignal(inputPort: inputPorts[index], outputPort: outputPorts[index], levelDBFS: 20 * log10(Double(peak)))
+            }
+            channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index],
+                                    analysis: SweepAnalysis.analyse(played: played, recorded: recorded, sweep: sweep)))
+        }
+        return Result(serverName: serverName, sampleRate: recording.sampleRate, periodFrames: recording.periodFrames,
+                      sweep: sweep, channels: channels, attempts: recording.attempts)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import JackTestSupport
+import XCTest
+
+/// `jas analyze response` as a user runs it: an IIR filter in its own
+/// process (a 4th-order Butterworth high-pass at 80 Hz and a +6 dB peak at
+/// 3 kHz, coefficients from scipy) against scipy's sosfreqz of the same
+/// sections, and the bit-exact loopback.
+final class AnalyzeResponseTests: JackTestCase {
+    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/iir-scipy.py").path
+
+    private func python(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.script] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "scipy's reference did not run (make deps installs scipy)")
+        return data
+    }
+
+    private func response(_ arguments: [String]) throws -> [String: Any] {
+        let run = try run([jas, "analyze", "response", "--json"] + arguments, timeout: 120)
+        XCTAssertEqual(run.status, 0, run.output)
+        let result = try XCTUnwrap(jsonLines(run.output).first { $0["event"] as? String == "response" }, run.output)
+        return try XCTUnwrap((result["channels"] as? [[String: Any]])?.first, "\(result)")
+    }
+
+    /// Magnitude within ±0.05 dB and phase within ±1° of sosfreqz from 20 Hz
+    /// to 20 kHz; the --frd file holds the same points.
+    func testAnIIRFiltersResponseIsScipysFreqz() throws {
+        let server = try startServer(period: 256, realtime: true)
+        let sections = String(decoding: try python(["sections"]), as: UTF8.self).split(separator: " ")
+            .map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertEqual(sections.count, 15)
+        let device = try TestProgram.iir.start([server.name, "iir"] + sections)
+        defer { device.terminate(); device.waitUntilExit() }
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let channel = try response(["--server", server.name, "--out", "iir:in", "--in", "iir:out", "--length", "3s",
+                                    "--frd", "\(folder)/iir.frd"])
+        let points = try XCTUnwrap(channel["response"] as? [[String: Double]])
+        XCTAssertGreaterThan(points.count, 230, "1/24 octave from 20 Hz to 20 kHz")
+        let frequencies = points.compactMap { $0["frequency_hz"] }.map { String(format: "%.3f", $0) }
+        let reference = try XCTUnwrap(try JSONSerialization.jsonObject(with: try python(["response"] + frequencies)) as? [String: [Double]])
+        var worst = (magnitude: 0.0, phase: 0.0)
+        for (point, key) in zip(points, frequencies) {
+            let expected = try XCTUnwrap(reference[key], key)
+            let magnitude = try XCTUnwrap(point["magnitude_db"]), phase = try XCTUnwrap(point["phase_deg"])
+            var phaseError = (phase - expected[1]).truncatingRemainder(dividingBy: 360)
+            if phaseError > 180 { phaseError -= 360 }
+            if phaseError < -180 { phaseError += 360 }
+            XCTAssertEqual(magnitude, expected[0], accuracy: 0.05, "\(key) Hz")
+            XCTAssertEqual(phaseError, 0, accuracy: 1, "\(key) Hz: \(phase)° against \(expected[1])°")
+            worst = (max(worst.magnitude, abs(magnitude - expected[0])), max(worst.phase, abs(phaseError)))
+        }
+        print("AnalyzeResponseTests: IIR against sosfreqz at \(points.count) points: worst \(worst.magnitude) dB, \(worst.phase)°, "
+              + "delay \(channel["delay_frames"] ?? "?") frames")
+        let frd = try String(contentsOfFile: "\(folder)/iir.frd", encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("*") }
+        XCTAssertEqual(frd.count, points.count)
+        let first = frd.first?.split(separator: " ").compactMap { Double($0) } ?? []
+        XCTAssertEqual(first.count, 3, "\(frd.first ?? "")")
+        XCTAssertEqual(first.first ?? 0, try XCTUnwrap(points.first?["frequency_hz"]), accuracy: 0.001)
+    }
+
+    /// The -L loopback (private server): flat within ±0.001 dB, phase 0
+    /// within 0.01° once its delay (one period) is removed, and a limits
+    /// file on the response's deviation passes.
+    func testTheBitExactLoopbackIsFlat() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let channel = try response(["--length", "1s"])
+        XCTAssertEqual(channel["delay_frames"] as? Int, 256)
+        let points = try XCTUnwrap(channel["response"] as? [[String: Double]])
+        for point in points {
+            XCTAssertEqual(try XCTUnwrap(point["magnitude_db"]), 0, accuracy: 0.001, "\(point)")
+            XCTAssertEqual(try XCTUnwrap(point["phase_deg"]), 0, accuracy: 0.01, "\(point)")
+        }
+        let limits = "\(folder)/flat.yaml"
+        try "response:\n  deviation_db: {max: 0.001}\n  gain_997_db: {min: -0.001, max: 0.001}\n"
+            .write(toFile: limits, atomically: true, encoding: .utf8)
+        let verdict = try run([jas, "analyze", "response", "--length", "1s", "--limits", limits], timeout: 120)
+        XCTAssertEqual(verdict.status, 0, verdict.output)
+        XCTAssertTrue(verdict.output.contains("PASS: all 2 figures within their limits"), verdict.output)
+    }
+}
