@@ -204,6 +204,7 @@ bench: release bench-tools baseline-jas pipewire-1.4
 	timeout 900 .build/release/record-bench --per-second
 	timeout 600 .build/release/record-bench --programme
 	timeout 600 .build/release/meter-bench
+	timeout 600 .build/release/analyzer-bench --memory --jas .build/release/jas
 	timeout 600 .build/release/watch-bench
 
 # A /dev/shm of its own (a mount namespace; root), for a soak that removes JACK's server registry at every restart:
@@ -220,6 +221,7 @@ bench-smoke: release bench-tools
 	timeout 300 .build/release/latency-bench --readings 2
 	timeout 300 .build/release/record-bench --seconds 2 --channels 8 --programme --per-second
 	timeout 300 .build/release/meter-bench --seconds 2 --cycles 300
+	timeout 300 .build/release/analyzer-bench --seconds 2 --rounds 1
 	timeout 300 .build/release/watch-bench --seconds 2 --browser no
 	timeout 300 .build/release/restart-soak --restarts 5
 	timeout 300 .build/release/arbitration-bench --runs 2

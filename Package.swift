@@ -223,6 +223,11 @@ let package = Package(
                            "BenchmarkSupport"],
             path: "Benchmarks/MeteringCost"
         ),
+        .executableTarget(
+            name: "analyzer-bench",
+            dependencies: ["Measurement", "BenchmarkSupport"],
+            path: "Benchmarks/AnalyzerCost"
+        ),
         // What serving --http costs a live meter: the callback and CPU, watched and not (make bench).
         .executableTarget(
             name: "watch-bench",

@@ -1,8 +1,12 @@
 import EventSchema
+import Foundation
 
 /// A response result as one line of `jas analyze response --json`: the
-/// sweep, and per channel the delay removed and the response at 1/24-octave
-/// points (each the nearest bin's, not smoothed).
+/// sweep, and per channel the delay removed, the response at 1/24-octave
+/// points (each the nearest bin's, not smoothed), and THD with harmonics 2
+/// to 9 at 1/3-octave points (where a harmonic lies in the sweep's band),
+/// each harmonic only when 20 dB above the method's floor there (`floor_db`;
+/// none above it: `thd_db` null).
 extension SweepMeasurement.Result: Encodable {
     /// Points an octave in the JSON line and the `--frd`/`--csv` files.
     public static let pointsPerOctave = 24
@@ -38,6 +42,32 @@ extension SweepMeasurement.Result: Encodable {
             let frequencies = SweepAnalysis.logFrequencies(from: sweep.startFrequency, to: sweep.endFrequency,
                                                            perOctave: SweepMeasurement.Result.pointsPerOctave)
             try json.encode(channel.analysis.points(at: frequencies), forKey: "response")
+            let thirds = SweepAnalysis.logFrequencies(from: sweep.startFrequency, to: sweep.endFrequency, perOctave: 3)
+            try json.encode(thirds.compactMap { channel.analysis.distortion(at: $0) },
+                            forKey: "distortion")
+        }
+    }
+}
+
+/// THD and the harmonics at one fundamental frequency, from the sweep.
+extension SweepAnalysis.Distortion: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var json = encoder.container(keyedBy: EventKey.self)
+        try json.encodeFigure(frequency, decimals: 3, forKey: "frequency_hz")
+        try json.encodeFigure(thdDB, forKey: "thd_db")
+        try json.encodeFigure(thdDB.map { pow(10, $0 / 20) * 100 }, decimals: 5, forKey: "thd_percent")
+        try json.encodeFigure(floorDB, forKey: "floor_db")
+        try json.encode(harmonics.keys.sorted().map { Harmonic(order: $0, levelDB: harmonics[$0]!) }, forKey: "harmonics")
+    }
+
+    private struct Harmonic: Encodable {
+        let order: Int
+        let levelDB: Double
+
+        func encode(to encoder: any Encoder) throws {
+            var json = encoder.container(keyedBy: EventKey.self)
+            try json.encode(order, forKey: "order")
+            try json.encodeFigure(levelDB, forKey: "level_db")
         }
     }
 }

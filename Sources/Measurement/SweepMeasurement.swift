@@ -67,6 +67,7 @@ public struct SweepMeasurement: Sendable {
         }
         guard let sweep else { throw .invalidSetting("no sweep was made") }
         var channels: [Channel] = []
+        let reference = SweepAnalysis.SweepReference(sweep: sweep, played: played)
         for index in inputPorts.indices {
             let recorded = recording.captures[0][index]
             let peak = recorded.reduce(0) { max($0, abs($1)) }
@@ -74,7 +75,7 @@ public struct SweepMeasurement: Sendable {
                 throw .noSignal(inputPort: inputPorts[index], outputPort: outputPorts[index], levelDBFS: 20 * log10(Double(peak)))
             }
             channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index],
-                                    analysis: SweepAnalysis.analyse(played: played, recorded: recorded, sweep: sweep)))
+                                    analysis: SweepAnalysis.analyse(recorded: recorded, reference: reference)))
         }
         return Result(serverName: serverName, sampleRate: recording.sampleRate, periodFrames: recording.periodFrames,
                       sweep: sweep, channels: channels, attempts: recording.attempts)

@@ -327,9 +327,14 @@ struct AnalyzeResponse: ParsableCommand {
         for channel in result.channels {
             lines.append("  \(Output.safe(channel.outputPort)) → \(Output.safe(channel.inputPort)) "
                          + "(delay \(channel.analysis.delayFrames) frames removed):")
-            for point in channel.analysis.points(at: frequencies) {
-                lines.append(String(format: "    %9.1f Hz  %+8.3f dB  %+8.2f°", point.frequency, point.magnitudeDB + 0.0,
-                                    point.phaseDegrees + 0.0))
+            for (frequency, point) in zip(frequencies, channel.analysis.points(at: frequencies)) {
+                let thd = channel.analysis.distortion(at: frequency).map { distortion in
+                    distortion.thdDB.map { String(format: "  THD %7.2f dB", ($0 * 100).rounded() / 100 + 0.0) }
+                        ?? String(format: "  THD < %.0f dB (the method's floor %.0f dB + 20)", distortion.floorDB + SweepAnalysis.floorMargin,
+                                  distortion.floorDB)
+                } ?? ""
+                lines.append(String(format: "    %9.1f Hz  %+8.3f dB  %+8.2f°", point.frequency, (point.magnitudeDB * 1000).rounded() / 1000 + 0.0,
+                                    (point.phaseDegrees * 100).rounded() / 100 + 0.0) + thd)
             }
         }
         lines.append("  " + SweepMeasurement.Result.definition)

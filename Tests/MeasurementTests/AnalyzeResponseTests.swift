@@ -87,4 +87,33 @@ final class AnalyzeResponseTests: JackTestCase {
         XCTAssertEqual(verdict.status, 0, verdict.output)
         XCTAssertTrue(verdict.output.contains("PASS: all 2 figures within their limits"), verdict.output)
     }
+
+    /// A memoryless polynomial in its own process: the sweep's 2nd and 3rd
+    /// harmonics, separated by their advance, within 0.2 dB of the closed
+    /// forms at every 1/3-octave point where they are told.
+    func testAPolynomialsSweptHarmonicsAreTheClosedForms() throws {
+        let server = try startServer(period: 256, realtime: true)
+        let (a2, a3) = (0.02, 0.005)
+        let device = try TestProgram.polynomial.start([server.name, "dut", String(a2), String(a3)])
+        defer { device.terminate(); device.waitUntilExit() }
+        let channel = try response(["--server", server.name, "--out", "dut:in", "--in", "dut:out", "--length", "2s"])
+        let amplitude = pow(10, -6.0 / 20)
+        let fundamental = amplitude + 0.75 * a3 * pow(amplitude, 3)
+        let second = 20 * log10(a2 * amplitude * amplitude / 2 / fundamental)
+        let third = 20 * log10(a3 * pow(amplitude, 3) / 4 / fundamental)
+        let distortion = try XCTUnwrap(channel["distortion"] as? [[String: Any]])
+        XCTAssertGreaterThanOrEqual(distortion.count, 20, "1/3 octave from 100 Hz to 10 kHz")
+        XCTAssertTrue(distortion.allSatisfy { $0["floor_db"] is Double }, "\(distortion)")
+        for point in distortion {
+            let harmonics = try XCTUnwrap(point["harmonics"] as? [[String: Double]])
+            func level(_ order: Int) -> Double? { harmonics.first { $0["order"] == Double(order) }?["level_db"] }
+            let frequency = try XCTUnwrap(point["frequency_hz"] as? Double)
+            // Above 6 kHz the polynomial's 3rd harmonics alias (above 24 kHz) into the 2nd's windows (SweepAnalysis).
+            guard frequency <= 6000 else { continue }
+            XCTAssertEqual(try XCTUnwrap(level(2), "\(point)"), second, accuracy: 0.2, "H2 at \(frequency) Hz")
+            if frequency * 3 <= 20_000 {
+                XCTAssertEqual(try XCTUnwrap(level(3), "\(point)"), third, accuracy: 0.2, "H3 at \(frequency) Hz")
+            }
+        }
+    }
 }
