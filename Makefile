@@ -7,6 +7,7 @@
 #   make rtsan  the loopback test with RealtimeSanitizer inside the callback
 #   make bench  every benchmark against its reference (not part of test; make test runs each briefly)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the release jas, man page, completions; make uninstall
+#   make docs   the library's API documentation (DocC archives in .build/docs)
 #   make soak   jas monitor, record and meter through 1000 jackd restarts, and 500 killed sessions (not part of test)
 
 SHELL := /bin/bash
@@ -29,7 +30,7 @@ export JACK_NO_AUDIO_RESERVATION := 1
 # beside a busy core), about half the time of one. TEST_SHARDS=1 runs the classes one after another.
 TEST_SHARDS ?= auto
 
-.PHONY: deps build release install uninstall install-check example-check run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke baseline-jas soak clean
+.PHONY: docs deps build release install uninstall install-check example-check run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke baseline-jas soak clean
 
 deps:
 	@missing=""; \
@@ -79,6 +80,8 @@ test: deps pipewire-1.4
 	$(MAKE) install-check $(IN_ONE_BUILD)
 	$(call PHASE,example-check)
 	$(MAKE) example-check
+	$(call PHASE,docs)
+	$(MAKE) docs $(IN_ONE_BUILD)
 	$(call PHASE,done)
 
 # The backports suite's PipeWire (1.4), unpacked beside the system's (0.3.65), which stays installed.
@@ -129,9 +132,16 @@ UNIT := $(DESTDIR)$(PREFIX)/lib/systemd/system/jas-record@.service
 CONTRIB := $(DESTDIR)$(PREFIX)/share/jas/prometheus/jas-alerts.yml $(DESTDIR)$(PREFIX)/share/jas/grafana/jas-dashboard.json
 install: release
 	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual
-	mkdir -p .build/man && .build/release/generate-manual .build/release/jas --output-directory .build/man
+	rm -rf .build/man .build/man-pages && mkdir -p .build/man .build/man-pages
+	.build/release/generate-manual .build/release/jas --output-directory .build/man
+	.build/release/generate-manual .build/release/jas --multi-page --output-directory .build/man-pages
 	install -Dm755 .build/release/jas $(DESTDIR)$(PREFIX)/bin/jas
 	install -Dm644 .build/man/jas.1 $(DESTDIR)$(PREFIX)/share/man/man1/jas.1
+	# A page per command, as man finds it: jas.record.1 becomes jas-record.1 (man jas-record).
+	for page in .build/man-pages/jas.*.1; do \
+	  name=$$(basename "$$page" .1); case "$$name" in jas.help) continue;; esac; \
+	  install -Dm644 "$$page" "$(DESTDIR)$(PREFIX)/share/man/man1/$$(echo "$$name" | tr . -).1"; \
+	done
 	for shell in bash zsh fish; do .build/release/jas --generate-completion-script $$shell > .build/jas-completion.$$shell; done
 	install -Dm644 .build/jas-completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/jas
 	install -Dm644 .build/jas-completion.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_jas
@@ -142,9 +152,9 @@ install: release
 	install -Dm644 contrib/grafana/jas-dashboard.json $(DESTDIR)$(PREFIX)/share/jas/grafana/jas-dashboard.json
 
 uninstall:
-	rm -f $(INSTALLED) $(UNIT) $(CONTRIB)
+	rm -f $(INSTALLED) $(UNIT) $(CONTRIB) $(DESTDIR)$(PREFIX)/share/man/man1/jas-*.1
 
-# The README's Package.swift: a package that depends on this one by path builds (part of make test),
+# docs/LIBRARY.md's Package.swift: a package that depends on this one by path builds (part of make test),
 # and its seed-listings (the guide's listings written for this library) run against a private jackd.
 example-check: deps
 	cd Examples/DependentPackage && $(SWIFT) build
@@ -158,6 +168,12 @@ example-check: deps
 	JACK_DEFAULT_SERVER=$$server XDG_CONFIG_HOME=$$scratch timeout 120 Examples/DependentPackage/.build/debug/seed-listings \
 	  || { echo "example-check: seed-listings failed; jackd said:"; cat $$scratch/jackd.log; exit 1; }
 
+# The DocC archives of the library modules, from the release build (part of make test; open
+# .build/docs/MODULE.doccarchive with docc preview, or serve it).
+DOC_MODULES := JackAudioSession Measurement Recording Metering
+docs: release
+	scripts/build-docs.sh .build/release .build/docs $(DOC_MODULES)
+
 # make install into a scratch folder: every file is there and names every subcommand (part of make test).
 install-check:
 	scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
@@ -168,6 +184,11 @@ install-check:
 	    grep -q -- "$$command" "$$file" || { echo "install-check: $$file does not mention '$$command'"; exit 1; }; \
 	  done; \
 	done; \
+	for command in $$($$scratch/usr/bin/jas --help | sed -n '/^SUBCOMMANDS:/,/^$$/p' | awk '/^  [a-z]/ { print $$1 }'); do \
+	  page=$$scratch/usr/share/man/man1/jas-$$command.1; \
+	  [ -s "$$page" ] && grep -q -- "$$command" "$$page" || { echo "install-check: no page $$page (man jas-$$command)"; exit 1; }; \
+	done; \
+	[ -s $$scratch/usr/share/man/man1/jas-analyze-thd.1 ] || { echo "install-check: no page for jas analyze thd"; exit 1; }; \
 	unit=$$scratch/usr/lib/systemd/system/jas-record@.service; \
 	printf 'JAS_RECORD_OPTIONS=--output /tmp/x.wav\n' > $$scratch/record-check.conf; \
 	sed -e "s|/usr/bin/jas|$$scratch/usr/bin/jas|g" -e "s|/etc/jas/record-%i.conf|$$scratch/record-check.conf|" "$$unit" \
@@ -175,7 +196,7 @@ install-check:
 	systemd-analyze verify --man=no $$scratch/jas-record@check.service || { echo "install-check: systemd-analyze verify refuses $$unit"; exit 1; }; \
 	promtool check rules $$scratch/usr/share/jas/prometheus/jas-alerts.yml > /dev/null || { echo "install-check: promtool refuses the alerting rules"; exit 1; }; \
 	python3 -m json.tool $$scratch/usr/share/jas/grafana/jas-dashboard.json > /dev/null || { echo "install-check: the Grafana dashboard is not JSON"; exit 1; }; \
-	echo "install-check: jas, its man page, bash/zsh/fish completions, the systemd unit, the Prometheus rules and the Grafana dashboard install; every subcommand is named; systemd-analyze and promtool accept what they check"
+	echo "install-check: jas, its man pages (one per command), bash/zsh/fish completions, the systemd unit, the Prometheus rules and the Grafana dashboard install; every subcommand is named; systemd-analyze and promtool accept what they check"
 
 # What the benchmarks compare with: jack_delay, jack_capture, ffmpeg, and the C reference client.
 bench-tools: deps

@@ -153,7 +153,7 @@ let package = Package(
         // A compliance report to look at: the records of jas meter and jas record as one HTML page and a CSV.
         .target(
             name: "ComplianceReport",
-            dependencies: ["Metering"]
+            dependencies: ["Metering", "Measurement"]
         ),
         // The command-line tool: parses, calls the library, prints.
         .executableTarget(

@@ -19,7 +19,7 @@ MODES = {  # Table B-2 of the Programming Guide (the later edition lists spokenA
 }
 OPTIONS = {  # "Valid only if the session category is ..."
     # The Class Reference: playback and playAndRecord (implicit in ambient); the
-    # guide's "Fine-Tuning a Category" adds multiRoute, which the README's
+    # guide's "Fine-Tuning a Category" adds multiRoute, which docs/SESSION.md's
     # differences table says we follow.
     "mixWithOthers": {"ambient", "playback", "playAndRecord", "multiRoute"},
     "duckOthers": {"playback", "playAndRecord"},

@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// How another Swift package depends on JackAudioSession (the README shows
+// How another Swift package depends on JackAudioSession (docs/LIBRARY.md shows
 // this file; `make test` builds it). Elsewhere the dependency is
 // `.package(url: "<this repository>", from: "0.13.0")`; here it is the
 // checkout two folders up.

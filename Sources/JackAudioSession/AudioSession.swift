@@ -166,6 +166,11 @@ public final class AudioSession: Sendable {
     /// know that nothing it should have done was left undone.
     public var arbitrationsCompleted: Int { board.arbitrationsCompleted.load(ordering: .acquiring) }
 
+    /// Interruptions that have silenced the session since it opened, counted
+    /// before the silence begins: a run of audio whose count moved while it
+    /// ran may hold silence in place of the session's output.
+    public var interruptionsBegun: Int { board.interruptionsBegun.load(ordering: .acquiring) }
+
     /// Process cycles completed in the current activation.
     public var cyclesCompleted: UInt64 {
         board.read { $0.activation.processor }?.cyclesCompleted ?? 0

@@ -43,6 +43,8 @@ final class SessionBoard: Sendable {
     /// must know a change was seen (a test that something did not happen)
     /// waits for this to move instead of for a time.
     let arbitrationsCompleted = Atomic<Int>(0)
+    /// Interruptions that silenced the session, counted before the silence.
+    let interruptionsBegun = Atomic<Int>(0)
     /// What was seen of the server when the session's client last opened.
     let serverPresence = Mutex(ServerPresence())
     let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))

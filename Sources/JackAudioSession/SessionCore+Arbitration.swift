@@ -155,6 +155,8 @@ extension SessionCore {
 
     /// Silences the session at once and stops its client: another session took the audio.
     private func silenceForInterruption() {
+        // Counted before the silence begins: a measurement that heard it sees the count moved.
+        board.interruptionsBegun.add(1, ordering: .releasing)
         if let processor = activation.processor {
             processor.outputStage.setMuted(true)
             processor.setSilencesInputs(true)

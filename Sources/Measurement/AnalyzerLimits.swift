@@ -23,9 +23,12 @@ import Yams
 public struct AnalyzerLimits: Sendable, Equatable {
     /// The lowest and highest allowed value of a figure (either may be absent).
     public struct Bound: Sendable, Equatable, Decodable {
+        /// The lowest allowed value (nil: none).
         public let min: Double?
+        /// The highest allowed value (nil: none).
         public let max: Double?
 
+        /// A bound from `min` to `max` (either may be nil).
         public init(min: Double?, max: Double?) {
             self.min = min
             self.max = max
@@ -56,6 +59,7 @@ public struct AnalyzerLimits: Sendable, Equatable {
         "noise": ["noise_dbfs", "noise_a_dbfs", "noise_c_dbfs", "noise_ccir_rms_dbfs", "snr_db", "dynamic_range_a_db",
                   "dynamic_range_ccir_rms_db"],
         "imd": ["smpte_db", "din_db", "ccif_db"],
+        "crosstalk": ["crosstalk_db", "crosstalk_max_db", "gain_match_db", "phase_match_deg"],
     ]
 
     /// The limits in `yaml`, from `source`.
@@ -64,7 +68,7 @@ public struct AnalyzerLimits: Sendable, Equatable {
         do {
             decoded = try YAMLDecoder().decode([String: [String: Bound]].self, from: yaml)
         } catch {
-            throw Problem(description: "\(source): not a limits file (\(error)); each measurement (response, thd, noise, imd) maps "
+            throw Problem(description: "\(source): not a limits file (\(error)); each measurement (response, thd, noise, imd, crosstalk) maps "
                           + "figures to {min: X, max: Y}, e.g. 'thd:\\n  thd_n_db: {max: -90}'")
         }
         for (measurement, figures) in decoded {

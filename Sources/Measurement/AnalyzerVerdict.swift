@@ -3,21 +3,30 @@
 public struct AnalyzerVerdict: Sendable, Equatable {
     /// One figure of one channel against its bound.
     public struct Row: Sendable, Equatable {
+        /// The measurement (`response`, `thd`, `noise`, `imd`, `crosstalk`).
         public let measurement: String
+        /// The channel's output port.
         public let outputPort: String
+        /// The channel's input port.
         public let inputPort: String
+        /// The figure's name, as the limits file has it.
         public let figure: String
         /// The figure measured (±∞ for digital silence).
         public let value: Double
+        /// The bound it was held to.
         public let bound: AnalyzerLimits.Bound
+        /// Whether the figure lies within its bound.
         public var passed: Bool { bound.admits(value) }
     }
 
+    /// Every limited figure of every channel.
     public let rows: [Row]
     /// Where the limits came from.
     public let source: String
+    /// Whether every figure lies within its bound.
     public var passed: Bool { rows.allSatisfy(\.passed) }
 
+    /// A verdict of `rows`, on the limits from `source`.
     public init(rows: [Row], source: String) {
         self.rows = rows
         self.source = source
@@ -91,6 +100,23 @@ extension IntermodulationMeasurement.Result: LimitedResult {
         channels.map { channel in
             (channel.outputPort, channel.inputPort,
              Dictionary(uniqueKeysWithValues: channel.analyses.map { ("\($0.test.rawValue)_db", $0.dB) }))
+        }
+    }
+}
+
+extension CrosstalkMeasurement.Result: LimitedResult {
+    public static let measurementName = "crosstalk"
+    /// Per channel that heard others: the most it heard at 997 Hz
+    /// (`crosstalk_db`) and at any frequency of the sweep
+    /// (`crosstalk_max_db`); and the channels' gain and phase match.
+    public var limitedFigures: [(outputPort: String, inputPort: String, figures: [String: Double])] {
+        channels.indices.map { index in
+            let heard = leaks.filter { $0.victim == index }
+            return (channels[index].outputPort, channels[index].inputPort, [
+                "crosstalk_db": heard.map(\.crosstalkDB).max() ?? -.infinity,
+                "crosstalk_max_db": heard.flatMap { $0.response.map(\.crosstalkDB) }.max() ?? -.infinity,
+                "gain_match_db": gainMatchDB, "phase_match_deg": phaseMatchDegrees,
+            ])
         }
     }
 }

@@ -24,6 +24,7 @@ public struct HarmonicAnalysis: Sendable, Equatable {
     public struct Harmonic: Sendable, Equatable {
         /// 2 for the second harmonic, and so on.
         public let order: Int
+        /// The harmonic's frequency, Hz.
         public let frequency: Double
         /// Relative to the fundamental, dB.
         public let levelDB: Double
@@ -31,6 +32,7 @@ public struct HarmonicAnalysis: Sendable, Equatable {
         public let levelDBFS: Double
     }
 
+    /// The sample rate of the block analysed, Hz.
     public let sampleRate: Int
     /// The fundamental's frequency, Hz.
     public let frequency: Double
@@ -38,6 +40,7 @@ public struct HarmonicAnalysis: Sendable, Equatable {
     public let fundamentalDBFS: Double
     /// The fundamental's phase at the block's first sample, degrees (0: a sine starting upwards).
     public let phaseDegrees: Double
+    /// Harmonics 2 to the highest order asked for, below half the sample rate.
     public let harmonics: [Harmonic]
     /// THD as a ratio of amplitudes (0.01 is 1 %, −40 dB).
     public let thdRatio: Double
@@ -48,9 +51,13 @@ public struct HarmonicAnalysis: Sendable, Equatable {
     /// The band THD+N counts, Hz.
     public let band: ClosedRange<Double>
 
+    /// THD, dB against the fundamental.
     public var thdDB: Double { 20 * log10(thdRatio) }
+    /// THD, percent of the fundamental.
     public var thdPercent: Double { thdRatio * 100 }
+    /// THD+N (AES17), dB against the fundamental.
     public var thdPlusNoiseDB: Double { 20 * log10(thdPlusNoiseRatio) }
+    /// THD+N (AES17), percent of the fundamental.
     public var thdPlusNoisePercent: Double { thdPlusNoiseRatio * 100 }
 
     /// AES17's band for THD+N, Hz.

@@ -19,6 +19,7 @@ public enum IntermodulationTest: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The high tone, Hz.
     public var highFrequency: Double {
         switch self {
         case .smpte: return 7_000
@@ -56,22 +57,28 @@ public struct IntermodulationAnalysis: Sendable, Equatable {
     public struct Product: Sendable, Equatable {
         /// Its order (2: f2 ± f1; 3: f2 ± 2f1, 2f1 − f2, 2f2 − f1; ...).
         public let order: Int
+        /// The product's frequency, Hz.
         public let frequency: Double
         /// Relative to what the test counts against (the high tone; or the two tones' sum), dB.
         public let levelDB: Double
     }
 
+    /// The test whose tones and counting were used.
     public let test: IntermodulationTest
     /// The low and the high tone as they came back, dBFS.
     public let lowToneDBFS: Double
+    /// The high tone as it came back, dBFS.
     public let highToneDBFS: Double
     /// The distortion of each order as a ratio (2: d2, ...).
     public let orders: [Int: Double]
+    /// Every product counted, with its level.
     public let products: [Product]
 
     /// The figure: the orders root-sum-square, as a ratio of amplitudes.
     public var ratio: Double { orders.values.reduce(0) { $0 + $1 * $1 }.squareRoot() }
+    /// The figure, dB.
     public var dB: Double { 20 * log10(ratio) }
+    /// The figure, percent.
     public var percent: Double { ratio * 100 }
 
     /// The analysis of `block` (exactly `fft.length` samples, one second at `sampleRate`).

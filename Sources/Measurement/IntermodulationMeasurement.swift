@@ -4,18 +4,27 @@ import Foundation
 /// CCIF), in one session in measurement mode (`StimulusRun`): each test's
 /// two tones on every `--out`/`--in` pair, the composite's peak that of a
 /// sine at `levelDBFS`.
-public struct IntermodulationMeasurement: Sendable {
+public struct IntermodulationMeasurement: Sendable, AnalyzerMeasurement {
+    /// The JACK server the session opens on.
     public var serverName: String
+    /// Output port each channel is driven on.
     public var outputPorts: [String]
+    /// Input port each channel is read from (as many as outputs).
     public var inputPorts: [String]
     /// The tests, in the order they are run.
     public var tests: [IntermodulationTest] = IntermodulationTest.allCases
     /// The composite's level: its peak is that of a sine at this level, dBFS.
     public var levelDBFS: Double = -1
+    /// Runs to try when xruns spoil them.
     public var maximumAttempts = 3
+    /// The session's JACK client name.
     public var clientName = "jas-analyze"
+    /// Called when a run was spoilt and is measured again, with what spoilt it.
     public var onSpoiltRun: (@Sendable (String) -> Void)?
+    /// Told when a run starts, and of interruptions and the measuring again after them.
+    public var onNotice: (@Sendable (AnalyzerNotice) -> Void)?
 
+    /// A measurement on `serverName`, `outputPorts[i]` read back on `inputPorts[i]`.
     public init(serverName: String, outputPorts: [String], inputPorts: [String]) {
         self.serverName = serverName
         self.outputPorts = outputPorts
@@ -24,18 +33,27 @@ public struct IntermodulationMeasurement: Sendable {
 
     /// What one channel measured.
     public struct Channel: Sendable, Equatable {
+        /// The channel's output port.
         public let outputPort: String
+        /// The channel's input port.
         public let inputPort: String
         /// One analysis per test, in the order run.
         public let analyses: [IntermodulationAnalysis]
     }
 
+    /// What the measurement found.
     public struct Result: Sendable, Equatable {
+        /// The server measured on.
         public let serverName: String
+        /// The server's sample rate, Hz.
         public let sampleRate: Int
+        /// The server's period, frames.
         public let periodFrames: Int
+        /// The composite's level, dBFS.
         public let levelDBFS: Double
+        /// One entry per --out/--in pair.
         public let channels: [Channel]
+        /// Runs made, the spoilt ones too.
         public let attempts: Int
     }
 
@@ -46,13 +64,14 @@ public struct IntermodulationMeasurement: Sendable {
         return (peak - high, high)
     }
 
+    /// Runs every test (blocking; a few seconds).
     public func run() throws(AnalyzerFailure) -> Result {
         guard levelDBFS <= 0, levelDBFS > -200 else {
             throw .invalidSetting("the level must be at most 0 dBFS (the composite's peak at full scale), not \(levelDBFS)")
         }
         guard !tests.isEmpty else { throw .invalidSetting("name at least one intermodulation test (smpte, din, ccif)") }
         let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
-                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun)
+                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun, onNotice: onNotice)
         let recording = try run.record { rate throws(AnalyzerFailure) in try tests.map { test throws(AnalyzerFailure) in
             try Self.stimulus(test, levelDBFS: levelDBFS, sampleRate: rate)
         } }

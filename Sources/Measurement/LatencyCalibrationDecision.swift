@@ -16,6 +16,7 @@ public enum LatencyCalibrationDecision: Equatable, Sendable, CustomStringConvert
     /// the multi-tone method reads a fixed path to a small fraction of a frame.
     public static let tolerance = 1.0
 
+    /// The decision for `readings`.
     public init(readings: [LatencyReading]) {
         let usable = readings.filter { $0.valid && $0.excessFrames != nil && $0.reportedFrames != nil }
         guard let first = usable.first else {

@@ -39,6 +39,7 @@ public final class LatencyMeter: @unchecked Sendable { // its window state belon
         /// Told of interruptions and of measuring again after them (on a thread of its own).
         public var onNotice: (@Sendable (LatencyMeterNotice) -> Void)?
 
+        /// A meter of the path from `outputPort` back to `inputPort` on `serverName`.
         public init(serverName: String, outputPort: String, inputPort: String) {
             self.serverName = serverName
             self.outputPort = outputPort

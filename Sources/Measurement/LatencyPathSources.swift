@@ -42,16 +42,24 @@ public struct LatencyPathSources: Sendable, Equatable, Encodable {
 
 /// What `jas latency --calibrate --json` prints once it has stored a correction.
 public struct LatencyCalibrationResult: Sendable, Encodable {
+    /// The JSON line's event: `calibrated`.
     public let event = "calibrated"
+    /// The server measured on.
     public let server: String
+    /// The path's output port.
     public let outputPort: String
+    /// The path's input port.
     public let inputPort: String
+    /// What JACK's latency ranges say each side is made of.
     public let sources: LatencyPathSources
+    /// The median of the readings' excess over what JACK reports, frames.
     public let medianExcessFrames: Double
+    /// The correction stored.
     public let correction: LatencyCorrection
     /// The file the correction is kept in.
     public let path: String
 
+    /// A calibration result, as `jas latency --calibrate` prints it.
     public init(server: String, outputPort: String, inputPort: String, sources: LatencyPathSources,
                 medianExcessFrames: Double, correction: LatencyCorrection, path: String) {
         self.server = server

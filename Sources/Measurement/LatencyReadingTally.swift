@@ -3,16 +3,21 @@
 /// number in the signal, or after 60 readings spoilt by xruns (about 20 s
 /// of a server too loaded to measure). Without `wanted` it never ends.
 public struct LatencyReadingTally: Sendable, Equatable {
+    /// Valid readings wanted (nil: read until stopped).
     public let wanted: Int?
+    /// The valid readings so far.
     public private(set) var valid: [LatencyReading] = []
     /// Readings counted, and of them spoilt by an xrun the server reported.
     public private(set) var total = 0
+    /// Readings spoilt (an xrun, no signal) so far.
     public private(set) var spoilt = 0
 
+    /// A tally that ends after `wanted` valid readings (nil: never).
     public init(wanted: Int?) {
         self.wanted = wanted
     }
 
+    /// Counts one reading.
     public mutating func count(_ reading: LatencyReading) {
         total += 1
         if reading.valid { valid.append(reading) }

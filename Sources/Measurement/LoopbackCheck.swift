@@ -39,33 +39,47 @@ public struct LoopbackCheck: Sendable {
 
     /// What one check found.
     public struct Result: Sendable, Codable, Equatable {
+        /// The server checked.
         public var serverName: String
+        /// The server's sample rate, Hz.
         public var sampleRate: Int
+        /// The server's period, frames.
         public var periodFrames: Int
+        /// Channels compared.
         public var channels: Int
+        /// The capture latency JACK reported for the inputs, frames.
         public var inputLatencyFrames: Int
+        /// The playback latency JACK reported for the outputs, frames.
         public var outputLatencyFrames: Int
         /// Whether JACK held those latencies for the session's own ports too
         /// (see `ReportedLatency.settled`; never on a path through jackd's
         /// `-L` loopback that jackd ran no latency callback for).
         public var latencySettled: Bool
+        /// The delay the signal came back after, frames (nil: it never did).
         public var measuredRoundtripFrames: Int?
         /// The delay the ports' latency ranges (with any stored calibration)
         /// say; nil when they say 0 for a path that is not jackd's loopback
         /// (PipeWire's null devices): then nothing is known to compare with.
         public var expectedRoundtripFrames: Int?
+        /// Whether every sample came back identical.
         public var bitExact: Bool
+        /// Samples compared, all channels.
         public var samplesCompared: Int
+        /// Samples that came back different.
         public var mismatches: Int
         /// Samples one period off in a late cycle (see
         /// `LoopbackAnalysis.lateSamples`); excused only in a run with xruns.
         public var lateSamples: Int
+        /// Xruns during the run counted.
         public var xruns: Int
         /// Periods the path returned as silence without an xrun (see
         /// `LoopbackAnalysis.dropouts`).
         public var dropouts: Int
+        /// Runs made (a run an xrun spoilt is made again).
         public var attempts: Int
+        /// The ports played to.
         public var outputPorts: [String]
+        /// The ports read.
         public var inputPorts: [String]
 
         /// Bit-exact, and the delay is the one expected (when one is).

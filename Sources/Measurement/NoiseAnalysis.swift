@@ -12,6 +12,7 @@ import Foundation
 public struct NoiseAnalysis: Sendable, Equatable {
     /// The noise under one weighting.
     public struct Level: Sendable, Equatable {
+        /// The weighting.
         public let weighting: Weighting
         /// dBFS (AES17); −infinity for digital silence.
         public let dBFS: Double

@@ -11,7 +11,8 @@ import Foundation
 ///   60 dB plus the residual's distance below the tone.
 /// An input with no tone in the second run is no signal: nothing feeds it
 /// (the idle run alone could not tell that from a perfect path).
-public struct NoiseMeasurement: Sendable {
+public struct NoiseMeasurement: Sendable, AnalyzerMeasurement {
+    /// The JACK server the session opens on.
     public var serverName: String
     /// Output port each channel is driven on.
     public var outputPorts: [String]
@@ -19,16 +20,21 @@ public struct NoiseMeasurement: Sendable {
     public var inputPorts: [String]
     /// Runs to try when xruns spoil them.
     public var maximumAttempts = 3
+    /// The session's JACK client name.
     public var clientName = "jas-analyze"
     /// Called when a run was spoilt and is measured again, with what spoilt it.
     public var onSpoiltRun: (@Sendable (String) -> Void)?
+    /// Told when a run starts, and of interruptions and the measuring again after them.
+    public var onNotice: (@Sendable (AnalyzerNotice) -> Void)?
 
     /// AES17's dynamic-range tone: frequency (Hz) and level (dBFS).
     public static let toneFrequency = 997.0
+    /// AES17's dynamic-range tone level, dBFS.
     public static let toneLevelDBFS = -60.0
     /// The weightings a dynamic range is given with (AES17 names both).
     public static let dynamicRangeWeightings: [Weighting] = [.a, .ccirRMS]
 
+    /// A measurement on `serverName`, `outputPorts[i]` read back on `inputPorts[i]`.
     public init(serverName: String, outputPorts: [String], inputPorts: [String]) {
         self.serverName = serverName
         self.outputPorts = outputPorts
@@ -37,7 +43,9 @@ public struct NoiseMeasurement: Sendable {
 
     /// What one channel measured.
     public struct Channel: Sendable, Equatable {
+        /// The channel's output port.
         public let outputPort: String
+        /// The channel's input port.
         public let inputPort: String
         /// The idle channel's noise.
         public let idle: NoiseAnalysis
@@ -57,11 +65,15 @@ public struct NoiseMeasurement: Sendable {
 
     /// What the measurement found.
     public struct Result: Sendable, Equatable {
+        /// The server measured on.
         public let serverName: String
+        /// The server's sample rate, Hz.
         public let sampleRate: Int
+        /// The server's period, frames.
         public let periodFrames: Int
         /// The dynamic-range tone as played, Hz.
         public let toneFrequency: Double
+        /// One entry per --out/--in pair.
         public let channels: [Channel]
         /// Runs made, the spoilt ones too.
         public let attempts: Int
@@ -70,7 +82,7 @@ public struct NoiseMeasurement: Sendable {
     /// Runs the measurement (blocking; a few seconds).
     public func run() throws(AnalyzerFailure) -> Result {
         let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
-                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun)
+                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun, onNotice: onNotice)
         let recording = try run.record { rate throws(AnalyzerFailure) in
             let (_, tone) = try SteppedSine.tone(frequency: Self.toneFrequency, levelDBFS: Self.toneLevelDBFS, sampleRate: rate)
             return [tone, [Float](repeating: 0, count: tone.count)]

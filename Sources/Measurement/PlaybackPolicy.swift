@@ -9,7 +9,9 @@ import JackAudioSession
 public struct PlaybackPolicy: Sendable {
     /// What the player does about one event.
     public enum Action: Sendable, Equatable {
+        /// Interrupted: pause.
         case pause
+        /// The interruption ended with `shouldResume`: activate again and play on.
         case resume
         /// The interruption ended without `shouldResume`: the player stays paused.
         case stayPaused
@@ -19,16 +21,22 @@ public struct PlaybackPolicy: Sendable {
 
     /// What happened when an action was carried out.
     public enum Outcome: Sendable, Equatable {
+        /// The player paused.
         case paused
+        /// The session is active again and the player plays.
         case resumed
+        /// The player stays paused (no `shouldResume`).
         case stayedPaused
+        /// The player paused for a lost device, still active.
         case pausedForDeviceLoss
         /// Activating again failed: the player stays paused.
         case resumeFailed(AudioSessionError)
     }
 
+    /// The player's category (a multiRoute player keeps its other streams).
     public let category: Category
 
+    /// The policy of a player in `category`.
     public init(category: Category) {
         self.category = category
     }

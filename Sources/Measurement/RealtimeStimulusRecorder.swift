@@ -4,10 +4,11 @@ import JackRuntime
 import Synchronization
 
 /// The real-time half of a stepped-sine or sweep measurement: from the cycle
-/// after `arm()` it plays a prepared stimulus on every output, straight into
-/// the port buffers, and copies every input into storage made for the whole
-/// run, until the stimulus has been played once. Nothing here allocates or
-/// locks; generation happened before, analysis runs after (`captured`).
+/// after `arm()` it plays a prepared stimulus on every output (or on those
+/// it was given: silence on the others), straight into the port buffers, and
+/// copies every input into storage made for the whole run, until the
+/// stimulus has been played once. Nothing here allocates or locks;
+/// generation happened before, analysis runs after (`captured`).
 public final class RealtimeStimulusRecorder: @unchecked Sendable { // the real-time thread writes below `position` before publishing it (release); readers read below it
     /// Inputs recorded.
     public let channels: Int
@@ -15,24 +16,31 @@ public final class RealtimeStimulusRecorder: @unchecked Sendable { // the real-t
     public let length: Int
     let stimulus: UnsafeMutableBufferPointer<Float>
     let storage: UnsafeMutableBufferPointer<Float>
+    /// For each output port (up to `outputCapacity`), whether it plays the stimulus.
+    let playsOn: UnsafeMutableBufferPointer<Bool>
     let position = Atomic<Int>(0)
     let armed = Atomic<Bool>(false)
     /// Posted by the real-time thread when a run is complete.
     let completion = ReaderWakeup(everyFrames: 1)
 
-    /// A run of `stimulus` on every output, recording `channels` inputs.
-    public init(stimulus: [Float], channels: Int) {
+    /// A run of `stimulus` on every output (or only on the outputs whose
+    /// indices `outputs` holds, of `outputCount`), recording `channels` inputs.
+    public init(stimulus: [Float], channels: Int, outputs: Set<Int>? = nil, outputCount: Int = 64) {
         self.channels = channels
         length = stimulus.count
         self.stimulus = .allocate(capacity: stimulus.count)
         _ = self.stimulus.initialize(from: stimulus)
         storage = .allocate(capacity: stimulus.count * channels)
         storage.initialize(repeating: 0)
+        let count = max(outputCount, (outputs?.max() ?? 0) + 1)
+        playsOn = .allocate(capacity: count)
+        for index in 0..<count { (playsOn.baseAddress! + index).initialize(to: outputs?.contains(index) ?? true) }
     }
 
     deinit {
         stimulus.deallocate()
         storage.deallocate()
+        playsOn.deallocate()
     }
 
     /// Starts playing and recording from the next cycle.
@@ -90,7 +98,8 @@ public final class RealtimeStimulusRecorder: @unchecked Sendable { // the real-t
         while channel < cycle.outputs.count {
             let buffer = cycle.outputs[channel]
             var frame = 0
-            while frame < count {
+            let plays = channel < playsOn.count ? playsOn[channel] : true
+            while frame < count && plays {
                 buffer[frame] = stimulus[start + frame]
                 frame += 1
             }

@@ -17,9 +17,11 @@ public final class SignalGenerator: @unchecked Sendable { // phase and sweep bel
         case sweep(seconds: Double)
     }
 
+    /// What it generates.
     public let shape: Shape
     /// Peak amplitude, linear.
     public let amplitude: Float
+    /// Hz.
     public let sampleRate: Double
     private let paused = Atomic<Bool>(false)
     /// One cycle of a sine plus a guard point, for interpolated lookup (the

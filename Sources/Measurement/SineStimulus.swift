@@ -8,6 +8,7 @@ import Foundation
 /// 997 shares no factor with 44.1 or 48 kHz, so the tone visits every
 /// sample phase.
 public struct SineStimulus: Sendable, Equatable {
+    /// Hz.
     public let sampleRate: Int
     /// The analysis block, samples (even).
     public let blockLength: Int

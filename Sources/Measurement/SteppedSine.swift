@@ -8,7 +8,8 @@ import JackKit
 /// gain, harmonics, THD and THD+N. The block starts half a second into the
 /// tone, past the path's delay and the tone's fade-in. A run an xrun fell
 /// into is spoilt: it is said and measured again, never analysed.
-public struct SteppedSine: Sendable {
+public struct SteppedSine: Sendable, AnalyzerMeasurement {
+    /// The JACK server the session opens on.
     public var serverName: String
     /// Output port each channel's tone is sent to.
     public var outputPorts: [String]
@@ -22,9 +23,12 @@ public struct SteppedSine: Sendable {
     public var highestOrder = 9
     /// Runs to try when xruns spoil them.
     public var maximumAttempts = 3
+    /// The session's JACK client name.
     public var clientName = "jas-analyze"
     /// Called when a run was spoilt and is measured again, with what spoilt it.
     public var onSpoiltRun: (@Sendable (String) -> Void)?
+    /// Told when a run starts, and of interruptions and the measuring again after them.
+    public var onNotice: (@Sendable (AnalyzerNotice) -> Void)?
 
     /// The lowest level a fed input shows at the tone's frequency, dBFS: less is no signal.
     public static let signalFloorDBFS = -100.0
@@ -32,6 +36,7 @@ public struct SteppedSine: Sendable {
     static let settleSeconds = 0.5
     static let fadeInSeconds = 0.02
 
+    /// A measurement on `serverName`, `outputPorts[i]` read back on `inputPorts[i]`.
     public init(serverName: String, outputPorts: [String], inputPorts: [String]) {
         self.serverName = serverName
         self.outputPorts = outputPorts
@@ -40,8 +45,11 @@ public struct SteppedSine: Sendable {
 
     /// What one channel measured.
     public struct Channel: Sendable, Equatable {
+        /// The channel's output port.
         public let outputPort: String
+        /// The channel's input port.
         public let inputPort: String
+        /// What its input held.
         public let analysis: HarmonicAnalysis
         /// The fundamental's level out against in, dB.
         public let gainDB: Double
@@ -49,12 +57,17 @@ public struct SteppedSine: Sendable {
 
     /// What the measurement found.
     public struct Result: Sendable, Equatable {
+        /// The server measured on.
         public let serverName: String
+        /// The server's sample rate, Hz.
         public let sampleRate: Int
+        /// The server's period, frames.
         public let periodFrames: Int
         /// The frequency played, Hz, and its level, dBFS.
         public let frequency: Double
+        /// The tone's level, dBFS.
         public let levelDBFS: Double
+        /// One entry per --out/--in pair.
         public let channels: [Channel]
         /// Runs made, the last one analysed.
         public let attempts: Int
@@ -70,7 +83,7 @@ public struct SteppedSine: Sendable {
         }
         guard highestOrder >= 2 else { throw .invalidSetting("the highest harmonic must be 2 or more, not \(highestOrder)") }
         let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
-                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun)
+                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun, onNotice: onNotice)
         let recording = try run.record { rate throws(Failure) in
             [try Self.tone(frequency: frequency, levelDBFS: levelDBFS, sampleRate: rate).played]
         }

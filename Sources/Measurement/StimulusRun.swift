@@ -12,6 +12,8 @@ struct StimulusRun {
     var inputPorts: [String]
     var maximumAttempts: Int
     var onSpoiltRun: (@Sendable (String) -> Void)?
+    /// Told when a run starts, and of interruptions and the measuring again after them.
+    var onNotice: (@Sendable (AnalyzerNotice) -> Void)?
 
     /// What came back.
     struct Recording {
@@ -23,9 +25,20 @@ struct StimulusRun {
         let attempts: Int
     }
 
+    /// What one run plays: samples, on every output or on those listed (by index; silence on the others).
+    struct Stimulus {
+        var samples: [Float]
+        var outputs: Set<Int>? = nil
+    }
+
     /// Opens the session, asks `stimuli` what to play at the server's sample
-    /// rate, plays each in turn, and returns what came back. Blocking.
+    /// rate, plays each on every output in turn, and returns what came back. Blocking.
     func record(_ stimuli: (_ sampleRate: Int) throws(AnalyzerFailure) -> [[Float]]) throws(AnalyzerFailure) -> Recording {
+        try record { (rate: Int) throws(AnalyzerFailure) -> [Stimulus] in try stimuli(rate).map { Stimulus(samples: $0) } }
+    }
+
+    /// The same, each run played on the outputs it names.
+    func record(_ stimuli: (_ sampleRate: Int) throws(AnalyzerFailure) -> [Stimulus]) throws(AnalyzerFailure) -> Recording {
         guard !outputPorts.isEmpty, outputPorts.count == inputPorts.count else {
             throw .invalidSetting("give as many --in ports as --out ports (\(outputPorts.count) --out, \(inputPorts.count) --in)")
         }
@@ -40,10 +53,14 @@ struct StimulusRun {
         }
         let rate = Int(session.sampleRate)
         let period = session.ioBufferFrames
+        let watch = InterruptionWatch(session: session, onNotice: onNotice)
+        defer { watch.stop() }
         var captures: [[[Float]]] = []
         var attempts = 0
-        for stimulus in try stimuli(rate) {
-            let recorder = RealtimeStimulusRecorder(stimulus: stimulus, channels: inputPorts.count)
+        let all = try stimuli(rate)
+        for (index, stimulus) in all.enumerated() {
+            let recorder = RealtimeStimulusRecorder(stimulus: stimulus.samples, channels: inputPorts.count,
+                                                    outputs: stimulus.outputs, outputCount: outputPorts.count)
             do {
                 // A render block goes in while the session is inactive, as every measurement here does.
                 try session.setActive(false)
@@ -52,7 +69,8 @@ struct StimulusRun {
             } catch {
                 throw .session(error)
             }
-            let (tries, problem) = play(recorder, session: session, sampleRate: rate)
+            onNotice?(.playing(run: index + 1, of: all.count, seconds: Double(stimulus.samples.count) / Double(rate)))
+            let (tries, problem) = play(recorder, session: session, sampleRate: rate, watch: watch)
             attempts += tries
             if let problem { throw .spoilt(attempts: tries, reason: problem) }
             captures.append((0..<inputPorts.count).map { recorder.captured(channel: $0) })
@@ -62,16 +80,28 @@ struct StimulusRun {
 
     /// Plays the recorder's stimulus until a run has no xrun in it: the runs
     /// made, and what spoilt the last one (nil: it was clean).
-    private func play(_ recorder: RealtimeStimulusRecorder, session: AudioSession,
-                      sampleRate: Int) -> (attempts: Int, problem: String?) {
+    private func play(_ recorder: RealtimeStimulusRecorder, session: AudioSession, sampleRate: Int,
+                      watch: InterruptionWatch) -> (attempts: Int, problem: String?) {
         let timeout = Double(recorder.length) / Double(sampleRate) * 3 + 5
         var attempts = 0
         var problem = ""
+        var armed = false
         while attempts < maximumAttempts {
             attempts += 1
-            let xrunsBefore = session.xrunCount
-            if attempts == 1 { recorder.arm() } else { recorder.playAgain() }
+            let xrunsBefore = session.xrunCount, interruptionsBefore = session.interruptionsBegun
+            if !armed { recorder.arm() } else { recorder.playAgain() }
+            armed = true
             _ = recorder.waitUntilComplete(timeout: timeout)
+            if session.interruptionsBegun != interruptionsBefore || session.isInterrupted {
+                // Silenced by another session: not this path's figure. Paused until the session is active
+                // again (as long as the interruption lasts), then the run is finished and played again.
+                attempts -= 1
+                watch.waitUntilResumed()
+                guard recorder.waitUntilComplete(timeout: timeout) else {
+                    return (attempts + 1, "the server ran no cycles for \(Int(timeout)) s after the interruption")
+                }
+                continue
+            }
             let xruns = session.xrunCount - xrunsBefore
             // Not complete: the real-time side owns the run until it is; it is not played again.
             guard recorder.isComplete else { return (attempts, "the server ran no cycles for \(Int(timeout)) s") }

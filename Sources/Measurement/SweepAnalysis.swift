@@ -21,11 +21,15 @@ import Foundation
 public struct SweepAnalysis: Sendable {
     /// The response at one frequency.
     public struct Point: Sendable, Equatable {
+        /// Hz.
         public let frequency: Double
+        /// Against what was sent, dB.
         public let magnitudeDB: Double
+        /// Degrees, the path's whole-frame delay removed.
         public let phaseDegrees: Double
     }
 
+    /// The sample rate of the recording, Hz.
     public let sampleRate: Int
     /// The sweep's band, Hz.
     public let band: ClosedRange<Double>
@@ -61,7 +65,9 @@ public struct SweepAnalysis: Sendable {
 
     /// A harmonic's magnitude response, dB, on bins `binWidth` apart from 0 Hz.
     public struct HarmonicResponse: Sendable {
+        /// The bins' spacing, Hz.
         public let binWidth: Double
+        /// Each bin's magnitude, dB.
         public let magnitudeDB: [Double]
 
         /// The magnitude at `frequency` (the nearest bin's), dB.
@@ -153,6 +159,7 @@ public struct SweepAnalysis: Sendable {
         let input: [(re: Double, im: Double)]
         let floorResponses: [Int: HarmonicResponse]
 
+        /// What analyses of `played` (the samples of `sweep`) need, harmonics up to `highestOrder`.
         public init(sweep: SweepStimulus, played: [Float], highestOrder: Int = 9) {
             self.sweep = sweep
             self.highestOrder = highestOrder
@@ -165,9 +172,13 @@ public struct SweepAnalysis: Sendable {
             input = whole.transform(SweepAnalysis.padded(played, to: whole.length))
             var perfect = [(re: Double, im: Double)](repeating: (0, 0), count: whole.length / 2 + 1)
             for bin in band { perfect[bin] = (1, 0) }
-            let impulse = SweepAnalysis.easedImpulse(of: perfect, fft: whole, binWidth: binWidth, band: band, sweep: sweep)
-            floorResponses = SweepAnalysis.harmonics(of: impulse, windowFFT: window, delay: 0, sweep: sweep,
-                                                     highestOrder: highestOrder)
+            if highestOrder >= 2 {
+                let impulse = SweepAnalysis.easedImpulse(of: perfect, fft: whole, binWidth: binWidth, band: band, sweep: sweep)
+                floorResponses = SweepAnalysis.harmonics(of: impulse, windowFFT: window, delay: 0, sweep: sweep,
+                                                         highestOrder: highestOrder)
+            } else {
+                floorResponses = [:]
+            }
         }
     }
 

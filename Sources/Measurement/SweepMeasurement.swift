@@ -3,19 +3,31 @@ import Foundation
 /// A path's frequency response, from a synchronized exponential sweep
 /// (`SweepStimulus`) played on every `--out`/`--in` pair in one session in
 /// measurement mode (`StimulusRun`), each analysed by `SweepAnalysis`.
-public struct SweepMeasurement: Sendable {
+public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
+    /// The JACK server the session opens on.
     public var serverName: String
+    /// Output port each channel is driven on.
     public var outputPorts: [String]
+    /// Input port each channel is read from (as many as outputs).
     public var inputPorts: [String]
     /// The sweep's band, Hz, its length, seconds, and its peak level, dBFS.
     public var startFrequency = 20.0
+    /// The sweep's end, Hz.
     public var endFrequency = 20_000.0
+    /// The sweep's length, seconds.
     public var seconds = 5.0
+    /// The sweep's peak level, dBFS.
     public var levelDBFS = -6.0
+    /// Runs to try when xruns spoil them.
     public var maximumAttempts = 3
+    /// The session's JACK client name.
     public var clientName = "jas-analyze"
+    /// Called when a run was spoilt and is measured again, with what spoilt it.
     public var onSpoiltRun: (@Sendable (String) -> Void)?
+    /// Told when a run starts, and of interruptions and the measuring again after them.
+    public var onNotice: (@Sendable (AnalyzerNotice) -> Void)?
 
+    /// A measurement on `serverName`, `outputPorts[i]` read back on `inputPorts[i]`.
     public init(serverName: String, outputPorts: [String], inputPorts: [String]) {
         self.serverName = serverName
         self.outputPorts = outputPorts
@@ -24,23 +36,34 @@ public struct SweepMeasurement: Sendable {
 
     /// What one channel measured.
     public struct Channel: Sendable {
+        /// The channel's output port.
         public let outputPort: String
+        /// The channel's input port.
         public let inputPort: String
+        /// Its response and harmonics.
         public let analysis: SweepAnalysis
     }
 
+    /// What the measurement found.
     public struct Result: Sendable {
+        /// The server measured on.
         public let serverName: String
+        /// The server's sample rate, Hz.
         public let sampleRate: Int
+        /// The server's period, frames.
         public let periodFrames: Int
+        /// The sweep played.
         public let sweep: SweepStimulus
+        /// One entry per --out/--in pair.
         public let channels: [Channel]
+        /// Runs made, the spoilt ones too.
         public let attempts: Int
     }
 
     /// The lowest peak an input must show: less is no signal, dBFS.
     public static let signalFloorDBFS = -100.0
 
+    /// Runs the measurement (blocking; the sweep's length and a little more).
     public func run() throws(AnalyzerFailure) -> Result {
         guard levelDBFS <= 0, levelDBFS > -200 else {
             throw .invalidSetting("the level must be at most 0 dBFS (the sweep's peak at full scale), not \(levelDBFS)")
@@ -52,7 +75,7 @@ public struct SweepMeasurement: Sendable {
             throw .invalidSetting("the sweep's length must be between 0.5 s and 600 s, not \(seconds) s")
         }
         let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
-                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun)
+                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun, onNotice: onNotice)
         var sweep: SweepStimulus?
         var played: [Float] = []
         let recording = try run.record { rate throws(AnalyzerFailure) in

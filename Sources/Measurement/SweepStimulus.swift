@@ -7,9 +7,11 @@ import Foundation
 /// faded in and out on raised cosines, followed by silence for the path's
 /// delay and the device's tail to come back in.
 public struct SweepStimulus: Sendable, Equatable {
+    /// Hz.
     public let sampleRate: Int
     /// Hz.
     public let startFrequency: Double
+    /// Hz.
     public let endFrequency: Double
     /// Peak level, dBFS (AES17: a full-scale sine is 0 dBFS).
     public let levelDBFS: Double
@@ -17,8 +19,11 @@ public struct SweepStimulus: Sendable, Equatable {
     public let rate: Double
     /// The sweep's frames, and the silence after it.
     public let sweepFrames: Int
+    /// The silence after the sweep, frames.
     public let tailFrames: Int
+    /// The raised-cosine fade in, frames.
     public let fadeInFrames: Int
+    /// The raised-cosine fade out, frames.
     public let fadeOutFrames: Int
 
     /// A sweep of about `seconds` (made a whole number of the synchronized

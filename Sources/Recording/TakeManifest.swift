@@ -9,7 +9,7 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     }
 
     /// How a closed file's start time was measured: what it is good to (the
-    /// README's table of a logger's times gives the figures).
+    /// docs/LOGGER.md's table of a logger's times gives the figures).
     public enum TimeBasis: String, Codable, Sendable {
         /// On the frame clock's line, settled when the file began.
         case settled

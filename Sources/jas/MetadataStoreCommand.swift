@@ -17,7 +17,7 @@ struct MetadataStoreCommand: ParsableCommand {
             a lock that only an open meets is found by a probe, a jas process of its own that opens the store \
             (about 2 s when it is locked). \
             `repair` removes a damaged store only when no JACK program of the user uses it, and a locked one \
-            (JACK makes it anew); run it before a logger starts (the README's systemd unit does).
+            (JACK makes it anew); run it before a logger starts (the shipped systemd unit does).
             """,
         subcommands: [Check.self, Repair.self, Probe.self]
     )

@@ -89,3 +89,35 @@ enum OptionCheck {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }
+
+extension OptionCheck {
+    /// A frequency as people type it: `997Hz`, `1kHz`, `997`.
+    static func hertz(_ text: String, option: String = "--frequency") throws -> Double {
+        var number = text.lowercased().trimmingCharacters(in: .whitespaces)
+        var scale = 1.0
+        if number.hasSuffix("khz") {
+            scale = 1000
+            number.removeLast(3)
+        } else if number.hasSuffix("hz") {
+            number.removeLast(2)
+        }
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 else {
+            throw ValidationError("\(option) must be a frequency, e.g. 997Hz, 1kHz or 997, not '\(text)'")
+        }
+        return value * scale
+    }
+
+    /// A level as people type it: `-20dBFS`, `-20`, `0dBFS`.
+    static func dBFS(_ text: String, option: String = "--level") throws -> Double {
+        var number = text.lowercased().trimmingCharacters(in: .whitespaces)
+        for suffix in ["dbfs", "db"] where number.hasSuffix(suffix) {
+            number.removeLast(suffix.count)
+            break
+        }
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value <= 0, value > -200 else {
+            throw ValidationError("\(option) must be a level of at most 0 dBFS (a full-scale sine, AES17), e.g. -1dBFS or -20, "
+                                  + "not '\(text)'")
+        }
+        return value
+    }
+}

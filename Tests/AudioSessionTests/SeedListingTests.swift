@@ -150,7 +150,7 @@ final class SeedListingTests: XCTestCase {
 
     /// Guide: "The video chat mode can only be used with the
     /// AVAudioSessionCategoryPlayAndRecord category" (the Class Reference also
-    /// names Record; the README's table says why the guide wins).
+    /// names Record; docs/SESSION.md's table says why the guide wins).
     func testVideoChatGoesWithPlayAndRecordOnly() throws {
         XCTAssertThrowsError(try session.setCategory(.record, mode: .videoChat)) { error in
             XCTAssertEqual((error as? AudioSessionError)?.sessionCode, .incompatibleCategory)

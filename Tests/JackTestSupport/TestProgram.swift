@@ -4,7 +4,7 @@ import Foundation
 /// a device under test, a probe), compiled with cc against libjack once per
 /// test process, and started so that it says `ready` once active.
 public enum TestProgram {
-    case clickProbe, polynomial, quantizer, iir
+    case clickProbe, polynomial, quantizer, iir, leakage
 
     private var source: (folder: String, file: String) {
         switch self {
@@ -12,6 +12,7 @@ public enum TestProgram {
         case .polynomial: ("DeviceUnderTest", "polynomial.c")
         case .quantizer: ("DeviceUnderTest", "quantizer.c")
         case .iir: ("DeviceUnderTest", "iir.c")
+        case .leakage: ("DeviceUnderTest", "leakage.c")
         }
     }
 

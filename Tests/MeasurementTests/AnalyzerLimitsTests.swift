@@ -22,7 +22,8 @@ final class AnalyzerLimitsTests: XCTestCase {
     func testWhatCannotBeALimitIsRefusedWithTheNameAndWhatThereIs() {
         let cases: [(String, [String])] = [
             ("thd:\n  thdn_db: {max: -90}\n", ["'thdn_db' is not a figure of thd", "thd_n_db"]),
-            ("distortion:\n  thd_db: {max: -90}\n", ["'distortion' is not a measurement", "imd, noise, thd"]),
+            ("distortion:\n  thd_db: {max: -90}\n", ["'distortion' is not a measurement",
+                                                    AnalyzerLimits.figures.keys.sorted().joined(separator: ", ")]),
             ("thd:\n  thd_db: {}\n", ["thd.thd_db has neither min nor max"]),
             ("thd:\n  gain_db: {min: 1, max: -1}\n", ["min 1.0 above max -1.0"]),
             ("- just a list\n", ["not a limits file"]),

@@ -19,7 +19,7 @@ import XCTest
 /// At a 256-frame period (here). Measured while this was written, the worst
 /// file of a run: 0.08 to 0.17 ms idle, 0.69 beside a busy core, 1.46 ms in
 /// one CI run with one xrun; at 64 frames with 40 to 220 xruns in 32 s, 0.9
-/// to 5 ms (README: the recorder's arrival-time mapping is off by that, not
+/// to 5 ms (docs/LOGGER.md: the recorder's arrival-time mapping is off by that, not
 /// the reference). 1 ms is not met every time; the bound is what is. A clicker that clicks at the wall
 /// clock's seconds from its own wake-up, through the `-L` loopback, had
 /// seemed to show 2 to 55 ms: a period of wake-up jitter, the loopback's

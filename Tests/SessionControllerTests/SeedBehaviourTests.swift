@@ -8,7 +8,7 @@ import XCTest
 
 /// Each place where the session once differed from the seeds, tested from
 /// the seeds' own words (quoted above each test) on a real jackd. Where we
-/// keep a difference on purpose, the README's "Differences from
+/// keep a difference on purpose, docs/SESSION.md's "Differences from
 /// AVAudioSession" table says why, and the test checks the difference.
 final class SeedBehaviourTests: JackTestCase {
     private func events<T>(_ recorder: EventRecorder, _ pick: (AudioSessionEvent) -> T?) -> [T] {
@@ -347,7 +347,7 @@ final class SeedBehaviourTests: JackTestCase {
     /// notification, your app needs to … When appropriate, reactivate the
     /// AVAudioSession using the setActive:error: method." Under the `.manual`
     /// policy the session is rebuilt on the returned server and waits for the
-    /// app; the default (`.automatic`) reactivates by itself (README row).
+    /// app; the default (`.automatic`) reactivates by itself (docs/SESSION.md).
     func testUnderTheManualPolicyTheAppReactivatesAfterTheReset() throws {
         let server = try startServer(period: 256)
         let session = AudioSession(clientName: "seedlike", serverName: server.name)

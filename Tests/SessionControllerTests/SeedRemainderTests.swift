@@ -173,7 +173,7 @@ final class SeedRemainderTests: JackTestCase {
     /// sharedInstance). Beside it, `AudioSession(clientName:)` makes a
     /// session of its own: what a program that uses both gets is two
     /// sessions, each with its own JACK client, that arbitrate as two apps
-    /// would (README, Differences).
+    /// would (docs/SESSION.md, Differences).
     func testTheSharedSessionAndANamedOneAreTwoSessionsThatArbitrate() throws {
         let server = try startServer(period: 256)
         setenv("JACK_DEFAULT_SERVER", server.name, 1)
@@ -252,7 +252,7 @@ final class SeedRemainderTests: JackTestCase {
                       "\(session.currentRoute.outputs)")
     }
 
-    /// README, Differences: "Only sessions take part": a plain JACK client
+    /// docs/SESSION.md, Differences: "Only sessions take part": a plain JACK client
     /// playing to the speakers is not "other audio" (`isOtherAudioPlaying`:
     /// "Indicates whether another app is currently playing audio"), and a
     /// non-mixable session's activation leaves it playing and connected.

@@ -6,7 +6,7 @@
 //
 // No closure and no `&&`, `||` or `??` in this file's top-level code: with
 // one, Swift 6.3.1 crashes on such a catch at top level ("Found ownership
-// error"; the README's "Errors" row has the smallest case and the ways round).
+// error"; docs/SESSION.md's "Errors" row has the smallest case and the ways round).
 import Foundation
 import JackAudioSession
 

@@ -12,7 +12,7 @@
 // always succeeds: the methods' typed throws say so already). They sit in
 // functions, as in the guide's app: Swift 6.3.1 crashes ("Found ownership
 // error") on such a catch in top-level code that also initialises a global
-// with a closure (README, "Errors"); `catch-check` catches so at top level.
+// with a closure (docs/SESSION.md, "Errors"); `catch-check` catches so at top level.
 // One kind of line differs from the guide's, everywhere:
 // * `addObserver(self, selector: #selector(...), name:object:)` is
 //   `addObserver(forName:object:queue:using:)`: Linux Foundation has no
