@@ -31,6 +31,7 @@ public struct CrosstalkMeasurement: Sendable, AnalyzerMeasurement {
 
     /// The tone: frequency (Hz) and level (dBFS).
     public static let toneFrequency = 997.0
+    /// The tone's level, dBFS.
     public static let toneLevelDBFS = -1.0
 
     /// A measurement on `serverName`, `outputPorts[i]` read back on `inputPorts[i]`.
@@ -48,6 +49,7 @@ public struct CrosstalkMeasurement: Sendable, AnalyzerMeasurement {
         public let inputPort: String
         /// Its gain (dB) and phase (degrees) at 997 Hz.
         public let gainDB: Double
+        /// Its phase at 997 Hz, degrees.
         public let phaseDegrees: Double
     }
 
@@ -55,6 +57,7 @@ public struct CrosstalkMeasurement: Sendable, AnalyzerMeasurement {
     public struct Leak: Sendable, Equatable {
         /// The driven channel's index, and the one that heard it.
         public let driven: Int
+        /// The index of the channel that heard it.
         public let victim: Int
         /// At 997 Hz, dB against the driven channel's own input (−∞: digital silence).
         public let crosstalkDB: Double
@@ -85,6 +88,7 @@ public struct CrosstalkMeasurement: Sendable, AnalyzerMeasurement {
 
         /// The spread of the channels' gains (dB) and phases (degrees) at 997 Hz.
         public var gainMatchDB: Double { (channels.map(\.gainDB).max() ?? 0) - (channels.map(\.gainDB).min() ?? 0) }
+        /// The spread of the channels' phases at 997 Hz, degrees.
         public var phaseMatchDegrees: Double {
             let phases = channels.map { HarmonicAnalysis.wrapped($0.phaseDegrees - (channels.first?.phaseDegrees ?? 0)) }
             return (phases.max() ?? 0) - (phases.min() ?? 0)

@@ -82,6 +82,7 @@ public struct SweepAnalysis: Sendable {
     /// harmonic is told only `floorMargin` dB or more above the method's own
     /// floor there; the floor (a perfect path's THD in the same windows) is told too.
     public struct Distortion: Sendable, Equatable {
+        /// The fundamental, Hz.
         public let frequency: Double
         /// Order → level against the fundamental, dB (those above the floor's margin).
         public let harmonics: [Int: Double]
