@@ -4,18 +4,13 @@
 // scipy.signal's sosfreqz says of the same coefficients.
 //
 // usage: iir SERVER NAME b0 b1 b2 a1 a2 [b0 b1 b2 a1 a2 ...]   (a0 = 1; prints "ready"; runs until SIGTERM)
-#include <jack/jack.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
+#include "device.h"
 
 #define MAX_SECTIONS 16
 
 static jack_port_t *in, *out;
 static double coefficients[MAX_SECTIONS][5], state[MAX_SECTIONS][2];
 static int sections;
-static volatile sig_atomic_t done;
 
 static int process(jack_nframes_t nframes, void *arg) {
     (void)arg;
@@ -35,8 +30,6 @@ static int process(jack_nframes_t nframes, void *arg) {
     return 0;
 }
 
-static void stop(int signal_number) { (void)signal_number; done = 1; }
-
 int main(int argc, char **argv) {
     if (argc < 8 || (argc - 3) % 5 != 0 || (argc - 3) / 5 > MAX_SECTIONS) {
         fprintf(stderr, "usage: iir SERVER NAME b0 b1 b2 a1 a2 [b0 b1 b2 a1 a2 ...]\n");
@@ -45,19 +38,9 @@ int main(int argc, char **argv) {
     sections = (argc - 3) / 5;
     for (int s = 0; s < sections; s++)
         for (int k = 0; k < 5; k++) coefficients[s][k] = atof(argv[3 + 5 * s + k]);
-    jack_status_t status;
-    jack_client_t *client = jack_client_open(argv[2], JackNoStartServer | JackServerName, &status, argv[1]);
-    if (client == NULL) { fprintf(stderr, "iir: no client (status 0x%x)\n", status); return 1; }
-    in = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    out = jack_port_register(client, "out", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
-    jack_set_process_callback(client, process, NULL);
-    signal(SIGTERM, stop);
-    signal(SIGINT, stop);
-    if (jack_activate(client) != 0) { fprintf(stderr, "iir: cannot activate\n"); return 1; }
-    printf("ready\n");
-    fflush(stdout);
-    while (!done) usleep(20000);
-    jack_deactivate(client);
-    jack_client_close(client);
-    return 0;
+    jack_client_t *client = device_open("iir", argv[1], argv[2]);
+    if (client == NULL) return 1;
+    in = device_port(client, "in", 1);
+    out = device_port(client, "out", 0);
+    return device_run("iir", client, process);
 }

@@ -5,15 +5,10 @@
 //   out_1 = in_1 + FLAT·in_2 + BAND·bp(in_2), and the same the other way.
 //
 // usage: leakage SERVER NAME FLAT BAND b0 b1 b2 a1 a2   (prints "ready" once active; runs until SIGTERM)
-#include <jack/jack.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
+#include "device.h"
 
 static jack_port_t *in[2], *out[2];
 static double flat, band, c[5], state[2][2];
-static volatile sig_atomic_t done;
 
 static double bandpass(int channel, double x) {
     double y = c[0] * x + state[channel][0];
@@ -35,28 +30,16 @@ static int process(jack_nframes_t nframes, void *arg) {
     return 0;
 }
 
-static void stop(int signal_number) { (void)signal_number; done = 1; }
-
 int main(int argc, char **argv) {
     if (argc != 10) { fprintf(stderr, "usage: leakage SERVER NAME FLAT BAND b0 b1 b2 a1 a2\n"); return 2; }
     flat = atof(argv[3]);
     band = atof(argv[4]);
     for (int k = 0; k < 5; k++) c[k] = atof(argv[5 + k]);
-    jack_status_t status;
-    jack_client_t *client = jack_client_open(argv[2], JackNoStartServer | JackServerName, &status, argv[1]);
-    if (client == NULL) { fprintf(stderr, "leakage: no client (status 0x%x)\n", status); return 1; }
-    in[0] = jack_port_register(client, "in_1", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    in[1] = jack_port_register(client, "in_2", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    out[0] = jack_port_register(client, "out_1", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
-    out[1] = jack_port_register(client, "out_2", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
-    jack_set_process_callback(client, process, NULL);
-    signal(SIGTERM, stop);
-    signal(SIGINT, stop);
-    if (jack_activate(client) != 0) { fprintf(stderr, "leakage: cannot activate\n"); return 1; }
-    printf("ready\n");
-    fflush(stdout);
-    while (!done) usleep(20000);
-    jack_deactivate(client);
-    jack_client_close(client);
-    return 0;
+    jack_client_t *client = device_open("leakage", argv[1], argv[2]);
+    if (client == NULL) return 1;
+    in[0] = device_port(client, "in_1", 1);
+    in[1] = device_port(client, "in_2", 1);
+    out[0] = device_port(client, "out_1", 0);
+    out[1] = device_port(client, "out_2", 0);
+    return device_run("leakage", client, process);
 }

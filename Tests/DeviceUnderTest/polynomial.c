@@ -4,15 +4,10 @@
 // amplitude are known in closed form. Computed in double, written as float.
 //
 // usage: polynomial SERVER NAME A2 A3   (prints "ready" once active; runs until SIGTERM)
-#include <jack/jack.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
+#include "device.h"
 
 static jack_port_t *in, *out;
 static double a2, a3;
-static volatile sig_atomic_t done;
 
 static int process(jack_nframes_t nframes, void *arg) {
     (void)arg;
@@ -25,25 +20,13 @@ static int process(jack_nframes_t nframes, void *arg) {
     return 0;
 }
 
-static void stop(int signal_number) { (void)signal_number; done = 1; }
-
 int main(int argc, char **argv) {
     if (argc != 5) { fprintf(stderr, "usage: polynomial SERVER NAME A2 A3\n"); return 2; }
     a2 = atof(argv[3]);
     a3 = atof(argv[4]);
-    jack_status_t status;
-    jack_client_t *client = jack_client_open(argv[2], JackNoStartServer | JackServerName, &status, argv[1]);
-    if (client == NULL) { fprintf(stderr, "polynomial: no client (status 0x%x)\n", status); return 1; }
-    in = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    out = jack_port_register(client, "out", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
-    jack_set_process_callback(client, process, NULL);
-    signal(SIGTERM, stop);
-    signal(SIGINT, stop);
-    if (jack_activate(client) != 0) { fprintf(stderr, "polynomial: cannot activate\n"); return 1; }
-    printf("ready\n");
-    fflush(stdout);
-    while (!done) usleep(20000);
-    jack_deactivate(client);
-    jack_client_close(client);
-    return 0;
+    jack_client_t *client = device_open("polynomial", argv[1], argv[2]);
+    if (client == NULL) return 1;
+    in = device_port(client, "in", 1);
+    out = device_port(client, "out", 0);
+    return device_run("polynomial", client, process);
 }

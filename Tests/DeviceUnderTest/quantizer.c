@@ -5,18 +5,14 @@
 // of ±1 a quarter of the time), whatever the input, in closed form.
 //
 // usage: quantizer SERVER NAME BITS   (prints "ready" once active; runs until SIGTERM)
-#include <jack/jack.h>
 #include <math.h>
-#include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
+
+#include "device.h"
 
 static jack_port_t *in, *out;
 static double steps;  // steps per unit: 2^(BITS-1)
 static uint64_t state = 0x9E3779B97F4A7C15ull;
-static volatile sig_atomic_t done;
 
 // xorshift64*: uniform in [0, 1).
 static double uniform(void) {
@@ -40,24 +36,12 @@ static int process(jack_nframes_t nframes, void *arg) {
     return 0;
 }
 
-static void stop(int signal_number) { (void)signal_number; done = 1; }
-
 int main(int argc, char **argv) {
     if (argc != 4) { fprintf(stderr, "usage: quantizer SERVER NAME BITS\n"); return 2; }
     steps = ldexp(1.0, atoi(argv[3]) - 1);
-    jack_status_t status;
-    jack_client_t *client = jack_client_open(argv[2], JackNoStartServer | JackServerName, &status, argv[1]);
-    if (client == NULL) { fprintf(stderr, "quantizer: no client (status 0x%x)\n", status); return 1; }
-    in = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    out = jack_port_register(client, "out", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
-    jack_set_process_callback(client, process, NULL);
-    signal(SIGTERM, stop);
-    signal(SIGINT, stop);
-    if (jack_activate(client) != 0) { fprintf(stderr, "quantizer: cannot activate\n"); return 1; }
-    printf("ready\n");
-    fflush(stdout);
-    while (!done) usleep(20000);
-    jack_deactivate(client);
-    jack_client_close(client);
-    return 0;
+    jack_client_t *client = device_open("quantizer", argv[1], argv[2]);
+    if (client == NULL) return 1;
+    in = device_port(client, "in", 1);
+    out = device_port(client, "out", 0);
+    return device_run("quantizer", client, process);
 }

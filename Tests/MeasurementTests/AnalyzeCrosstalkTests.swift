@@ -7,22 +7,6 @@ import XCTest
 /// -60 dB through a band-pass at 10 kHz (scipy's iirpeak), against scipy's
 /// freqz of the same leak; and the bit-exact loopback, which leaks nothing.
 final class AnalyzeCrosstalkTests: JackTestCase {
-    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/leakage-scipy.py").path
-
-    private func python(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "scipy's reference did not run (make deps installs scipy)")
-        return data
-    }
-
     private func crosstalk(_ arguments: [String]) throws -> [String: Any] {
         let run = try run([jas, "analyze", "crosstalk", "--json"] + arguments, timeout: 120)
         XCTAssertEqual(run.status, 0, run.output)
@@ -33,7 +17,7 @@ final class AnalyzeCrosstalkTests: JackTestCase {
     /// 1/3-octave point of the sweep; the channels match exactly.
     func testAKnownLeakIsScipysWithinHalfADecibel() throws {
         let server = try startServer(period: 256, realtime: true)
-        let parameters = String(decoding: try python(["sections"]), as: UTF8.self).split(separator: " ")
+        let parameters = String(decoding: try scipyReference("leakage-scipy.py", ["sections"]), as: UTF8.self).split(separator: " ")
             .map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
         let device = try TestProgram.leakage.start([server.name, "leak"] + parameters)
         defer { device.terminate(); device.waitUntilExit() }
@@ -47,8 +31,7 @@ final class AnalyzeCrosstalkTests: JackTestCase {
         for leak in leaks {
             let points = try XCTUnwrap(leak["response"] as? [[String: Double]])
             let frequencies = points.compactMap { $0["frequency_hz"] }.map { String(format: "%.3f", $0) }
-            let expected = try XCTUnwrap(try JSONSerialization.jsonObject(with: try python(["crosstalk", "997"] + frequencies))
-                                         as? [String: Double])
+            let expected = try scipyFigures("leakage-scipy.py", ["crosstalk", "997"] + frequencies)
             XCTAssertEqual(try XCTUnwrap(leak["crosstalk_db"] as? Double), try XCTUnwrap(expected["997"]), accuracy: 0.5, "\(leak)")
             for (point, key) in zip(points, frequencies) {
                 let measured = try XCTUnwrap(point["crosstalk_db"], "\(point)")

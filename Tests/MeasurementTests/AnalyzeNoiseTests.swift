@@ -31,7 +31,7 @@ final class AnalyzeNoiseTests: JackTestCase {
                                               "--out", "q24:in", "--in", "q24:out"])
         XCTAssertEqual(result["level_convention"] as? String, "dBFS per AES17: a full-scale sine is 0 dBFS")
         XCTAssertNotNil((result["weightings"] as? [String: String])?["ccir_rms"])
-        let white = try scipy(["python3", NoiseAnalysisTests.script, "--white", "48000", "48000"])
+        let white = try scipyFigures("noise-scipy.py", ["--white", "48000", "48000"])
         XCTAssertEqual(channels.count, 2)
         for (channel, bits) in zip(channels, [16, 24]) {
             let step = pow(2, -Double(bits - 1))

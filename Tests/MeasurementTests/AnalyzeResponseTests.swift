@@ -7,22 +7,6 @@ import XCTest
 /// 3 kHz, coefficients from scipy) against scipy's sosfreqz of the same
 /// sections, and the bit-exact loopback.
 final class AnalyzeResponseTests: JackTestCase {
-    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/iir-scipy.py").path
-
-    private func python(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "scipy's reference did not run (make deps installs scipy)")
-        return data
-    }
-
     private func response(_ arguments: [String]) throws -> [String: Any] {
         let run = try run([jas, "analyze", "response", "--json"] + arguments, timeout: 120)
         XCTAssertEqual(run.status, 0, run.output)
@@ -34,7 +18,7 @@ final class AnalyzeResponseTests: JackTestCase {
     /// to 20 kHz; the --frd file holds the same points.
     func testAnIIRFiltersResponseIsScipysFreqz() throws {
         let server = try startServer(period: 256, realtime: true)
-        let sections = String(decoding: try python(["sections"]), as: UTF8.self).split(separator: " ")
+        let sections = String(decoding: try scipyReference("iir-scipy.py", ["sections"]), as: UTF8.self).split(separator: " ")
             .map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
         XCTAssertEqual(sections.count, 15)
         let device = try TestProgram.iir.start([server.name, "iir"] + sections)
@@ -46,7 +30,7 @@ final class AnalyzeResponseTests: JackTestCase {
         let points = try XCTUnwrap(channel["response"] as? [[String: Double]])
         XCTAssertGreaterThan(points.count, 230, "1/24 octave from 20 Hz to 20 kHz")
         let frequencies = points.compactMap { $0["frequency_hz"] }.map { String(format: "%.3f", $0) }
-        let reference = try XCTUnwrap(try JSONSerialization.jsonObject(with: try python(["response"] + frequencies)) as? [String: [Double]])
+        let reference = try XCTUnwrap(try JSONSerialization.jsonObject(with: try scipyReference("iir-scipy.py", ["response"] + frequencies)) as? [String: [Double]])
         var worst = (magnitude: 0.0, phase: 0.0)
         for (point, key) in zip(points, frequencies) {
             let expected = try XCTUnwrap(reference[key], key)

@@ -89,18 +89,8 @@ final class HarmonicAnalysisTests: XCTestCase {
         let path = NSTemporaryDirectory() + "harmonics-\(getpid()).f32"
         defer { unlink(path) }
         try block.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: path))
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("scripts/harmonics-scipy.py").path
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", script, path, "48000", "997", "9"]
-        let output = Pipe()
-        python.standardOutput = output
-        try python.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        python.waitUntilExit()
-        XCTAssertEqual(python.terminationStatus, 0, "scipy's reference did not run (make deps installs scipy)")
-        let reference = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let reference = try XCTUnwrap(try JSONSerialization.jsonObject(
+            with: try scipyReference("harmonics-scipy.py", [path, "48000", "997", "9"])) as? [String: Any])
         XCTAssertEqual(analysis.fundamentalDBFS, try XCTUnwrap(reference["fundamental_dbfs"] as? Double), accuracy: 0.01)
         XCTAssertEqual(analysis.thdDB, try XCTUnwrap(reference["thd_db"] as? Double), accuracy: 0.01)
         XCTAssertEqual(analysis.thdPlusNoiseDB, try XCTUnwrap(reference["thd_n_db"] as? Double), accuracy: 0.01)

@@ -66,14 +66,11 @@ final class NoiseAnalysisTests: XCTestCase {
         // 19,981 of the 24,000 bins lie in 20 Hz-20 kHz; a full-scale sine's mean square is 1/2.
         let theory = 10 * log10(step * step / 4 / 0.5 * 19981 / 24000)
         XCTAssertEqual(noise.level(.unweighted), theory, accuracy: 0.1)
-        let reference = try scipy(["python3", NoiseAnalysisTests.script, try write(block), "48000"])
+        let reference = try scipyFigures("noise-scipy.py", [try write(block), "48000"])
         for weighting in [Weighting.unweighted, .a, .c] {
             XCTAssertEqual(noise.level(weighting), try XCTUnwrap(reference[weighting.rawValue]), accuracy: 0.01, "\(weighting)")
         }
     }
-
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/noise-scipy.py").path
 
     private func write(_ block: [Float]) throws -> String {
         let path = NSTemporaryDirectory() + "noise-\(getpid()).f32"
@@ -81,18 +78,4 @@ final class NoiseAnalysisTests: XCTestCase {
         try block.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: path))
         return path
     }
-}
-
-/// What `scripts/noise-scipy.py` prints, by key.
-func scipy(_ arguments: [String]) throws -> [String: Double] {
-    let python = Process()
-    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    python.arguments = arguments
-    let output = Pipe()
-    python.standardOutput = output
-    try python.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    python.waitUntilExit()
-    XCTAssertEqual(python.terminationStatus, 0, "scipy's reference did not run (make deps installs scipy)")
-    return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Double])
 }
