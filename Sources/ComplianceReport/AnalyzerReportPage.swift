@@ -45,13 +45,9 @@ public struct AnalyzerReportPage {
     }
 
     private var serverLine: String {
-        let runs: [(String, Int, Int)] = [response.map { ($0.serverName, $0.sampleRate, $0.periodFrames) },
-                                          thd.map { ($0.serverName, $0.sampleRate, $0.periodFrames) },
-                                          noise.map { ($0.serverName, $0.sampleRate, $0.periodFrames) },
-                                          imd.map { ($0.serverName, $0.sampleRate, $0.periodFrames) },
-                                          crosstalk.map { ($0.serverName, $0.sampleRate, $0.periodFrames) }].compactMap { $0 }
+        let runs: [any AnalyzerResult] = [response as (any AnalyzerResult)?, thd, noise, imd, crosstalk].compactMap { $0 }
         guard let first = runs.first else { return "no measurement" }
-        return "server '\(first.0)', \(first.1) Hz, period \(first.2) frames"
+        return "server '\(first.serverName)', \(first.sampleRate) Hz, period \(first.periodFrames) frames"
     }
 
     private static func number(_ value: Double, _ decimals: Int = 2) -> String {

@@ -9,10 +9,36 @@ public enum AnalyzerNotice: Sendable, Equatable {
     case resumed
 }
 
-/// An analyzer measurement, as `jas` sets it up: how it tells of spoilt runs and of its progress.
+/// An analyzer measurement: where it runs (a server, `--out`/`--in` port
+/// pairs), how often a spoilt run is tried, and how it tells of spoilt runs
+/// and of its progress.
 public protocol AnalyzerMeasurement {
+    var serverName: String { get }
+    var outputPorts: [String] { get }
+    var inputPorts: [String] { get }
+    var maximumAttempts: Int { get }
+    var clientName: String { get }
     /// Called when a run was spoilt and is measured again, with what spoilt it.
     var onSpoiltRun: (@Sendable (String) -> Void)? { get set }
     /// Told when a run starts, and of interruptions and the measuring again after them.
     var onNotice: (@Sendable (AnalyzerNotice) -> Void)? { get set }
+}
+
+extension AnalyzerMeasurement {
+    /// The session, runs and retries every measurement shares, set up as this one is.
+    var stimulusRun: StimulusRun {
+        StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
+                    maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun, onNotice: onNotice)
+    }
+}
+
+/// What every analyzer result says of the run that made it.
+public protocol AnalyzerResult {
+    /// The server measured on.
+    var serverName: String { get }
+    /// The server's sample rate, Hz, and period, frames.
+    var sampleRate: Int { get }
+    var periodFrames: Int { get }
+    /// Runs made, the spoilt ones too.
+    var attempts: Int { get }
 }

@@ -10,11 +10,7 @@ extension CrosstalkMeasurement.Result: Encodable {
 
     public func encode(to encoder: any Encoder) throws {
         var json = encoder.container(keyedBy: EventKey.self)
-        try json.encode("crosstalk", forKey: "event")
-        try json.encode(serverName, forKey: "server")
-        try json.encode(sampleRate, forKey: "sample_rate")
-        try json.encode(periodFrames, forKey: "period_frames")
-        try json.encode(attempts, forKey: "attempts")
+        try encodeRun("crosstalk", into: &json)
         try json.encode(Self.definition, forKey: "definition")
         try json.encode(channels, forKey: "channels")
         try json.encodeFigure(gainMatchDB, decimals: 3, forKey: "gain_match_db")

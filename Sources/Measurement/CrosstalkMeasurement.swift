@@ -72,7 +72,7 @@ public struct CrosstalkMeasurement: Sendable, AnalyzerMeasurement {
     }
 
     /// What the measurement found.
-    public struct Result: Sendable {
+    public struct Result: Sendable, AnalyzerResult {
         /// The server measured on.
         public let serverName: String
         /// The server's sample rate, Hz.
@@ -100,8 +100,7 @@ public struct CrosstalkMeasurement: Sendable, AnalyzerMeasurement {
         guard outputPorts.count >= 2 else {
             throw .invalidSetting("crosstalk needs two channels or more: give --out and --in twice or more")
         }
-        let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
-                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun, onNotice: onNotice)
+        let run = stimulusRun
         var sweep: SweepStimulus?
         var played: [Float] = []
         let count = outputPorts.count

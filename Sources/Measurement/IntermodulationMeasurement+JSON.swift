@@ -5,11 +5,7 @@ import EventSchema
 extension IntermodulationMeasurement.Result: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var json = encoder.container(keyedBy: EventKey.self)
-        try json.encode("imd", forKey: "event")
-        try json.encode(serverName, forKey: "server")
-        try json.encode(sampleRate, forKey: "sample_rate")
-        try json.encode(periodFrames, forKey: "period_frames")
-        try json.encode(attempts, forKey: "attempts")
+        try encodeRun("imd", into: &json)
         try json.encode(SteppedSine.Result.levelConvention, forKey: "level_convention")
         try json.encodeFigure(levelDBFS, forKey: "level_dbfs")
         try json.encode(channels, forKey: "channels")

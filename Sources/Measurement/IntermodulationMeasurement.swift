@@ -42,7 +42,7 @@ public struct IntermodulationMeasurement: Sendable, AnalyzerMeasurement {
     }
 
     /// What the measurement found.
-    public struct Result: Sendable, Equatable {
+    public struct Result: Sendable, Equatable, AnalyzerResult {
         /// The server measured on.
         public let serverName: String
         /// The server's sample rate, Hz.
@@ -70,8 +70,7 @@ public struct IntermodulationMeasurement: Sendable, AnalyzerMeasurement {
             throw .invalidSetting("the level must be at most 0 dBFS (the composite's peak at full scale), not \(levelDBFS)")
         }
         guard !tests.isEmpty else { throw .invalidSetting("name at least one intermodulation test (smpte, din, ccif)") }
-        let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
-                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun, onNotice: onNotice)
+        let run = stimulusRun
         let recording = try run.record { rate throws(AnalyzerFailure) in try tests.map { test throws(AnalyzerFailure) in
             try Self.stimulus(test, levelDBFS: levelDBFS, sampleRate: rate)
         } }

@@ -12,11 +12,7 @@ extension NoiseMeasurement.Result: Encodable {
 
     public func encode(to encoder: any Encoder) throws {
         var json = encoder.container(keyedBy: EventKey.self)
-        try json.encode("noise", forKey: "event")
-        try json.encode(serverName, forKey: "server")
-        try json.encode(sampleRate, forKey: "sample_rate")
-        try json.encode(periodFrames, forKey: "period_frames")
-        try json.encode(attempts, forKey: "attempts")
+        try encodeRun("noise", into: &json)
         try json.encode(SteppedSine.Result.levelConvention, forKey: "level_convention")
         var definitions = json.nestedContainer(keyedBy: EventKey.self, forKey: "weightings")
         for weighting in Weighting.allCases {

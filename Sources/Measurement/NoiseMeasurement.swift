@@ -64,7 +64,7 @@ public struct NoiseMeasurement: Sendable, AnalyzerMeasurement {
     }
 
     /// What the measurement found.
-    public struct Result: Sendable, Equatable {
+    public struct Result: Sendable, Equatable, AnalyzerResult {
         /// The server measured on.
         public let serverName: String
         /// The server's sample rate, Hz.
@@ -81,8 +81,7 @@ public struct NoiseMeasurement: Sendable, AnalyzerMeasurement {
 
     /// Runs the measurement (blocking; a few seconds).
     public func run() throws(AnalyzerFailure) -> Result {
-        let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
-                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun, onNotice: onNotice)
+        let run = stimulusRun
         let recording = try run.record { rate throws(AnalyzerFailure) in
             let (_, tone) = try SteppedSine.tone(frequency: Self.toneFrequency, levelDBFS: Self.toneLevelDBFS, sampleRate: rate)
             return [tone, [Float](repeating: 0, count: tone.count)]

@@ -13,13 +13,9 @@ extension SteppedSine.Result: Encodable {
 
     public func encode(to encoder: any Encoder) throws {
         var json = encoder.container(keyedBy: EventKey.self)
-        try json.encode("thd", forKey: "event")
-        try json.encode(serverName, forKey: "server")
-        try json.encode(sampleRate, forKey: "sample_rate")
-        try json.encode(periodFrames, forKey: "period_frames")
+        try encodeRun("thd", into: &json)
         try json.encodeFigure(frequency, decimals: 3, forKey: "frequency_hz")
         try json.encodeFigure(levelDBFS, forKey: "level_dbfs")
-        try json.encode(attempts, forKey: "attempts")
         try json.encode(Self.levelConvention, forKey: "level_convention")
         try json.encode(Self.thdDefinition, forKey: "thd_definition")
         try json.encode(Self.thdPlusNoiseDefinition, forKey: "thd_n_definition")

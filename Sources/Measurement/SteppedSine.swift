@@ -56,7 +56,7 @@ public struct SteppedSine: Sendable, AnalyzerMeasurement {
     }
 
     /// What the measurement found.
-    public struct Result: Sendable, Equatable {
+    public struct Result: Sendable, Equatable, AnalyzerResult {
         /// The server measured on.
         public let serverName: String
         /// The server's sample rate, Hz.
@@ -82,8 +82,7 @@ public struct SteppedSine: Sendable, AnalyzerMeasurement {
             throw .invalidSetting("the level must be at most 0 dBFS (a full-scale sine), not \(levelDBFS)")
         }
         guard highestOrder >= 2 else { throw .invalidSetting("the highest harmonic must be 2 or more, not \(highestOrder)") }
-        let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
-                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun, onNotice: onNotice)
+        let run = stimulusRun
         let recording = try run.record { rate throws(Failure) in
             [try Self.tone(frequency: frequency, levelDBFS: levelDBFS, sampleRate: rate).played]
         }

@@ -17,11 +17,7 @@ extension SweepMeasurement.Result: Encodable {
 
     public func encode(to encoder: any Encoder) throws {
         var json = encoder.container(keyedBy: EventKey.self)
-        try json.encode("response", forKey: "event")
-        try json.encode(serverName, forKey: "server")
-        try json.encode(sampleRate, forKey: "sample_rate")
-        try json.encode(periodFrames, forKey: "period_frames")
-        try json.encode(attempts, forKey: "attempts")
+        try encodeRun("response", into: &json)
         try json.encode(Self.definition, forKey: "definition")
         try json.encodeFigure(sweep.startFrequency, decimals: 3, forKey: "start_hz")
         try json.encodeFigure(sweep.endFrequency, decimals: 3, forKey: "end_hz")

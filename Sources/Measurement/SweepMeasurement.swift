@@ -45,7 +45,7 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
     }
 
     /// What the measurement found.
-    public struct Result: Sendable {
+    public struct Result: Sendable, AnalyzerResult {
         /// The server measured on.
         public let serverName: String
         /// The server's sample rate, Hz.
@@ -74,8 +74,7 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
         guard seconds >= 0.5, seconds <= 600 else {
             throw .invalidSetting("the sweep's length must be between 0.5 s and 600 s, not \(seconds) s")
         }
-        let run = StimulusRun(serverName: serverName, clientName: clientName, outputPorts: outputPorts, inputPorts: inputPorts,
-                              maximumAttempts: maximumAttempts, onSpoiltRun: onSpoiltRun, onNotice: onNotice)
+        let run = stimulusRun
         var sweep: SweepStimulus?
         var played: [Float] = []
         let recording = try run.record { rate throws(AnalyzerFailure) in
