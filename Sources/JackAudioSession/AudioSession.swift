@@ -58,9 +58,12 @@ public final class AudioSession: Sendable {
         self.recordConsent = recordConsent
         self.latencyCalibration = latencyCalibration
         hub = EventHub(center: notificationCenter, queue: notificationQueue, propertyWatch: board.propertyWatch)
-        let core = SessionCore(clientName: clientName, serverName: self.serverName, applicationName: self.applicationName,
-                               recordConsent: recordConsent, latencyCalibration: latencyCalibration, hub: hub, board: board)
-        self.core = QueueBound(core, queue: DispatchQueue(label: "jackaudiosession.session.\(clientName)"))
+        let (name, application, hub, board) = (self.serverName, self.applicationName, hub, board)
+        // The core is made on its own queue, as everything it owns is touched there only.
+        self.core = QueueBound.make(on: DispatchQueue(label: "jackaudiosession.session.\(clientName)")) {
+            SessionCore(clientName: clientName, serverName: name, applicationName: application, recordConsent: recordConsent,
+                        latencyCalibration: latencyCalibration, hub: hub, board: board)
+        }
         self.core.sync { $0.session = self }
         hub.post(asObject: self)
     }

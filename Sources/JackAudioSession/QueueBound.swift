@@ -9,10 +9,20 @@ final class QueueBound<Value>: @unchecked Sendable { // `value` is only handed o
     private let confined: Value
     private let key = DispatchSpecificKey<ObjectIdentifier>()
 
+    /// Wraps `value`, which belongs to `queue`: made there, and only
+    /// touched there. This call must run on `queue` (as NIOLoopBound's must
+    /// on its event loop); `make(on:_:)` makes the value there.
     init(_ value: Value, queue: DispatchQueue) {
+        dispatchPrecondition(condition: .onQueue(queue))
         self.queue = queue
         confined = value
         queue.setSpecific(key: key, value: ObjectIdentifier(self))
+    }
+
+    /// The value `build` makes on `queue`, bound to it (from off the queue: this waits for it).
+    static func make(on queue: DispatchQueue, _ build: () -> Value) -> QueueBound {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        return queue.sync { QueueBound(build(), queue: queue) }
     }
 
     /// The value; only on `queue`.

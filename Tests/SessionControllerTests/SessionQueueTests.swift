@@ -50,6 +50,13 @@ final class SessionQueueTests: JackTestCase {
     /// with the server.
     func testASessionReleasedWhileReconnectingIsGoneAndStaysGone() throws {
         let server = try startServer()
+        // A witness kept alive through the same loss: once it is back, a released session that still
+        // reconnected (the same backoff, woken by the same socket) would be back too.
+        let witness = AudioSession(clientName: "witness", serverName: server.name, recordConsent: .givenByCaller)
+        defer { witness.close() }
+        try witness.setCategory(.playAndRecord, options: [.mixWithOthers])
+        try witness.setActive(true)
+        let witnessEvents = EventRecorder(witness)
         weak var released: AudioSession?
         do {
             let session = AudioSession(clientName: "orphan", serverName: server.name, recordConsent: .givenByCaller)
@@ -71,9 +78,14 @@ final class SessionQueueTests: JackTestCase {
         let returned = try startServer(name: server.name)
         let probe = try Client(name: "probe", serverName: returned.name)
         defer { _ = probe.close() }
-        // Reconnecting backs off to at most 1 s and is woken by the server's
-        // socket: a live reconnect loop would have its ports back by now.
-        Thread.sleep(forTimeInterval: 2)
+        XCTAssertTrue(waitUntil(timeout: 20) {
+            witnessEvents.events.contains { if case .mediaServicesWereReset = $0 { true } else { false } }
+                && !probe.portNames(matching: "^witness:").isEmpty
+        }, "the witness did not come back: \(witnessEvents.events)")
+        // Opens in one process take turns (one lane): two more of the witness's arbitrations (the timer's
+        // 100 ms each, after its open) leave a reconnect that was due at the same wake-up time to show.
+        let looks = witness.arbitrationsCompleted
+        XCTAssertTrue(waitUntil(timeout: 10) { witness.arbitrationsCompleted >= looks + 2 })
         XCTAssertEqual(probe.portNames(matching: "orphan:"), [], "a released session came back with the server")
     }
 }
