@@ -110,9 +110,7 @@ final class JasProcess: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        output.fileHandleForReading.readabilityHandler = { [self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
+        readToEnd(output) { [self] data in
             lock.withLock {
                 partial += data
                 while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {

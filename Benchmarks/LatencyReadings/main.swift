@@ -36,8 +36,8 @@ final class JackDelayReadings: @unchecked Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
-            buffer.append(handle.availableData)
+        readToEnd(pipe) { [self] data in
+            buffer.append(data)
             while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
                 buffer.removeSubrange(buffer.startIndex...newline)

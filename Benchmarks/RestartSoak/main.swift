@@ -75,9 +75,7 @@ final class Watched: @unchecked Sendable {
         process.standardOutput = output
         let errors = Pipe()
         process.standardError = errors
-        errors.fileHandleForReading.readabilityHandler = { [self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
+        readToEnd(errors) { [self] data in
             let text = String(decoding: data, as: UTF8.self)
             let now = cjack_monotonic_nanoseconds()
             let said = text.components(separatedBy: "starting again in a new process").count - 1
@@ -86,14 +84,15 @@ final class Watched: @unchecked Sendable {
                 restarts += Array(repeating: now, count: said)
             }
         }
-        output.fileHandleForReading.readabilityHandler = { [self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            partial.append(data)
+        readToEnd(output) { [self] data in
+            lock.withLock { partial.append(data) }
             let now = cjack_monotonic_nanoseconds()
-            while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
+            while let line = lock.withLock({ () -> Data? in
+                guard let newline = partial.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
                 let line = partial[partial.startIndex..<newline]
                 partial.removeSubrange(partial.startIndex...newline)
+                return Data(line)
+            }) {
                 if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] {
                     lock.withLock { read.append((now, object)) }
                 }
