@@ -31,7 +31,7 @@ struct AnalyzeResponse: ParsableCommand {
     @Option(parsing: .unconditional, help: "The sweep's peak level, e.g. -6dBFS or -12 (default -6 dBFS).")
     var level = "-6dBFS"
 
-    @Option(help: "Write the response to this FRD file (frequency Hz, magnitude dB, phase degrees; 1/24 octave).")
+    @Option(help: "Write the response to this FRD file (frequency in hertz, magnitude in decibels, phase in degrees; 1/24 octave).")
     var frd: String?
 
     @Option(help: "Write the response to this CSV file (a header, then frequency_hz,magnitude_db,phase_deg).")

@@ -24,7 +24,7 @@ struct AnalyzerPath: ParsableArguments {
     @Option(help: "A limits file (YAML): each measurement's figures and their bounds, e.g. 'thd: {thd_n_db: {max: -90}}'. Prints a verdict table; exit status 1 when a figure is out of bounds.")
     var limits: String?
 
-    @Option(help: "Write a report page (one HTML file, no script): graphs of the response, phase, THD and crosstalk against frequency, the figures' tables and the verdict.")
+    @Option(help: "Write a report page (one HTML file, no script): graphs of the response, phase, THD and crosstalk over frequency, the figures' tables and the verdict.")
     var report: String?
 
     func validate() throws {
