@@ -33,7 +33,29 @@ struct JAS: AsyncParsableCommand {
             Output.diagnostic("jas help: " + problem)
             _exit(64)
         }
-        await Self.main(nil)
+        await run(arguments)
+    }
+
+    /// Parses and runs the command as `main` would, except that a command
+    /// that fails once libjack is wedged in this process (an open or a
+    /// close that never returned, on whatever path) leaves the way a wedge
+    /// must: started again where the server registry was replaced, otherwise
+    /// with `WedgeWatch.exitStatus` for its supervisor, not with the usage
+    /// or failure status its own error would give.
+    static func run(_ arguments: [String]) async {
+        let command: any ParsableCommand
+        do { command = try parseAsRoot(arguments) } catch { exit(withError: error) }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var syncCommand = command
+                try syncCommand.run()
+            }
+        } catch {
+            WedgeWatch.leaveIfWedged(command: type(of: command)._commandName)
+            exit(withError: error)
+        }
     }
 
     /// `jas help WORDS…` for a command that does not exist: what to say
