@@ -228,12 +228,9 @@ bench: release bench-tools baseline-jas pipewire-1.4
 	timeout 600 .build/release/analyzer-bench --memory --jas .build/release/jas
 	timeout 600 .build/release/watch-bench
 
-# A /dev/shm of its own (a mount namespace; root), for a soak that removes JACK's server registry at every restart:
-# the registry of this machine's servers is not touched. restart-soak's own process had crashed in libdispatch's
-# event loop, in that mode and once without it (it read its children's pipes through FileHandle's
-# readabilityHandler; now with blocking reads on threads of their own, LoopbackHarness.readToEnd). Not in make soak
-# yet: a 100-restart run had jas monitor's new process wedge in a probe's close (jack2 #395) and exit 2 (issue 60).
-# By hand: $(PRIVATE_SHM) .build/release/restart-soak --restarts 300 --remove-registry
+# A /dev/shm of its own (a mount namespace; root), for the soak that removes JACK's server registry at every restart:
+# the registry of this machine's servers is not touched. Each command then starts itself again in a new process; one
+# whose libjack wedges instead exits 75 and the soak starts it again, as systemd's Restart=on-failure would.
 PRIVATE_SHM := unshare --mount --ipc --propagation private -- /bin/sh -c 'mount -t tmpfs -o mode=1777 jas-soak /dev/shm && exec "$$0" "$$@"'
 
 # Every benchmark binary of the release build, briefly, so that none can rot (part of make test).
@@ -249,10 +246,12 @@ bench-smoke: release bench-tools
 	timeout 300 .build/release/restart-soak --restarts 5
 	timeout 300 .build/release/arbitration-bench --runs 2
 
-# jas monitor, record and meter through 1000 jackd restarts (about 20 minutes), and 500 sessions killed at random
-# moments on one jackd (make test kills 100); not part of make test.
+# jas monitor, record and meter through 1000 jackd restarts (about 20 minutes), through 300 more with the registry
+# removed at each (about 11 minutes), and 500 sessions killed at random moments on one jackd (make test kills 100);
+# not part of make test.
 soak: release bench-tools
 	timeout 3600 .build/release/restart-soak --restarts 1000
+	timeout 3600 $(PRIVATE_SHM) .build/release/restart-soak --restarts 300 --remove-registry
 	$(SWIFT) build --build-tests
 	JAS_KILLED_SESSIONS=500 $(SWIFT) test --skip-build --filter 'KilledSessionsTests.testHundredsOfKilledSessionsLeaveArbitrationWorking\b'
 
