@@ -41,7 +41,8 @@ struct JAS: AsyncParsableCommand {
     /// close that never returned, on whatever path) leaves the way a wedge
     /// must: started again where the server registry was replaced, otherwise
     /// with `WedgeWatch.exitStatus` for its supervisor, not with the usage
-    /// or failure status its own error would give.
+    /// or failure status its own error would give. A wedge on a lock of the
+    /// metadata store keeps the command's own error and status.
     static func run(_ arguments: [String]) async {
         let command: any ParsableCommand
         do { command = try parseAsRoot(arguments) } catch { exit(withError: error) }
@@ -53,7 +54,12 @@ struct JAS: AsyncParsableCommand {
                 try syncCommand.run()
             }
         } catch {
-            WedgeWatch.leaveIfWedged(command: type(of: command)._commandName)
+            // A wedge on a lock of the metadata store is the user's to
+            // repair, not a restart's: the command's own error names the
+            // store and the repair, with its own status (2).
+            if ClientLifecycle.shared.wedgedOnLock == nil {
+                WedgeWatch.leaveIfWedged(command: type(of: command)._commandName)
+            }
             exit(withError: error)
         }
     }
