@@ -88,6 +88,7 @@ extension AudioSession {
             var course = ReconnectCourse(generation: loss.generation)
             func attempt() -> Bool {
                 let session = self
+                session?.board.reconnectAttempts.add(1, ordering: .releasing)
                 let step = course.next(
                     generation: session?.board.reconnectGeneration.load(ordering: .relaxed),
                     sinceLoss: ContinuousClock.now - loss.lostAt, limit: session?.reconnectLimit,

@@ -169,6 +169,12 @@ public final class AudioSession: Sendable {
     /// know that nothing it should have done was left undone.
     public var arbitrationsCompleted: Int { board.arbitrationsCompleted.load(ordering: .acquiring) }
 
+    /// Attempts to reach the server again after losses, since the session
+    /// was made: each is one look at the server (an open, or a pause while
+    /// it is away) before the backoff's next pause. How often a session
+    /// tries while its server is gone is read from this, not from a time.
+    public var reconnectAttempts: Int { board.reconnectAttempts.load(ordering: .acquiring) }
+
     /// Interruptions that have silenced the session since it opened, counted
     /// before the silence begins: a run of audio whose count moved while it
     /// ran may hold silence in place of the session's output.

@@ -45,6 +45,8 @@ final class SessionBoard: Sendable {
     let arbitrationsCompleted = Atomic<Int>(0)
     /// Interruptions that silenced the session, counted before the silence.
     let interruptionsBegun = Atomic<Int>(0)
+    /// Attempts to reach the server again after a loss, each before its pause.
+    let reconnectAttempts = Atomic<Int>(0)
     /// What was seen of the server when the session's client last opened.
     let serverPresence = Mutex(ServerPresence())
     let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))

@@ -90,17 +90,49 @@ final class InterruptionTests: JackTestCase {
         second.process.waitUntilExit()
     }
 
+    /// A session in this process that plays `SoundSwitch`'s tone (the
+    /// players' level) on `loopback:playback_<port>`: its arbitrations can be
+    /// counted, so a check that it was not interrupted or ducked waits on them.
+    func toneSession(_ server: LoopbackServer, _ name: String, port: Int, category: AudioSession.Category,
+                     mode: AudioSession.Mode = .default, options: AudioSession.CategoryOptions = []) throws -> AudioSession {
+        let session = AudioSession(clientName: name, serverName: server.name, recordConsent: .givenByCaller)
+        try session.setCategory(category, mode: mode, options: options)
+        session.setPreferredOutputPortNames(["loopback:playback_\(port)"])
+        session.setRenderBlock(SoundSwitch().renderBlock)
+        try session.setActive(true)
+        return session
+    }
+
+    /// Its published state, as `observer` reads the registry.
+    func published(_ client: String, by observer: AudioSession) -> SessionState? {
+        observer.publishedSessions().first { $0.state.client == client }?.state
+    }
+
+    /// Waits until each of `sessions` has arbitrated twice more: anything it
+    /// should have done on what it sees now has been done.
+    func assertTwoMoreArbitrations(of sessions: [AudioSession], file: StaticString = #filePath, line: UInt = #line) {
+        let seen = sessions.map(\.arbitrationsCompleted)
+        XCTAssertTrue(waitUntil(timeout: 10) { zip(sessions, seen).allSatisfy { $0.arbitrationsCompleted >= $1 + 2 } },
+                      "arbitrations: \(sessions.map(\.arbitrationsCompleted)) from \(seen)", file: file, line: line)
+    }
+
     func testAmbientAndPlaybackMix() throws {
         let server = try startServer(period: 256)
         let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1", "loopback:capture_2"])
-        let ambient = try player(server, "ambient", port: 1, ["--category", "ambient"])
-        let music = try player(server, "music", port: 2)
+        let ambient = try toneSession(server, "ambient", port: 1, category: .ambient)
+        defer { ambient.close() }
+        let music = try toneSession(server, "music", port: 2, category: .playback)
+        defer { music.close() }
         XCTAssertTrue(waitUntil { probe.levels().allSatisfy { abs($0 - self.playing) < 0.5 } }, "\(probe.levels())")
-        // An interruption would come within one arbitration (the registry wakes the others at once).
-        usleep(300_000)
+        // Each has seen the other sounding: an interruption would have come by its second look since.
+        XCTAssertTrue(waitUntil {
+            [self.published("ambient", by: music), self.published("music", by: ambient)].allSatisfy { $0?.producingSound == true }
+        })
+        assertTwoMoreArbitrations(of: [ambient, music])
         for level in probe.levels() { XCTAssertEqual(level, playing, accuracy: 0.5) }
-        XCTAssertTrue(ambient.interruptions("began").isEmpty)
-        XCTAssertTrue(music.interruptions("began").isEmpty)
+        XCTAssertEqual(ambient.interruptionsBegun, 0)
+        XCTAssertEqual(music.interruptionsBegun, 0)
+        XCTAssertTrue(ambient.isActive && music.isActive)
     }
 
     func testDuckingLowersByTheConfiguredLevelAndRestores() throws {
@@ -181,8 +213,11 @@ final class InterruptionTests: JackTestCase {
         defer { ducker.close() }
         XCTAssertTrue(waitUntil { abs(probe.levels()[0] - (self.playing - 20)) < 0.5 })
         talking.on.store(false, ordering: .relaxed)
-        // Silent for 3 s (longer than any hold would have been): still ducking.
-        usleep(3_000_000)
+        // Silent for longer than the session calls sounding (2 s, longer than any hold here), as it publishes:
+        // still ducking, and the music, after two more looks of the ducker, still lowered.
+        XCTAssertTrue(waitUntil(timeout: 10) { self.published("prompt", by: ducker)?.producingSound == false })
+        XCTAssertEqual(published("prompt", by: ducker)?.ducking, true, "ducking ended before deactivation")
+        assertTwoMoreArbitrations(of: [ducker])
         XCTAssertEqual(probe.levelsWithoutXruns(attempts: 8)[0], playing - 20, accuracy: 0.5, "ducking ended before deactivation")
         try ducker.setActive(false)
         XCTAssertTrue(waitUntil { abs(probe.levels()[0] - self.playing) < 0.5 }, "deactivation ends ducking")
@@ -191,20 +226,17 @@ final class InterruptionTests: JackTestCase {
     func testMeasurementSessionIsNeverDucked() throws {
         let server = try startServer(period: 256)
         let probe = try LevelProbe(serverName: server.name, listeningTo: ["loopback:capture_1"])
-        let meter = try player(server, "measuring", port: 1, ["--category", "playAndRecord", "--mode", "measurement",
-                                                              "--mix"])
+        let meter = try toneSession(server, "measuring", port: 1, category: .playAndRecord, mode: .measurement,
+                                    options: .mixWithOthers)
+        defer { meter.close() }
         let navigation = try player(server, "navigation", port: 2, ["--duck"])
         defer { withExtendedLifetime(navigation) {} }
         // Once the ducker is published as ducking, the meter's next look at the registry would duck it.
-        let observer = AudioSession(clientName: "observer", serverName: server.name)
-        defer { observer.close() }
-        try observer.open()
-        XCTAssertTrue(waitUntil {
-            observer.publishedSessions().contains { $0.state.client == "navigation" && $0.state.ducking }
-        })
-        usleep(300_000)
+        XCTAssertTrue(waitUntil { self.published("navigation", by: meter)?.ducking == true })
+        assertTwoMoreArbitrations(of: [meter])
         XCTAssertEqual(probe.levels()[0], playing, accuracy: 0.01)
-        XCTAssertTrue(meter.interruptions("began").isEmpty)
+        XCTAssertEqual(published("measuring", by: meter)?.ducked, false)
+        XCTAssertEqual(meter.interruptionsBegun, 0)
     }
 
     func testCallInterruptsMeasurementAndRecordingAndItsEndResumesThem() throws {

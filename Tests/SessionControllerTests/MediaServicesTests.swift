@@ -127,7 +127,7 @@ final class MediaServicesTests: JackTestCase {
         XCTAssertEqual(session.ioBufferDuration, 256.0 / 48000, accuracy: 1e-12)
     }
 
-    func testServerGoneTenSecondsNoSpinNoGrowthPromptReconnect() throws {
+    func testServerGoneNoSpinNoGrowthPromptReconnect() throws {
         let server = try startServer()
         let session = AudioSession(clientName: "patient", serverName: server.name)
         defer { session.close() }
@@ -136,12 +136,17 @@ final class MediaServicesTests: JackTestCase {
         try session.setActive(true)
         server.stop()
         XCTAssertTrue(waitUntil { self.losses(recorder) == 1 })
-        usleep(1_500_000)   // let the backoff reach its one-second cap
+        // Past the backoff's doubling (50 ms up to its 1 s cap: five pauses), then four attempts at the cap.
+        XCTAssertTrue(waitUntil(timeout: 10) { session.reconnectAttempts >= 6 }, "attempts: \(session.reconnectAttempts)")
         let cpuBefore = ProcessStats.cpuSeconds, memoryBefore = ProcessStats.residentBytes
         let threadsBefore = ProcessStats.threads
-        usleep(10_000_000)
+        let attemptsBefore = session.reconnectAttempts, measuredFrom = ContinuousClock.now
+        XCTAssertTrue(waitUntil(timeout: 15) { session.reconnectAttempts >= attemptsBefore + 4 },
+                      "attempts: \(session.reconnectAttempts)")
+        let measured = ContinuousClock.now - measuredFrom
         let cpuSpent = ProcessStats.cpuSeconds - cpuBefore
-        XCTAssertLessThan(cpuSpent, 0.5, "the retry loop sleeps between attempts")
+        XCTAssertGreaterThan(measured, .seconds(2.5), "four attempts at the backoff's cap take about 3 s, not less")
+        XCTAssertLessThan(cpuSpent, 0.25, "the retry loop sleeps between attempts")
         XCTAssertLessThan(ProcessStats.residentBytes - memoryBefore, 4 << 20)
         XCTAssertLessThanOrEqual(ProcessStats.threads, threadsBefore, "no thread per retry")
 
