@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make docs: the DocC archives of the library modules, from the release build's modules (no second build):
 # swift-symbolgraph-extract reads each module's public symbols, docc converts them with the module's catalog
-# (Sources/MODULE/MODULE.docc, where there is one) and fails on any warning. Then it says, per module, how many
-# public symbols still have no doc comment of their own (scripts/undocumented-symbols.py lists them).
+# (Sources/MODULE/MODULE.docc, where there is one) and fails on any warning, and on any public symbol without a
+# doc comment of its own (scripts/undocumented-symbols.py lists them).
 # usage: scripts/build-docs.sh BUILD_DIR OUTPUT_DIR MODULE...
 set -euo pipefail
 build=$1 output=$2
@@ -29,6 +29,11 @@ for module in "$@"; do
   docc convert "${catalog[@]}" --additional-symbol-graph-dir "$graphs/$module" --output-path "$output/$module.doccarchive" \
     --fallback-display-name "$module" --fallback-bundle-identifier "org.jackaudiosession.$module" --warnings-as-errors \
     > "$graphs/$module.log" 2>&1 || { cat "$graphs/$module.log"; echo "docs: DocC refused $module"; exit 1; }
-  undocumented=$(python3 scripts/undocumented-symbols.py "$graphs/$module/$module.symbols.json" | wc -l || true)
-  echo "docs: $output/$module.doccarchive, no warnings; $undocumented public symbols without a doc comment of their own"
+  python3 scripts/undocumented-symbols.py "$graphs/$module/$module.symbols.json" > "$graphs/$module.undocumented" || {
+    sed 's/^/  /' "$graphs/$module.undocumented"
+    echo "docs: these $(wc -l < "$graphs/$module.undocumented") public symbols of $module have no doc comment of their own:" \
+      "give each a summary line"
+    exit 1
+  }
+  echo "docs: $output/$module.doccarchive, no warnings, every public symbol documented"
 done

@@ -14,7 +14,8 @@ INHERITED = {"encode(to:)", "init(from:)", "description", "debugDescription", "=
              "init(rawValue:)", "rawValue", "init(stringLiteral:)", "init(stringValue:)", "init(intValue:)",
              "stringValue", "intValue", "errorDescription", "localizedDescription", "next()", "makeIterator()",
              "makeAsyncIterator()", "allCases", "id", "run()", "validate()", "configuration", "<(_:_:)",
-             "callAsFunction(_:)", "random(in:using:)"}
+             "callAsFunction(_:)", "random(in:using:)", "insert(_:)",
+             "init(extendedGraphemeClusterLiteral:)", "init(unicodeScalarLiteral:)"}
 missing = []
 for path in sys.argv[1:]:
     graph = json.load(open(path))

@@ -6,6 +6,7 @@ extension AudioSession {
     /// every other session, mixable or not, and nothing interrupts it or
     /// activates while it is active (`insufficientPriority`).
     public enum Priority: String, Sendable, Codable, CaseIterable {
+        /// An ordinary session, or one that stands for a phone call.
         case ordinary, call
     }
 

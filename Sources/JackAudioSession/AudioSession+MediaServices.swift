@@ -14,9 +14,11 @@ public enum ResetPolicy: Sendable {
 public struct MediaServicesReset: Sendable, Equatable {
     /// Sample rate before the loss and now, Hz.
     public let previousSampleRate: Double
+    /// Sample rate now, Hz.
     public let sampleRate: Double
     /// Period before the loss and now, frames (now: after the session's own request).
     public let previousIOBufferFrames: Int
+    /// Period now, frames.
     public let ioBufferFrames: Int
     /// Whether the session is active again (automatic policy and it was active).
     public let reactivated: Bool

@@ -4,7 +4,9 @@ import Synchronization
 /// Whether an interruption began or ended (AVAudioSessionInterruptionType,
 /// with its raw values: Began = 1, Ended = 0).
 public enum InterruptionType: UInt, Sendable, Codable {
+    /// The interruption is over.
     case ended = 0
+    /// Another session took the audio.
     case began = 1
 
     /// The name as AVAudioSession spells it: "began", "ended".
@@ -14,7 +16,9 @@ public enum InterruptionType: UInt, Sendable, Codable {
 /// Whether secondary audio should be silenced (AVAudioSessionSilenceSecondaryAudioHintType,
 /// with its raw values: Begin = 1, End = 0).
 public enum SilenceSecondaryAudioHintType: UInt, Sendable, Codable {
+    /// Other audio that is not mixable has stopped.
     case end = 0
+    /// Other audio that is not mixable has started: silence secondary audio.
     case begin = 1
 }
 
@@ -76,6 +80,7 @@ public struct SampleRateMismatch: Sendable, Equatable {
     /// What the server runs, Hz.
     public let sampleRate: Double
 
+    /// A mismatch between `preferredSampleRate` and the server's `sampleRate`.
     public init(preferredSampleRate: Double, sampleRate: Double) {
         self.preferredSampleRate = preferredSampleRate
         self.sampleRate = sampleRate
@@ -88,10 +93,15 @@ public struct SampleRateMismatch: Sendable, Equatable {
 /// (an unsigned integer for a type, reason or options). What this package adds
 /// is under keys of its own, prefixed `JackAudioSession`.
 public enum AudioSessionNotification {
+    /// Posted when another session interrupts this one, or ends the interruption.
     public static let interruption = Notification.Name("AVAudioSessionInterruptionNotification")
+    /// Posted when the session's route changes.
     public static let routeChange = Notification.Name("AVAudioSessionRouteChangeNotification")
+    /// Posted when the JACK server went away (stopped, killed, or unreachable).
     public static let mediaServicesWereLost = Notification.Name("AVAudioSessionMediaServicesWereLostNotification")
+    /// Posted when a server is back and the session has rebuilt itself on it.
     public static let mediaServicesWereReset = Notification.Name("AVAudioSessionMediaServicesWereResetNotification")
+    /// Posted when other audio that is not mixable starts or stops, to a session that is mixable.
     public static let silenceSecondaryAudioHint = Notification.Name("AVAudioSessionSilenceSecondaryAudioHintNotification")
     /// Not in AVAudioSession: JACK xruns (`xrunCountKey`, `xrunTotalKey`, `xrunDelayKey`).
     public static let xrun = Notification.Name("JackAudioSessionXrunNotification")
@@ -125,15 +135,19 @@ public enum AudioSessionNotification {
     public static let mediaServicesResetKey = "JackAudioSessionMediaServicesResetKey"
     /// Ours: xruns since the last notification (Int), since the session opened (Int), how late the last was (µs, Double).
     public static let xrunCountKey = "JackAudioSessionXrunCountKey"
+    /// Ours: xruns since the session opened (Int).
     public static let xrunTotalKey = "JackAudioSessionXrunTotalKey"
+    /// Ours: how late the last xrun was, microseconds (Double).
     public static let xrunDelayKey = "JackAudioSessionXrunDelayKey"
     /// Ours: the new period, seconds (Double) and frames (Int).
     public static let ioBufferDurationKey = "JackAudioSessionIOBufferDurationKey"
+    /// Ours: the new period, frames (Int).
     public static let ioBufferFramesKey = "JackAudioSessionIOBufferFramesKey"
     /// Ours: a `ServerLimitation`.
     public static let limitationKey = "JackAudioSessionLimitationKey"
     /// Ours: the server's rate and the preferred one, Hz (Double).
     public static let sampleRateKey = "JackAudioSessionSampleRateKey"
+    /// Ours: the preferred sample rate, Hz (Double).
     public static let preferredSampleRateKey = "JackAudioSessionPreferredSampleRateKey"
 }
 

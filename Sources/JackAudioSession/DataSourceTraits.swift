@@ -19,11 +19,17 @@ public struct DataSourceOrientation: NamedByString {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// Pointing up.
     public static let top: Self = "Top"
+    /// Pointing down.
     public static let bottom: Self = "Bottom"
+    /// Pointing to the front.
     public static let front: Self = "Front"
+    /// Pointing to the back.
     public static let back: Self = "Back"
+    /// Pointing left.
     public static let left: Self = "Left"
+    /// Pointing right.
     public static let right: Self = "Right"
 }
 
@@ -32,7 +38,9 @@ public struct DataSourceLocation: NamedByString {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// On the upper part of the device.
     public static let upper: Self = "Upper"
+    /// On the lower part of the device.
     public static let lower: Self = "Lower"
 }
 
@@ -41,9 +49,13 @@ public struct PolarPattern: NamedByString {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// Equally sensitive in every direction.
     public static let omnidirectional: Self = "Omnidirectional"
+    /// Most sensitive to the front, least to the back.
     public static let cardioid: Self = "Cardioid"
+    /// Like cardioid, less directional.
     public static let subcardioid: Self = "Subcardioid"
+    /// Two channels, left and right.
     public static let stereo: Self = "Stereo"
 }
 
@@ -55,17 +67,24 @@ public struct PolarPattern: NamedByString {
 /// session writes is the preferred polar pattern; the device answers by
 /// setting the selected one, when it can switch.
 public struct DataSourceTraits: Sendable, Equatable, Codable {
+    /// Where on the device the data source is (nil: not said).
     public var location: DataSourceLocation?
+    /// Which way it points (nil: not said).
     public var orientation: DataSourceOrientation?
     /// The patterns the microphone can switch between; nil when it cannot.
     public var supportedPolarPatterns: [PolarPattern]?
+    /// The pattern the microphone uses now (nil: not said).
     public var selectedPolarPattern: PolarPattern?
+    /// The pattern a session asked for (nil: none asked).
     public var preferredPolarPattern: PolarPattern?
 
+    /// The JACK metadata key of the location.
     public static let locationKey = "urn:jackaudiosession:data-source:location"
+    /// The JACK metadata key of the orientation.
     public static let orientationKey = "urn:jackaudiosession:data-source:orientation"
     /// Patterns separated by commas ("Cardioid,Omnidirectional").
     public static let supportedPolarPatternsKey = "urn:jackaudiosession:data-source:supported-polar-patterns"
+    /// Written by the device: the pattern it uses now.
     public static let selectedPolarPatternKey = "urn:jackaudiosession:data-source:selected-polar-pattern"
     /// Written by sessions (`setPreferredPolarPattern`), read by the device.
     public static let preferredPolarPatternKey = "urn:jackaudiosession:data-source:preferred-polar-pattern"
@@ -73,6 +92,7 @@ public struct DataSourceTraits: Sendable, Equatable, Codable {
     public static let keys: Set<String> = [locationKey, orientationKey, supportedPolarPatternsKey,
                                            selectedPolarPatternKey, preferredPolarPatternKey]
 
+    /// Traits as given; nil for what is not said.
     public init(location: DataSourceLocation? = nil, orientation: DataSourceOrientation? = nil,
                 supportedPolarPatterns: [PolarPattern]? = nil, selectedPolarPattern: PolarPattern? = nil,
                 preferredPolarPattern: PolarPattern? = nil) {

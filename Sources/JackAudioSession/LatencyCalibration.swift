@@ -10,6 +10,7 @@ public struct LatencyCorrection: Sendable, Equatable, Codable {
     /// Added to the playback latency of the session's outputs, frames.
     public var playbackFrames: Int
 
+    /// A correction of `captureFrames` and `playbackFrames`.
     public init(captureFrames: Int = 0, playbackFrames: Int = 0) {
         self.captureFrames = captureFrames
         self.playbackFrames = playbackFrames
@@ -40,7 +41,9 @@ public struct LatencyCalibrationStore: Sendable {
 
     /// One server's corrections: hardware port name → frames.
     public struct ServerEntry: Codable, Sendable, Equatable {
+        /// Capture ports' corrections, frames by port name.
         public var capture: [String: Int] = [:]
+        /// Playback ports' corrections, frames by port name.
         public var playback: [String: Int] = [:]
     }
 

@@ -2,6 +2,7 @@ import Foundation
 
 /// Whether the app may record (AVAudioSession.RecordPermission).
 public enum RecordPermission: String, Sendable, Codable {
+    /// Not yet asked, refused, or given.
     case undetermined, denied, granted
 }
 

@@ -17,6 +17,7 @@ public struct ReportedLatency: Sendable, Equatable {
     /// way; what other clients see of the session's ports is not.
     public var settled: Bool
 
+    /// Latencies as JACK reports them.
     public init(capture: LatencyRange?, playback: LatencyRange?, settled: Bool) {
         self.capture = capture
         self.playback = playback

@@ -1,7 +1,9 @@
 /// The kind of device a port stands for (AVAudioSession.Port), read from the
 /// `urn:jackaudiosession:port-type` metadata on the hardware ports.
 public enum AudioSessionPort: String, Sendable, Codable, CaseIterable {
+    /// Input port types.
     case builtInMic, lineIn, headsetMic, usbAudio, bluetoothHFP, carAudio
+    /// Output port types.
     case builtInSpeaker, builtInReceiver, headphones, lineOut, HDMI, bluetoothA2DP, bluetoothLE, airPlay
 
     /// The metadata key a device client sets on its ports to say what it is.
@@ -187,13 +189,21 @@ struct SessionLink: Sendable, Equatable {
 
 /// Why the route changed (AVAudioSession.RouteChangeReason, same raw values).
 public enum RouteChangeReason: UInt, Sendable, Codable {
+    /// The reason is not known.
     case unknown = 0
+    /// A device appeared (hardware ports, or a connection to them).
     case newDeviceAvailable = 1
+    /// The device in use went away.
     case oldDeviceUnavailable = 2
+    /// The category changed.
     case categoryChange = 3
+    /// The route was overridden (`overrideOutputAudioPort`).
     case override = 4
+    /// The device woke from sleep (never posted here).
     case wakeFromSleep = 6
+    /// No route suits the category: nothing to capture from or play to.
     case noSuitableRouteForCategory = 7
+    /// The set of ports changed without a device appearing or going.
     case routeConfigurationChange = 8
 
     /// The name in lower camel case, as AVAudioSession spells it.

@@ -22,12 +22,14 @@ public struct SessionRegistry: Sendable {
     public let directory: String
     /// The folder that holds every server's folder.
     public let base: String
+    /// The JACK server whose sessions the registry holds.
     public let serverName: String
 
     /// Files of more bytes are never read (a state is at most `SessionState.maximumLength`).
     static let maximumFileSize = SessionState.maximumLength
     static let suffix = ".json"
 
+    /// The registry of `serverName`'s sessions, under `base`.
     public init(serverName: String, base: String = SessionRegistry.baseDirectory) {
         self.serverName = serverName
         self.base = base
@@ -94,7 +96,9 @@ public struct SessionRegistry: Sendable {
 
     /// A session's file as read: its name in the folder and its text.
     public struct Record: Sendable, Equatable {
+        /// The file's name in the folder.
         public let file: String
+        /// The file's text.
         public let text: String
     }
 
@@ -203,11 +207,13 @@ public final class RegistryEntry: Sendable {
     static let temporaryPrefix = ".writing-"
     private static let serial = Mutex<Int>(0)
 
+    /// The registry the entry is in.
     public let registry: SessionRegistry
     /// The file's name in the folder: `PID-N.json`.
     public let file: String
     private let state = Mutex<(descriptor: Int32, failure: String?)>((-1, nil))
 
+    /// A new entry's name in `registry`; nothing is written until it publishes.
     public init(registry: SessionRegistry) {
         self.registry = registry
         let number = Self.serial.withLock { value -> Int in

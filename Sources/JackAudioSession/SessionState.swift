@@ -10,8 +10,10 @@ import JackKit
 public struct SessionState: Codable, Sendable, Equatable {
     /// Longer values are refused without being parsed.
     public static let maximumLength = 4096
+    /// The version of the format this library writes and reads.
     public static let currentVersion = 1
 
+    /// The format's version.
     public var version = SessionState.currentVersion
     /// The JACK server the session is on.
     public var server: String
@@ -19,11 +21,15 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var client: String
     /// The process that runs it.
     public var pid: Int32
+    /// The session's category.
     public var category: Category
+    /// The session's mode.
     public var mode: Mode
     /// Option names as AVAudioSession spells them.
     public var options: [String]
+    /// Whether the session is active.
     public var active: Bool
+    /// The session's priority class.
     public var priority: AudioSession.Priority
     /// When it last activated, JACK microseconds: the activation order every
     /// process sees alike (ties broken by client UUID).
@@ -61,6 +67,7 @@ public struct SessionState: Codable, Sendable, Equatable {
         /// Whether the destination is on the server (false: the stream is silent until it returns).
         public var connected: Bool
 
+        /// A stream as published.
         public init(name: String, destination: String, channels: [Int], ports: [String], connected: Bool) {
             self.name = name
             self.destination = destination
@@ -70,6 +77,7 @@ public struct SessionState: Codable, Sendable, Equatable {
         }
     }
 
+    /// A state as published.
     public init(server: String, client: String, pid: Int32, category: Category, mode: Mode, options: [String],
                 active: Bool, priority: AudioSession.Priority, order: UInt64, interrupted: Bool, interruptedBy: String?,
                 producingSound: Bool, ducking: Bool, ducked: Bool, duckLevelDB: Double, resumeOthers: Bool,
@@ -113,9 +121,13 @@ public struct SessionState: Codable, Sendable, Equatable {
 
     /// Why a published value was refused.
     public enum Refusal: Error, Equatable, CustomStringConvertible {
+        /// Longer than `SessionState.maximumLength`, bytes.
         case tooLong(Int)
+        /// Not a well-formed state, and why.
         case malformed(String)
+        /// A version this library does not read.
         case unsupportedVersion(Int)
+        /// A field outside what it may hold, named.
         case outOfRange(String)
 
         public var description: String {
@@ -154,9 +166,12 @@ public struct SessionState: Codable, Sendable, Equatable {
 
 /// A session published on the server: its client's UUID and its state.
 public struct PublishedSession: Sendable, Equatable {
+    /// The session's JACK client UUID.
     public let uuid: UInt64
+    /// What it published.
     public let state: SessionState
 
+    /// A published session.
     public init(uuid: UInt64, state: SessionState) {
         self.uuid = uuid
         self.state = state

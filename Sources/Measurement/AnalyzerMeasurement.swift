@@ -13,10 +13,15 @@ public enum AnalyzerNotice: Sendable, Equatable {
 /// pairs), how often a spoilt run is tried, and how it tells of spoilt runs
 /// and of its progress.
 public protocol AnalyzerMeasurement {
+    /// The JACK server to measure on.
     var serverName: String { get }
+    /// The ports the stimulus is played to, one per channel.
     var outputPorts: [String] { get }
+    /// The ports the response is read from, paired with `outputPorts`.
     var inputPorts: [String] { get }
+    /// How many runs may be tried before a spoilt measurement is given up on.
     var maximumAttempts: Int { get }
+    /// The JACK client name of the measuring session.
     var clientName: String { get }
     /// Called when a run was spoilt and is measured again, with what spoilt it.
     var onSpoiltRun: (@Sendable (String) -> Void)? { get set }
@@ -38,6 +43,7 @@ public protocol AnalyzerResult {
     var serverName: String { get }
     /// The server's sample rate, Hz, and period, frames.
     var sampleRate: Int { get }
+    /// The server's period, frames.
     var periodFrames: Int { get }
     /// Runs made, the spoilt ones too.
     var attempts: Int { get }

@@ -17,6 +17,7 @@ import Foundation
 /// the two to a thousandth of a loudness unit. Not real-time code, not
 /// thread-safe: one worker feeds it.
 public struct BlockLoudness {
+    /// Channels in each block fed to it.
     public let channels: Int
     /// Frames in a 100 ms block (libebur128's rounding).
     let blockFrames: Int
@@ -32,11 +33,13 @@ public struct BlockLoudness {
     private var shortTermBlocks: [Double] = []
     /// Highest momentary and short-term loudness at a block's end, LUFS.
     public private(set) var maxMomentaryLUFS: Double?
+    /// Highest short-term loudness at a block's end, LUFS (nil: none above the gate yet).
     public private(set) var maxShortTermLUFS: Double?
 
     /// BS.1770's absolute gate, −70 LUFS, as an energy.
     static let absoluteGate = energy(ofLoudness: -70)
 
+    /// A meter for `channels` channels at `sampleRate` frames a second.
     public init(channels: Int, sampleRate: Int) {
         self.channels = channels
         blockFrames = max(1, (sampleRate + 5) / 10)

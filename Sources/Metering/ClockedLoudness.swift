@@ -14,7 +14,9 @@ import Foundation
 /// Pure: each reading comes with the UTC time it was made at (the caller's
 /// clock), and the lines it completes are returned.
 public struct ClockedLoudness: Sendable {
+    /// Length of an interval line, seconds of clock time.
     public let intervalSeconds: Double
+    /// The time zone whose clocks place the hour and day boundaries.
     public let timeZone: TimeZone
     /// Seconds of audio each reading covers.
     public let readingSeconds: Double
@@ -60,6 +62,7 @@ public struct ClockedLoudness: Sendable {
     /// Tech 3342: a loudness range over less than this is not yet settled.
     public static let settlingSeconds = 60.0
 
+    /// A log of `intervalSeconds` lines, with hours and days as `timeZone` shows them, from readings of `readingSeconds` each.
     public init(intervalSeconds: Double, timeZone: TimeZone = .current, readingSeconds: Double = 0.1) {
         self.intervalSeconds = intervalSeconds
         self.timeZone = timeZone
@@ -138,10 +141,11 @@ public struct ClockedLoudness: Sendable {
         return lines
     }
 
-    /// The hour's and the day's integrated loudness and range so far.
+    /// The hour's integrated loudness and range so far.
     public var runningHour: (integratedLUFS: Double?, loudnessRangeLU: Double?) {
         (hour?.histogram?.integratedLUFS, hour?.histogram?.loudnessRangeLU)
     }
+    /// The day's integrated loudness and range so far.
     public var runningDay: (integratedLUFS: Double?, loudnessRangeLU: Double?) {
         (day?.histogram?.integratedLUFS, day?.histogram?.loudnessRangeLU)
     }
@@ -176,35 +180,65 @@ public struct ClockedLoudness: Sendable {
 
 /// A line of the compliance log (`jas meter --log`), as `ClockedLoudness` makes them.
 public enum LoudnessLogLine: Sendable, Encodable {
+    /// An interval's line: its figures and the hour's and day's so far.
     case interval(Interval)
+    /// A closed hour or day: its figures.
     case period(Period)
     /// Clock time no reading fell in (the server was gone, the meter stalled).
     case gap(from: Double, to: Double, utcOffset: Int)
 
+    /// An interval's figures.
     public struct Interval: Sendable {
+        /// Where the interval starts and ends, UTC seconds since 1970.
         public var from, to: Double
+        /// The time zone's offset from UTC at the interval, seconds.
         public var utcOffset: Int
+        /// True when readings cover only part of the interval (the meter started or stopped inside it).
         public var partial: Bool
+        /// Readings that fell in the interval.
         public var readings: Int
+        /// Seconds of audio those readings cover.
         public var audioSeconds: Double
+        /// Highest momentary and short-term loudness in the interval, and the short-term at its end, LUFS (nil: below the gate).
         public var maxMomentaryLUFS, maxShortTermLUFS, shortTermLUFS: Double?
+        /// Highest true peak (dBTP) and sample peak (dBFS) in the interval.
         public var truePeakDBTP, samplePeakDBFS: Double
+        /// The programme's integrated loudness (LUFS) and loudness range (LU) at the interval's end.
         public var integratedLUFS, loudnessRangeLU: Double?
+        /// True once the loudness range covers `ClockedLoudness.settlingSeconds`.
         public var loudnessRangeSettled: Bool
+        /// True when the programme's figures were paused at the interval's end.
         public var paused: Bool
+        /// The running hour's and day's integrated loudness (LUFS) and range (LU).
         public var hourIntegratedLUFS, hourLoudnessRangeLU, dayIntegratedLUFS, dayLoudnessRangeLU: Double?
     }
 
+    /// A closed hour's or day's figures.
     public struct Period: Sendable {
-        public enum Kind: String, Sendable { case hour, day }
+        /// An hour or a day of the time zone's clocks.
+        public enum Kind: String, Sendable {
+            /// An hour of the time zone's clocks.
+            case hour
+            /// A day of the time zone's clocks, midnight to midnight.
+            case day
+        }
+        /// Whether the period is an hour or a day.
         public var kind: Kind
+        /// Where the period starts and ends, UTC seconds since 1970.
         public var from, to: Double
+        /// The time zone's offset from UTC at the period's start, seconds.
         public var utcOffset: Int
+        /// True when the meter ran for only part of the period.
         public var partial: Bool
+        /// Seconds of audio metered in the period.
         public var meteredSeconds: Double
+        /// The period's integrated loudness (LUFS) and loudness range (LU).
         public var integratedLUFS, loudnessRangeLU: Double?
+        /// True once the loudness range covers `ClockedLoudness.settlingSeconds`.
         public var loudnessRangeSettled: Bool
+        /// Highest momentary and short-term loudness in the period, LUFS.
         public var maxMomentaryLUFS, maxShortTermLUFS: Double?
+        /// Highest true peak (dBTP) and sample peak (dBFS) in the period.
         public var truePeakDBTP, samplePeakDBFS: Double
     }
 

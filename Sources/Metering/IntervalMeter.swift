@@ -13,6 +13,7 @@ public final class IntervalMeter: @unchecked Sendable { // the meter and its cou
     private var silence: [Float] = []
     private let onReading: @Sendable (MeterReading) -> Void
 
+    /// A meter that hands a reading to `onReading` every `interval` seconds of audio.
     public init(configuration: ProgrammeMeter.Configuration, interval: Double,
                 onReading: @escaping @Sendable (MeterReading) -> Void) throws(MeteringError) {
         meter = try ProgrammeMeter(configuration: configuration)

@@ -20,10 +20,14 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
         public var layout: ChannelLayout?
         /// Seconds of audio per reading.
         public var interval = 0.1
+        /// The level that reads 0 VU, dBFS.
         public var vuReferenceDBFS = -18.0
+        /// The K-system scale (12, 14 or 20): its 0 dB is that many dB below full scale.
         public var kScale = 14
+        /// The JACK client name the meter opens.
         public var clientName = "jas-meter"
 
+        /// The defaults: a reading every 0.1 s, 0 VU at −18 dBFS, K-14.
         public init() {}
     }
 
@@ -46,12 +50,17 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
     /// metered; `awaySeconds` nil while away, `returned` false when the meter
     /// stopped first).
     public struct SourceChange: Sendable, Equatable {
+        /// The JACK ports the meter reads (now, or when they went).
         public var ports: [String]
+        /// When the change happened, seconds of audio metered.
         public var seconds: Double
+        /// How long the source was away (nil: it is away now).
         public var awaySeconds: Double?
+        /// False when the meter stopped before the source came back.
         public var returned: Bool
     }
 
+    /// A meter with `configuration`; it opens nothing until it starts.
     public init(configuration: Configuration) {
         self.configuration = configuration
         session = AudioSession(clientName: configuration.clientName, serverName: configuration.serverName,

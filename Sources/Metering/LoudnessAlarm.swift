@@ -5,10 +5,14 @@ import Foundation
 public struct LoudnessTarget: Sendable, Equatable {
     /// The standard's name, or "target" for one given by number.
     public var name: String
+    /// The integrated loudness aimed at, LUFS.
     public var targetLUFS: Double
+    /// How far the short-term loudness may stray from the target, LU.
     public var toleranceLU: Double
+    /// The highest true peak allowed, dBTP.
     public var maxTruePeakDBTP: Double
 
+    /// A target by its figures; `name` labels it in events and logs.
     public init(name: String = "target", targetLUFS: Double, toleranceLU: Double, maxTruePeakDBTP: Double) {
         self.name = name
         self.targetLUFS = targetLUFS
@@ -47,13 +51,17 @@ public struct LoudnessTarget: Sendable, Equatable {
 /// Pure: it sees each reading's end on the meter's timeline (seconds of
 /// audio metered), its short-term loudness and its highest true peak.
 public struct LoudnessAlarm: Sendable {
+    /// What an alarm is about.
     public enum Kind: String, Sendable, CaseIterable {
+        /// Short-term loudness above the tolerance, below it, or a true peak over the maximum.
         case tooLoud = "too_loud", tooQuiet = "too_quiet", truePeakOver = "true_peak_over"
     }
 
     /// An alarm that starts (`on`) or ends.
     public struct Change: Sendable, Equatable {
+        /// What the alarm is about.
         public var kind: Kind
+        /// True when the alarm starts, false when it ends.
         public var on: Bool
         /// Where the condition began (at the start: the first reading past
         /// the threshold; at the end: the first reading back inside), seconds of audio.
@@ -68,8 +76,11 @@ public struct LoudnessAlarm: Sendable {
         public var lastedSeconds: Double?
     }
 
+    /// The target the readings are judged against.
     public let target: LoudnessTarget
+    /// How long a loudness condition must last before its alarm starts, and be gone before it ends, seconds of audio.
     public let holdSeconds: Double
+    /// How far inside the tolerance the loudness must stay for a loudness alarm to end, LU (at most the tolerance).
     public let hysteresisLU: Double
 
     private struct Track {
@@ -82,6 +93,7 @@ public struct LoudnessAlarm: Sendable {
     }
     private var tracks: [Kind: Track] = [:]
 
+    /// An alarm with no alarm on, judging against `target`.
     public init(target: LoudnessTarget, holdSeconds: Double, hysteresisLU: Double = 0.5) {
         self.target = target
         self.holdSeconds = holdSeconds

@@ -5,9 +5,11 @@ import Synchronization
 /// reading's short-term loudness and highest true peak through
 /// `LoudnessAlarm`, on the timeline of seconds of audio metered.
 public final class LoudnessAlarmWatch: Sendable {
+    /// The target the readings are judged against.
     public let target: LoudnessTarget
     private let alarm: Mutex<LoudnessAlarm>
 
+    /// A watch judging against `target`, with alarms held `holdSeconds` of audio.
     public init(target: LoudnessTarget, holdSeconds: Double) {
         self.target = target
         alarm = Mutex(LoudnessAlarm(target: target, holdSeconds: holdSeconds))

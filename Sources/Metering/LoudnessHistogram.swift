@@ -18,6 +18,7 @@ public struct LoudnessHistogram: Sendable, Equatable {
     private var windowCounts = [Int](repeating: 0, count: bins)
     private var windowPowers = [Double](repeating: 0, count: bins)
 
+    /// An empty histogram.
     public init() {}
 
     /// Adds a 400 ms block and a 3 s window (nil or below the gate: none).

@@ -11,7 +11,9 @@ import Foundation
 /// continued, never replaced. Without a path it writes nothing and only
 /// hands its lines on (`onLine`: the live page's hour and day).
 public final class LoudnessLog: @unchecked Sendable { // the file and the gathering are behind `lock`
+    /// The log file (nil: lines are only handed on).
     public let path: String?
+    /// Length of an interval line, seconds of clock time.
     public let intervalSeconds: Double
     private let handle: FileHandle?
     private let lock = NSLock()

@@ -56,17 +56,21 @@ public enum MeterEvent: Sendable, Equatable, Encodable {
     /// Dead air on `channels` (or its end): the highest level, where (seconds of
     /// audio) and how long the silence is so far (or was).
     case silence(channels: [Int], levelDBFS: Double, seconds: Double, silentSeconds: Double)
+    /// The end of dead air on `channels`: signal again, with the silence's length.
     case signal(channels: [Int], levelDBFS: Double, seconds: Double, silentSeconds: Double)
     /// Metered ports went away (`awaySeconds` nil) or their absence ended
     /// (`returned`: they came back; false: the meter stopped first).
     case source(ports: [String], seconds: Double, awaySeconds: Double?, returned: Bool)
     /// The programme's integrated loudness and LRA start again, pause or resume.
     case programme(ProgrammeChange, seconds: Double)
+    /// Something the meter could not do, in words.
     case warning(message: String)
     /// A compliance alarm starts or ends (`LoudnessAlarm`), judged against `target`.
     case loudnessAlarm(LoudnessAlarm.Change, target: LoudnessTarget)
 
+    /// What happened to the programme's integrated loudness and range.
     public enum ProgrammeChange: String, Sendable {
+        /// Started again from now, paused, or resumed (the event names).
         case reset = "loudness_reset", paused = "loudness_paused", resumed = "loudness_resumed"
     }
 

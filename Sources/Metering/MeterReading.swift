@@ -26,10 +26,13 @@ public struct MeterReading: Sendable, Equatable {
     public var seconds: Double
     /// Momentary (400 ms), short-term (3 s) and integrated loudness, LUFS (nil: below the −70 LUFS gate).
     public var momentaryLUFS: Double?
+    /// Short-term loudness (3 s), LUFS (nil: below the −70 LUFS gate).
     public var shortTermLUFS: Double?
+    /// Integrated loudness of the programme so far, LUFS (nil: below the gate).
     public var integratedLUFS: Double?
     /// Loudness range so far, LU.
     public var loudnessRangeLU: Double?
+    /// Each channel's levels.
     public var channels: [ChannelReading]
 }
 
@@ -40,7 +43,9 @@ public struct MeterSummary: Sendable, Equatable {
     /// Seconds the programme's figures cover: since the start or the last
     /// reset, less the pauses (`seconds` when neither happened).
     public var programmeSeconds: Double
+    /// Frames a second of the metered audio.
     public var sampleRate: Int
+    /// The channel layout's name (for example "stereo" or "5.1").
     public var layout: String
     /// Integrated loudness (both gates), LUFS.
     public var integratedLUFS: Double?
@@ -52,6 +57,7 @@ public struct MeterSummary: Sendable, Equatable {
     public var samplePeakDBFS: Double
     /// Highest momentary and short-term loudness seen, LUFS.
     public var maxMomentaryLUFS: Double?
+    /// Highest short-term loudness seen, LUFS.
     public var maxShortTermLUFS: Double?
     /// Per channel: peaks and RMS over the programme, highest PPM and VU readings.
     public var channels: [ChannelReading]

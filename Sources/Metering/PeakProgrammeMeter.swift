@@ -11,7 +11,9 @@ import Foundation
 public struct PeakProgrammeMeter: Sendable {
     /// The meter types.
     public enum Kind: String, Sendable, CaseIterable {
+        /// IEC 60268-10 type I (DIN 45406): 5 ms integration, falls 20 dB in 1.7 s.
         case typeI = "I"
+        /// IEC 60268-10 type IIb (EBU): 10 ms integration, falls 24 dB in 2.8 s.
         case typeIIb = "IIb"
 
         /// The burst that defines the integration time, seconds, and its reading, dB.
@@ -25,6 +27,7 @@ public struct PeakProgrammeMeter: Sendable {
         }
     }
 
+    /// The meter type.
     public let kind: Kind
     let attack: Float
     let release: Float

@@ -8,7 +8,9 @@ import Foundation
 public final class ProgrammeMeter: @unchecked Sendable { // not thread-safe by design: its owner feeds it from one thread at a time (IntervalMeter, under a lock)
     /// What to meter and how.
     public struct Configuration: Sendable {
+        /// Channels metered.
         public var channels: Int
+        /// Frames a second.
         public var sampleRate: Int
         /// Loudspeaker positions (nil: each channel counts with weight 1).
         public var layout: ChannelLayout?
@@ -22,6 +24,7 @@ public final class ProgrammeMeter: @unchecked Sendable { // not thread-safe by d
         /// the true peak does not count a step out of the silence before it.
         public var joinsMidStream = false
 
+        /// What to meter: `channels` at `sampleRate`, laid out as `layout` (nil: each channel weighs 1), read from `sources`.
         public init(channels: Int, sampleRate: Int, layout: ChannelLayout?, sources: [String]) {
             self.channels = channels
             self.sampleRate = sampleRate
@@ -60,6 +63,7 @@ public final class ProgrammeMeter: @unchecked Sendable { // not thread-safe by d
     private var pendingReset = false
     private var pendingPause: Bool?
 
+    /// A meter for `configuration`; throws when it cannot be metered (no channels, a rate or layout refused).
     public init(configuration: Configuration) throws(MeteringError) {
         self.configuration = configuration
         let channels = configuration.channels, rate = configuration.sampleRate

@@ -6,6 +6,7 @@ import Synchronization
 public final class TakeMeter: Sendable {
     private let box = Mutex<IntervalMeter?>(nil)
 
+    /// A take meter with no meter yet.
     public init() {}
 
     /// Set once the take's channels and rate are known.

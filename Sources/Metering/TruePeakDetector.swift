@@ -7,6 +7,7 @@ import Foundation
 /// scalar loop in libebur128 was a third of `jas meter`'s time: this one
 /// filters a whole chunk per tap, which the compiler vectorises.
 public struct TruePeakDetector {
+    /// Channels in each chunk fed to it.
     public let channels: Int
     let factor: Int
     /// Per phase, the non-zero taps: coefficient and how many input samples back it reaches.

@@ -15,8 +15,10 @@ public struct FileLoudness: Sendable, Equatable, Codable {
     public var maxTruePeakDBTP: Double?
     /// Highest momentary (400 ms) and short-term (3 s) loudness, LUFS.
     public var maxMomentaryLUFS: Double?
+    /// Highest short-term loudness (3 s), LUFS.
     public var maxShortTermLUFS: Double?
 
+    /// A file's figures, each nil where the audio gave none.
     public init(integratedLUFS: Double?, loudnessRangeLU: Double?, maxTruePeakDBTP: Double?, maxMomentaryLUFS: Double?,
                 maxShortTermLUFS: Double?) {
         self.integratedLUFS = integratedLUFS

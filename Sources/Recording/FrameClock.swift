@@ -100,6 +100,7 @@ public struct FrameClock: Sendable {
     /// d(offset)/d(monotonic): the wall clock's rate against the monotonic clock, minus 1.
     private var wallDrift = 0.0
 
+    /// A clock for a take at `sampleRate` frames a second, with nothing measured yet.
     public init(sampleRate: Int) {
         self.sampleRate = sampleRate
         secondsPerFrame = 1 / Double(sampleRate)

@@ -19,6 +19,7 @@ import Synchronization
 /// of the take, `finish(within:)` waits a bounded time for commands still
 /// running, then ends them (SIGTERM to their group, SIGKILL a second later).
 public final class HookCommand: Sendable {
+    /// The shell command line, run with `/bin/sh -c`.
     public let command: String
     private let onFailure: @Sendable (_ reason: String) -> Void
     /// Commands running now: process id → when it started (monotonic seconds).
@@ -26,6 +27,7 @@ public final class HookCommand: Sendable {
     /// Ids this object ended itself at the end of the take (their signal is no failure).
     private let ended = Mutex<Set<pid_t>>([])
 
+    /// A hook running `command`; `onFailure` hears why a run failed.
     public init(command: String, onFailure: @escaping @Sendable (_ reason: String) -> Void) {
         self.command = command
         self.onFailure = onFailure

@@ -70,9 +70,11 @@ extension Sequence where Element == UInt8 {
 public struct ManifestSigningKey: Sendable {
     /// The private key: its 32-byte seed.
     private let seed: [UInt8]
+    /// The public half, for `jas verify --key`.
     public let publicKey: ManifestPublicKey
     static let privateLabel = "jas-manifest-ed25519-private"
 
+    /// A new key pair from the system's random source.
     public init() {
         seed = Ed25519.newSeed()
         guard let raw = Ed25519.publicKey(ofSeed: seed) else { fatalError("libcrypto refused a new Ed25519 key") }
@@ -111,6 +113,7 @@ public struct ManifestPublicKey: Sendable {
 
     init(raw: [UInt8]) { self.raw = raw }
 
+    /// Reads a public key file (`NAME.pub`); throws naming the file when it is not one.
     public init(contentsOf path: String) throws(RecordingError) {
         raw = [UInt8](try KeyFile.read(path, label: Self.label, half: "public"))
     }
@@ -118,6 +121,7 @@ public struct ManifestPublicKey: Sendable {
     /// The key's name in the lines it signs: the first 16 hex digits of the SHA-256 of its 32 bytes.
     public var fingerprint: String { String(SHA256Hasher.hash(raw).hex.prefix(16)) }
 
+    /// True when `signature` is this key's Ed25519 signature of `body`.
     public func isValid(_ signature: Data, for body: [UInt8]) -> Bool {
         Ed25519.isValid([UInt8](signature), of: body, publicKey: raw)
     }

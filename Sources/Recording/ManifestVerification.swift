@@ -12,18 +12,28 @@ import Foundation
 /// What it does not: that the audio was what the microphones heard, or
 /// that the clock was right (the log says how it was measured).
 public struct ManifestVerification: Sendable {
+    /// What verification found: a problem, or a note that is not a failure.
     public struct Finding: Sendable, Equatable, CustomStringConvertible {
+        /// What kind of finding it is.
         public enum Kind: String, Sendable {
             // Problems: the manifest or its files are not what the recorder wrote.
+            /// A listed file's bytes differ from its hash, it is shorter or longer than it was closed.
             case fileAltered = "file_altered", fileTruncated = "file_truncated", fileGrown = "file_grown"
+            /// A file listed as closed and not deleted is not there.
             case fileMissing = "file_missing"
+            /// A line's link does not match the line before it, or a line is not a manifest line.
             case chainBroken = "chain_broken", lineUnreadable = "line_unreadable"
+            /// A signature does not verify, a line after a signed one has none, or it was signed by another key.
             case signatureInvalid = "signature_invalid", lineUnsigned = "line_unsigned", otherKey = "other_key"
             // Notes: said, and not a failure.
+            /// A file retention deleted as the manifest says, or one still being recorded.
             case deletedByRetention = "deleted_by_retention", beingRecorded = "being_recorded"
+            /// A file opened and never closed (its run was killed), or lines written before the chain began.
             case neverClosed = "never_closed", beforeTheChain = "before_the_chain"
+            /// Signed lines read without a key, or a last line cut short (a run killed while writing it).
             case signaturesNotChecked = "signatures_not_checked", tornLastLine = "torn_last_line"
 
+            /// True for a problem, false for a note.
             public var isProblem: Bool {
                 switch self {
                 case .deletedByRetention, .beingRecorded, .neverClosed, .beforeTheChain, .signaturesNotChecked, .tornLastLine: false
@@ -32,6 +42,7 @@ public struct ManifestVerification: Sendable {
             }
         }
 
+        /// What kind of finding it is.
         public var kind: Kind
         /// The manifest line it concerns, counted from 1 (nil: none).
         public var line: Int?
@@ -48,10 +59,13 @@ public struct ManifestVerification: Sendable {
         }
     }
 
+    /// The manifest verified.
     public let manifestPath: String
+    /// What was found, in the manifest's order.
     public private(set) var findings: [Finding] = []
     /// Lines read, files hashed again and found intact.
     public private(set) var lines = 0
+    /// Files hashed again and found as they were closed.
     public private(set) var filesIntact = 0
     /// Lines whose signature the key confirmed.
     public private(set) var linesSigned = 0

@@ -28,6 +28,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         /// `_2`, ...); strftime fields (`take-%Y%m%d-%H%M%S.wav`) are filled
         /// in with each file's start (see `TakeNaming`).
         public var outputPath: String
+        /// The file type and sample format.
         public var format = RecordingFormat()
         /// One file per channel instead of one interleaved file.
         public var perChannelFiles = false
@@ -71,11 +72,13 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         /// Dead air: a channel below this sample-peak level, dBFS, for
         /// `silenceHoldSeconds` is a `silence` event; its return a `signal` event.
         public var silenceThresholdDBFS = -60.0
+        /// How long the level must stay below the threshold before a `silence` event, seconds.
         public var silenceHoldSeconds = 10.0
         /// Shell commands run at those events (environment: `JAS_EVENT`,
         /// `JAS_CHANNELS`, `JAS_PORTS`, `JAS_LEVEL_DBFS`, `JAS_POSITION_FRAMES`,
         /// `JAS_POSITION_SECONDS`, `JAS_SILENT_SECONDS`, `JAS_TIME`, `JAS_FILE`).
         public var onSilence: String?
+        /// A shell command run when the signal returns after a `silence` event.
         public var onSignal: String?
         /// Seconds the end of the take waits for those commands still
         /// running before it ends them (SIGTERM, then SIGKILL); each so ended is logged.
@@ -88,6 +91,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         /// a meter beside the take; it must not block.
         public var onWritten: (@Sendable (UnsafeBufferPointer<Float>?, Int) -> Void)?
 
+        /// A take written to `outputPath`, with every other setting at its default.
         public init(outputPath: String) { self.outputPath = outputPath }
     }
 
@@ -122,6 +126,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     /// Signalled once the first `stop()` has finished (and passed on by each waiter).
     private let stopDone = DispatchSemaphore(value: 0)
 
+    /// A recorder for `configuration`; nothing opens until it is prepared.
     public init(configuration: Configuration) {
         self.configuration = configuration
         takePath = configuration.outputPath

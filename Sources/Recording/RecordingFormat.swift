@@ -38,9 +38,13 @@ public struct RecordingFormat: Sendable, Equatable {
 
     /// How each sample is stored.
     public enum SampleFormat: String, Sendable, CaseIterable {
+        /// 16-bit integer.
         case int16 = "16"
+        /// 24-bit integer.
         case int24 = "24"
+        /// 32-bit integer.
         case int32 = "32"
+        /// 32-bit float (a full-scale sample is ±1.0).
         case float32 = "float"
 
         /// How a person says it: "24-bit", "32-bit float".
@@ -65,9 +69,12 @@ public struct RecordingFormat: Sendable, Equatable {
         }
     }
 
+    /// The file type.
     public var container: Container
+    /// How each sample is stored.
     public var sampleFormat: SampleFormat
 
+    /// A format; by default WAV of 32-bit float.
     public init(container: Container = .wav, sampleFormat: SampleFormat = .float32) {
         self.container = container
         self.sampleFormat = sampleFormat

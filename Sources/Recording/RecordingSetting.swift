@@ -1,6 +1,7 @@
 /// A field of `Recorder.Configuration` that a check refused, named as a
 /// person says it; the tool that set it knows which of its options that was.
 public enum RecordingSetting: String, Sendable, CaseIterable {
+    /// The settings a check can refuse, one per field of `Recorder.Configuration`.
     case channels, duration, rotation, buffer, preroll, trigger, silenceThreshold, silenceHold, onSilence, onSignal
 
     /// The setting in words, e.g. "the rotation interval".

@@ -13,21 +13,26 @@ public struct RecordingSummary: Sendable, Equatable {
     public var framesWritten: Int64
     /// Seconds on the timeline.
     public var durationSeconds: Double
+    /// Frames a second.
     public var sampleRate: Int
+    /// Channels recorded.
     public var channels: Int
     /// The JACK ports recorded, channel order.
     public var ports: [String]
     /// Times the ring was full, and the frames that cost (written as silence).
     public var overruns: Int
+    /// Frames written as silence for overruns.
     public var overrunFrames: Int64
     /// Xruns the server reported while recording.
     public var xruns: Int
     /// Every stretch of silence written for missing frames (overruns included).
     public var gaps: Int
+    /// Frames written as silence in all gaps.
     public var gapFrames: Int64
     /// Interruptions by other sessions, and the frames of silence they cost
     /// (counted in `gaps` too).
     public var interruptions: Int
+    /// Frames of silence interruptions cost.
     public var interruptionFrames: Int64
     /// JACK frame time of the file's first frame (nil: nothing recorded).
     public var firstFrameTime: UInt32?
@@ -58,13 +63,17 @@ public struct RecordingProgress: Sendable, Equatable {
     public var isRecording: Bool
     /// Frames on the timeline so far.
     public var framesWritten: Int64
+    /// Frames a second.
     public var sampleRate: Int
     /// Highest sample peak per channel since the previous progress, dBFS.
     public var peakDBFS: [Double]
     /// How full the ring is, 0...1.
     public var ringFill: Double
+    /// Times the ring was full so far.
     public var overruns: Int
+    /// Xruns the server reported so far.
     public var xruns: Int
+    /// Stretches of silence written for missing frames so far.
     public var gaps: Int
     /// Frames written as silence for a logged reason, so far.
     public var gapFrames: Int64

@@ -12,8 +12,11 @@ public struct Retention: Sendable, Equatable {
     /// or a percentage of its size.
     public var minimumFree: MinimumFree?
 
+    /// A free-space floor: bytes, or a percentage of the file system's size.
     public enum MinimumFree: Sendable, Equatable {
+        /// At least this many bytes free.
         case bytes(Int64)
+        /// At least this percentage of the file system free.
         case percent(Double)
 
         func bytes(ofFileSystemSize size: Int64) -> Int64 {
@@ -24,11 +27,13 @@ public struct Retention: Sendable, Equatable {
         }
     }
 
+    /// A rule; with neither limit it deletes nothing.
     public init(keepSeconds: Double? = nil, minimumFree: MinimumFree? = nil) {
         self.keepSeconds = keepSeconds
         self.minimumFree = minimumFree
     }
 
+    /// True when the rule can delete anything.
     public var isActive: Bool { keepSeconds != nil || minimumFree != nil }
 
     /// Which of `files` (closed, oldest first) to delete now, and why: those

@@ -9,15 +9,20 @@ import SoundFile
 public struct TakeExtraction: Sendable {
     /// One stretch of the clip: frames of a file, or silence.
     public enum Piece: Sendable, Equatable {
+        /// Frames `fromFrame..<fromFrame + frames` of the file at `path`.
         case file(path: String, fromFrame: Int64, frames: Int64)
+        /// Silence the logger has no audio for, and why.
         case silence(frames: Int64, reason: String)
     }
 
     /// A stretch of the clip that is silence the logger wrote or could not
     /// write: where in the clip, how long, why.
     public struct Gap: Sendable, Equatable {
+        /// Where in the clip, frames from its start.
         public var atFrame: Int64
+        /// How many frames of silence.
         public var frames: Int64
+        /// Why there is no audio there, as the manifest says.
         public var reason: String
     }
 
@@ -27,6 +32,7 @@ public struct TakeExtraction: Sendable {
         case noAudio(fromUTC: Double, toUTC: Double, ranges: [ClosedRange<Double>])
         /// The range spans files at different rates or channel counts.
         case formatChanges(String)
+        /// The range asked for is empty (its end is not after its start).
         case emptyRange
 
         public var description: String {
@@ -48,15 +54,23 @@ public struct TakeExtraction: Sendable {
         }
     }
 
+    /// The clip's start, UTC seconds since 1970.
     public let fromUTC: Double
+    /// The clip's end, UTC seconds since 1970.
     public let toUTC: Double
+    /// Frames a second of the clip.
     public let sampleRate: Int
+    /// Channels of the clip.
     public let channels: Int
+    /// The clip's stretches, in order.
     public private(set) var pieces: [Piece] = []
+    /// The clip's stretches of silence, with their reasons.
     public private(set) var gaps: [Gap] = []
     /// The clip's first frame: samples since its midnight, and the zone's offset there.
     public let timeReference: UInt64
+    /// The zone's offset east of UTC at the clip's first frame, seconds.
     public let utcOffset: Int
+    /// Frames in the clip.
     public var frames: Int64 {
         pieces.reduce(0) { total, piece in
             switch piece {

@@ -4,7 +4,9 @@ import Foundation
 /// closed (its frames, gaps and SHA-256), or a file deleted by retention.
 /// What retention, extraction and verification read; a person can read it too.
 public struct ManifestLine: Codable, Sendable, Equatable {
+    /// What a line records.
     public enum Event: String, Codable, Sendable {
+        /// A file opened, closed, or deleted by retention.
         case opened, closed, deleted
     }
 
@@ -28,11 +30,16 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     /// A gap inside a file (`written`: silence in the file) or before it
     /// (not written: the disk was full), positions in the file's frames.
     public struct Gap: Codable, Sendable, Equatable {
+        /// Where, in the file's frames.
         public var atFrame: Int64
+        /// How many frames.
         public var frames: Int64
+        /// Why the frames are missing.
         public var reason: String
+        /// True when silence was written for them, false when they were not written (the disk was full).
         public var written: Bool
 
+        /// A gap of `frames` at `atFrame`, for `reason`.
         public init(atFrame: Int64, frames: Int64, reason: String, written: Bool) {
             self.atFrame = atFrame
             self.frames = frames
@@ -45,6 +52,7 @@ public struct ManifestLine: Codable, Sendable, Equatable {
         }
     }
 
+    /// What the line records.
     public var event: Event
     /// The file, relative to the manifest's folder when inside it.
     public var path: String
@@ -52,22 +60,31 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     public var index: Int
     /// UTC of its first frame, seconds since 1970, and the same as ISO 8601 (milliseconds, Z).
     public var startUTC: Double
+    /// UTC of the first frame as ISO 8601 with milliseconds.
     public var start: String
     /// The zone's offset east of UTC at the first frame, seconds (names and `bext` are in that zone).
     public var utcOffset: Int
+    /// Frames a second.
     public var sampleRate: Int
+    /// Channels in the file.
     public var channels: Int
     /// The file's identity on disk when it was opened: a file of the same
     /// name that is another file is never this logger's.
     public var device: UInt64
+    /// The file's inode (with `device`).
     public var inode: UInt64
     // Closed: what the file holds.
+    /// Frames in the file.
     public var frames: Int64?
     /// UTC of the frame after its last (the next file's first, when no gap lies between).
     public var endUTC: Double?
+    /// The `bext` time reference: frames since the zone's midnight at the first frame.
     public var timeReference: UInt64?
+    /// Stretches of the file that are not what was heard, with their reasons.
     public var gaps: [Gap]?
+    /// SHA-256 of the file's bytes as closed, hexadecimal.
     public var sha256: String?
+    /// The file's size as closed, bytes.
     public var bytes: Int64?
     /// Its loudness (EBU Tech 3285's five figures, null where there is none).
     public var loudness: FileLoudness?
@@ -79,7 +96,9 @@ public struct ManifestLine: Codable, Sendable, Equatable {
     /// How the start time was measured (closed lines the recorder wrote; nil in older manifests).
     public var timeBasis: TimeBasis?
     // Deleted: why and when.
+    /// Why the file was deleted.
     public var reason: String?
+    /// When it was deleted, UTC seconds since 1970.
     public var deletedUTC: Double?
     /// The link to the line before it (`ManifestChain`): SHA-256 of that line as written.
     public var previous: String?
@@ -108,6 +127,7 @@ public struct ManifestLine: Codable, Sendable, Equatable {
 /// does. Each line is linked to the one before it, and signed when a key
 /// is given (`ManifestChain`); `ManifestVerification` checks both.
 public final class TakeManifest: @unchecked Sendable { // its state and the descriptor are behind `lock`
+    /// The manifest file.
     public let path: String
     private let lock = NSLock()
     private var descriptor: Int32 = -1
@@ -268,6 +288,7 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
 
 /// A file's SHA-256 (libcrypto), read in blocks into one buffer.
 public enum FileDigest {
+    /// The file's SHA-256 in hexadecimal (nil: it cannot be read).
     public static func sha256(ofFile path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }

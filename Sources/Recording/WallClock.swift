@@ -10,6 +10,7 @@ public struct WallClockReading: Sendable, Equatable {
     /// CLOCK_MONOTONIC, nanoseconds.
     public var monotonicNanoseconds: UInt64
 
+    /// A reading of `utc` taken at `monotonicNanoseconds`.
     public init(utc: Double, monotonicNanoseconds: UInt64) {
         self.utc = utc
         self.monotonicNanoseconds = monotonicNanoseconds
@@ -27,6 +28,7 @@ public protocol WallClock: Sendable {
 /// The system's clock: CLOCK_REALTIME, read between two reads of
 /// CLOCK_MONOTONIC and paired with their midpoint.
 public struct SystemWallClock: WallClock {
+    /// The system's clock.
     public init() {}
 
     public func read() -> WallClockReading {
