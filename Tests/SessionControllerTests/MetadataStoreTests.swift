@@ -62,9 +62,7 @@ final class MetadataStoreTests: JackTestCase {
     /// A take under way (its `started` logged): `jas record` of a jackd on a
     /// machine of its own. Skips the test where no such machine can be made.
     private func startTake() throws -> RunningTake {
-        let machine: SeparateMachine
-        // Needs root (a mount namespace); without one the test fails and says so, it does not skip.
-        machine = try SeparateMachine()
+        let machine = try SeparateMachine()  // needs root: without it the test fails and says so
         let folder = temporaryFolder()
         let server = LoopbackServer.uniqueName()
         var jackd: MachineProgram?
@@ -93,6 +91,15 @@ final class MetadataStoreTests: JackTestCase {
         let killed = StoreLockKill.killedProcess(gdb.output)
         XCTAssertNotNil(killed, gdb.output)
         return (gdb.output, killed)
+    }
+
+    /// Fails the set-up (`SetupDidNotHold`) when a client still opens on
+    /// `server` within 5 s: the kill did not leave the store's environment locked.
+    private func assertTheStoreIsLocked(_ machine: SeparateMachine, server: String, gdb: String) throws {
+        guard try run(machine.command(["timeout", "-s", "KILL", "5", "jack_lsp", "-s", server])).status != 0 else {
+            throw SetupDidNotHold("the kill did not leave the store's environment locked: nothing checked; gdb said: "
+                                  + gdb.suffix(300))
+        }
     }
 
     /// Leaves `region` as the soak left it: empty, and not new (a minute old).
@@ -135,9 +142,7 @@ final class MetadataStoreTests: JackTestCase {
 
     func testADamagedStoreIsNamedNotCrashedOnAndTheRepairCuresIt() throws {
         continueAfterFailure = false
-        let machine: SeparateMachine
-        // Needs root (a mount namespace); without one the test fails and says so, it does not skip.
-        machine = try SeparateMachine()
+        let machine = try SeparateMachine()  // needs root: without it the test fails and says so
         defer { machine.stop() }
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -231,9 +236,7 @@ final class MetadataStoreTests: JackTestCase {
     /// for its 15 s bound; `check` and `repair` say it, and once the repair
     /// removed the store and the sleeping jackd is killed, a jackd serves.
     func testAServerAsleepOnALockedStoreIsNamedAndTheRepairCuresIt() throws {
-        let machine: SeparateMachine
-        // Needs root (a mount namespace); without one the test fails and says so, it does not skip.
-        machine = try SeparateMachine()
+        let machine = try SeparateMachine()  // needs root: without it the test fails and says so
         defer { machine.stop() }
         let name = LoopbackServer.uniqueName()
         let first = try startReadyJackd(machine, name: name)
@@ -285,9 +288,7 @@ final class MetadataStoreTests: JackTestCase {
     /// still has it open; a client then opens on that same running server,
     /// as a logger restarted by systemd after the unit's repair would.
     func testALockOnlyAnOpenMeetsIsFoundByTheProbeAndRepaired() throws {
-        let machine: SeparateMachine
-        // Needs root (a mount namespace); without one the test fails and says so, it does not skip.
-        machine = try SeparateMachine()
+        let machine = try SeparateMachine()  // needs root: without it the test fails and says so
         defer { machine.stop() }
         let name = LoopbackServer.uniqueName()
         let jackd = try startReadyJackd(machine, name: name)
@@ -296,10 +297,7 @@ final class MetadataStoreTests: JackTestCase {
         XCTAssertEqual(whole.status, 0, whole.output)
         let gdb = try killAJackLspInsideTheStore(machine, server: name)
         let killed = gdb.killed
-        guard try run(machine.command(["timeout", "-s", "KILL", "5", "jack_lsp", "-s", name])).status != 0 else {
-            throw SetupDidNotHold("the kill did not leave the store's environment locked: nothing checked; gdb said: "
-                                  + gdb.output.suffix(300))
-        }
+        try assertTheStoreIsLocked(machine, server: name, gdb: gdb.output)
         XCTAssertTrue(MetadataStore(root: machine.sharedMemoryPath).lockWaits(ofProcess: jackd.processIdentifier).isEmpty,
                       "jackd sleeps on the lock too: not the lock only an open meets")
         let check = try run(machine.command([jas, "metadata-store", "check"]))
@@ -331,10 +329,7 @@ final class MetadataStoreTests: JackTestCase {
                                                                    take.lines, take.errorLines)
         let event = take.events
         let gdb = try killAJackLspInsideTheStore(machine, server: name)
-        guard try run(machine.command(["timeout", "-s", "KILL", "5", "jack_lsp", "-s", name])).status != 0 else {
-            throw SetupDidNotHold("the kill did not leave the store's environment locked: nothing checked; gdb said: "
-                                  + gdb.output.suffix(300))
-        }
+        try assertTheStoreIsLocked(machine, server: name, gdb: gdb.output)
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         XCTAssertTrue(waitUntil(timeout: 40) { !recorder.isRunning }, "the recorder still runs: \(errorLines.text)")
