@@ -55,13 +55,13 @@ let package = Package(
         // the lock-free sample ring (see Sources/JackRuntime/README.md).
         .target(
             name: "JackRuntime",
-            dependencies: ["JackKit", "CJack"],
+            dependencies: ["JackKit", "CJack", "CWakeup"],
             exclude: ["README.md"]
         ),
         // The AVAudioSession-shaped controller.
         .target(
             name: "JackAudioSession",
-            dependencies: ["JackKit", "JackRuntime", "EventSchema"],
+            dependencies: ["JackKit", "JackRuntime", "EventSchema", "CWakeup"],
             exclude: ["README.md"]
         ),
         // What measuring tools do with the audio: test signals, loopback checks.

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <time.h>
+#include <sys/eventfd.h>
 #include "CWakeup.h"
 
 int cwakeup_wait(sem_t *semaphore, long long timeout_ns) {
@@ -17,4 +18,8 @@ int cwakeup_wait(sem_t *semaphore, long long timeout_ns) {
         if (errno != EINTR) return -1;
     }
     return 0;
+}
+
+int cwakeup_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }

@@ -86,6 +86,8 @@ extension AudioSession {
             }
             StepTrace.note("reconnect: dead client closed")
             let watch = ServerWatch(serverName: serverName)
+            self?.board.reconnectWatch.withLock { $0 = watch }
+            // A generation that moved on before the watch was in place is seen by the first attempt.
             var backoff = ReconnectBackoff()
             var course = ReconnectCourse(generation: loss.generation)
             func attempt() -> Bool {
@@ -118,7 +120,13 @@ extension AudioSession {
             }
             while !attempt() {
                 StepTrace.note("reconnect: attempt failed, pausing")
-                backoff.pause(on: watch, serverName: serverName)
+                if backoff.pause(on: watch, serverName: serverName) == .interrupted {
+                    StepTrace.note("reconnect: pause interrupted (the generation moved on)")
+                }
+            }
+            if let board = self?.board {
+                board.reconnectWatch.withLock { if $0 === watch { $0 = nil } }
+                board.reconnectsEnded.add(1, ordering: .releasing)
             }
             StepTrace.note("reconnect: done")
         }

@@ -136,7 +136,10 @@ extension AudioSession {
     private func reportLatency(_ mode: LatencyMode) {
         StepTrace.note("latency callback (\(mode)): reading and setting the ranges")
         defer { StepTrace.note("latency callback (\(mode)): done") }
-        board.read { $0.activation.ports }?.reportLatency(mode)
-        if mode == .playback { board.latencyPasses.add(1, ordering: .releasing) }
+        let (ports, processor) = board.read { ($0.activation.ports, $0.activation.processor) }
+        ports?.reportLatency(mode)
+        guard mode == .playback else { return }
+        board.latencyPasses.add(1, ordering: .releasing)
+        processor?.lookAgain()
     }
 }

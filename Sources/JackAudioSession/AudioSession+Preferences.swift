@@ -1,5 +1,6 @@
 import Foundation
 import JackKit
+import JackRuntime
 
 extension AudioSession {
     // MARK: Preferences (requests; the server decides)
@@ -17,15 +18,16 @@ extension AudioSession {
         guard seconds.isFinite, seconds > 0 else {
             throw AudioSessionError(.badParam, "preferred I/O buffer duration must be a positive number of seconds, got \(seconds)")
         }
-        let request = try core.sync { core throws(AudioSessionError) -> (Client, Int)? in
+        let request = try core.sync { core throws(AudioSessionError) -> (Client, Int, RealtimeProcessor)? in
             core.preferences.ioBufferDuration = seconds
-            guard let client = core.activeClient, let frames = try core.requestPeriod(for: seconds, on: client) else {
+            guard let client = core.activeClient, let processor = core.activation.processor,
+                  let frames = try core.requestPeriod(for: seconds, on: client) else {
                 return nil
             }
-            return (client, frames)
+            return (client, frames, processor)
         }
         // Off the queue: returns once the server runs it (at most a second).
-        if let (client, frames) = request { SessionCore.awaitPeriod(frames, on: client) }
+        if let (client, frames, processor) = request { SessionCore.awaitPeriod(frames, on: client, processor) }
     }
 
     /// The sample rate the app asked for, Hz (0: none). A running JACK server

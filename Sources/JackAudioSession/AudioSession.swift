@@ -175,6 +175,12 @@ public final class AudioSession: Sendable {
     /// tries while its server is gone is read from this, not from a time.
     public var reconnectAttempts: Int { board.reconnectAttempts.load(ordering: .acquiring) }
 
+    /// Reconnect loops that have ended since the session was made: the
+    /// server answered, the session closed, a later loss took over, the
+    /// limit passed or libjack wedged. A close ends a loop at once, even in
+    /// the middle of its pause.
+    public var reconnectsEnded: Int { board.reconnectsEnded.load(ordering: .acquiring) }
+
     /// Interruptions that have silenced the session since it opened, counted
     /// before the silence begins: a run of audio whose count moved while it
     /// ran may hold silence in place of the session's output.
@@ -217,11 +223,23 @@ public final class AudioSession: Sendable {
         Self.close(core)
     }
 
-    /// Closes off the queue: the linger after a deactivation is waited out
-    /// here, and the client's close waits for libjack's notification thread.
+    /// Closes off the queue: the core closes on its queue once the linger
+    /// after a deactivation is over (a timer on the queue, which serves the
+    /// arbitration meanwhile), and the client's close waits here for
+    /// libjack's notification thread.
     private static func close(_ core: QueueBound<SessionCore>) {
         let linger = core.sync { $0.lingerRemaining }
-        if linger > 0 { usleep(UInt32(linger * 1_000_000)) }
-        core.sync { $0.close() }?.close()
+        guard linger > 0 else {
+            core.sync { $0.close() }?.close()
+            return
+        }
+        let closed = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var client: Client?
+        core.queue.asyncAfter(deadline: .now() + linger) {
+            client = core.value.close()
+            closed.signal()
+        }
+        closed.wait()
+        client?.close()
     }
 }

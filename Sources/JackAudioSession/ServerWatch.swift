@@ -1,3 +1,4 @@
+import CWakeup
 import JackKit
 import Foundation
 import JackRuntime
@@ -5,11 +6,26 @@ import JackRuntime
 /// Waits for a JACK server to come back: jackd2 creates its request socket
 /// `/dev/shm/jack_NAME_UID_0` when it starts, so an inotify watch on the
 /// folder wakes the reconnect loop as soon as the server is there instead of
-/// at the end of a backoff step. Without inotify it is a plain sleep.
-final class ServerWatch {
+/// at the end of a backoff step (without inotify, the step runs to its end).
+/// `interrupt()` ends a wait at once: the session's close stops its
+/// reconnect loop with it instead of after the pause.
+final class ServerWatch: Sendable {
+    /// The inotify watch on the server folder (-1: none).
     private let descriptor: Int32
+    /// An eventfd that `interrupt()` writes (-1: none).
+    private let interruption: Int32
     private let socketName: String
     static let folder = ServerProcess.serverFolder
+
+    /// How a wait ended.
+    enum Outcome: Equatable {
+        /// The server's request socket appeared.
+        case serverAppeared
+        /// The pause ran its course.
+        case timedOut
+        /// `interrupt()` was called.
+        case interrupted
+    }
 
     init(serverName: String) {
         socketName = ServerProcess.requestSocketName(serverName: serverName)
@@ -17,28 +33,38 @@ final class ServerWatch {
         if descriptor >= 0 {
             _ = inotify_add_watch(descriptor, Self.folder, UInt32(IN_CREATE | IN_MOVED_TO))
         }
+        interruption = cwakeup_eventfd()
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        if interruption >= 0 { close(interruption) }
+    }
 
-    /// Sleeps up to `seconds`; returns early (true) when the server's socket appears.
-    func wait(seconds: Double) -> Bool {
-        guard descriptor >= 0 else {
-            usleep(UInt32(seconds * 1_000_000))
-            return false
-        }
+    /// From any thread: ends the wait under way, and every later one, at once.
+    func interrupt() {
+        guard interruption >= 0 else { return }
+        var one: UInt64 = 1
+        _ = write(interruption, &one, MemoryLayout<UInt64>.size)
+    }
+
+    /// Waits up to `seconds` for the server's socket to appear, or an interruption.
+    func wait(seconds: Double) -> Outcome {
         let deadline = ContinuousClock.now + .seconds(seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var watched = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: interruption, events: Int16(POLLIN), revents: 0)]
         while true {
             let remaining = (deadline - ContinuousClock.now).inSeconds
-            guard remaining > 0 else { return false }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
+            guard remaining > 0 else { return .timedOut }
+            // poll skips an entry whose descriptor is negative.
+            guard poll(&watched, nfds_t(watched.count), Int32(remaining * 1000) + 1) > 0 else { continue }
+            if watched[1].revents != 0 { return .interrupted }
             let count = read(descriptor, &buffer, buffer.count)
             guard count > 0 else { continue }
             if InotifyEvents.parse(buffer.prefix(count)).contains(where: { $0.name == socketName }) {
                 StepTrace.note("server watch: \(socketName) appeared")
-                return true
+                return .serverAppeared
             }
         }
     }
@@ -74,13 +100,16 @@ struct ReconnectBackoff {
         delay = woken ? 0.01 : min(delay * 2, 1)
     }
 
-    /// Waits before the next attempt to reach `serverName`, on `watch`.
-    mutating func pause(on watch: ServerWatch, serverName: String) {
+    /// Waits before the next attempt to reach `serverName`, on `watch`;
+    /// how the wait ended.
+    @discardableResult
+    mutating func pause(on watch: ServerWatch, serverName: String) -> ServerWatch.Outcome {
         let starting = ServerProcess.requestSocketExists(serverName: serverName)
             && ServerProcess.serving(serverName: serverName) != nil
         let next = nextPause(serverStarting: starting, now: Double(MonotonicClock.nanoseconds) / 1e9)
         StepTrace.note("reconnect: pausing \(next.seconds) s" + (next.paced ? " (the server is starting)" : ""))
-        let woken = watch.wait(seconds: next.seconds)
-        if !next.paced { paused(woken: woken) }
+        let outcome = watch.wait(seconds: next.seconds)
+        if !next.paced { paused(woken: outcome == .serverAppeared) }
+        return outcome
     }
 }

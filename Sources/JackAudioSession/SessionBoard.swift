@@ -31,6 +31,9 @@ final class SessionBoard: Sendable {
     let lastSampleRate = Atomic<Int>(0)
     /// The machine's reconnect generation, as of its last change: a reconnect loop of an older one stops.
     let reconnectGeneration = Atomic<Int>(0)
+    /// The running reconnect loop's watch, interrupted when the generation
+    /// moves on, so the loop stops at once rather than after its pause.
+    let reconnectWatch = Mutex<ServerWatch?>(nil)
     /// Bumped by every registration or connection JACK reports (`graphChangeCount`).
     let graphChanges = Atomic<Int>(0)
     /// Bumped by every port or client registration; a refresh runs once it settles.
@@ -47,6 +50,8 @@ final class SessionBoard: Sendable {
     let interruptionsBegun = Atomic<Int>(0)
     /// Attempts to reach the server again after a loss, each before its pause.
     let reconnectAttempts = Atomic<Int>(0)
+    /// Reconnect loops that have ended (`AudioSession.reconnectsEnded`).
+    let reconnectsEnded = Atomic<Int>(0)
     /// What was seen of the server when the session's client last opened.
     let serverPresence = Mutex(ServerPresence())
     let resetSettings = Mutex<(policy: ResetPolicy, limit: Double?)>((.automatic, nil))

@@ -36,16 +36,16 @@ extension SessionCore {
         /// server that gives another period is reported as it is.
         func wait(on board: SessionBoard) {
             if ports.setsOwnRanges {
-                let deadline = ContinuousClock.now + .seconds(1)
-                func seen() -> Bool { board.latencyPasses.load(ordering: .acquiring) > latencyPassesBefore }
-                while !seen(), ContinuousClock.now < deadline { usleep(1_000) }
-                StepTrace.note("activation: latency pass " + (seen() ? "seen" : "not seen within 1 s"))
+                let seen = processor.awaitCycles(within: 1) {
+                    board.latencyPasses.load(ordering: .acquiring) > latencyPassesBefore
+                }
+                StepTrace.note("activation: latency pass " + (seen ? "seen" : "not seen within 1 s"))
             } else {
-                ports.awaitRunning(plan, within: 1)
+                ports.awaitRunning(plan, within: 1, on: processor)
                 client.recomputeLatencies()
                 StepTrace.note("activation: latency pass done, the connections running")
             }
-            if let period { SessionCore.awaitPeriod(period, on: client) }
+            if let period { SessionCore.awaitPeriod(period, on: client, processor) }
         }
     }
 
@@ -368,10 +368,9 @@ extension SessionCore {
     }
 
     /// Waits, at most a second, until the server runs the period asked for
-    /// (off the queue: see `ActivationWait.wait`).
-    static func awaitPeriod(_ frames: Int, on client: Client) {
-        let deadline = ContinuousClock.now + .seconds(1)
-        while client.bufferSize != frames, ContinuousClock.now < deadline { usleep(2_000) }
+    /// (off the queue: see `ActivationWait.wait`), looking at each cycle's end.
+    static func awaitPeriod(_ frames: Int, on client: Client, _ processor: RealtimeProcessor) {
+        processor.awaitCycles(within: 1) { client.bufferSize == frames }
     }
 
     /// `incompatibleCategory` when `category` has no input (`input`) or no output.

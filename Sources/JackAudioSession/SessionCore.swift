@@ -68,6 +68,7 @@ final class SessionCore {
         didSet {
             board.store { [machine] in $0.machine = machine }
             board.reconnectGeneration.store(machine.generation, ordering: .relaxed)
+            if machine.generation != oldValue.generation { board.reconnectWatch.withLock { $0 }?.interrupt() }
         }
     }
     var preferences = Preferences() {

@@ -1,5 +1,5 @@
-import Glibc
 import JackKit
+import JackRuntime
 import Synchronization
 
 /// The JACK ports one activation of a session registered and what they are
@@ -58,14 +58,13 @@ final class SessionPorts: Sendable {
     /// Waits, at most `seconds`, until the graph jackd runs holds the plan's
     /// connections of the session's ports (a connect changes the graph a
     /// cycle later); ports the plan names that are gone are not waited for.
-    /// libjack's latency propagation reads the running graph.
-    func awaitRunning(_ plan: RoutePlan, within seconds: Double) {
+    /// libjack's latency propagation reads the running graph. It looks at
+    /// the end of each of `processor`'s cycles, when the graph may have changed.
+    func awaitRunning(_ plan: RoutePlan, within seconds: Double, on processor: RealtimeProcessor) {
         let wanted = zip(inputs, plan.inputPorts).map { ($0, $1) }
             + zip(outputs, plan.outputPorts).compactMap { port, destination in destination.map { (port, $0) } }
-        let deadline = MonotonicClock.nanoseconds + UInt64(seconds * 1e9)
-        while wanted.contains(where: { port, other in portNamed(other) != nil && !port.connections.contains(other) }),
-              MonotonicClock.nanoseconds < deadline {
-            usleep(1_000)
+        processor.awaitCycles(within: seconds) {
+            !wanted.contains(where: { port, other in portNamed(other) != nil && !port.connections.contains(other) })
         }
     }
 }

@@ -79,6 +79,8 @@ struct CycleState: ~Copyable {
     /// Cycles completed since activation (written only by the real-time thread).
     let cyclesCompleted = Atomic<UInt64>(0)
     let silencesInputs = Atomic<Bool>(false)
+    /// Rung at the end of each cycle while a thread waits on it (`RealtimeProcessor.awaitCycles`).
+    let bell = CycleBell()
 
     /// Where the output stage's state starts, bytes from the start of the block.
     static var outputStageOffset: Int { roundedUp(MemoryLayout<CycleState>.size, to: MemoryLayout<OutputStageState>.alignment) }
@@ -171,6 +173,20 @@ public final class RealtimeProcessor: @unchecked Sendable { // its mutable state
     /// Cycles completed since activation.
     public var cyclesCompleted: UInt64 { state.pointee.cyclesCompleted.load(ordering: .acquiring) }
 
+    /// Waits, off the real-time thread, until `condition` holds: it is
+    /// looked at now, at the end of every cycle and after each
+    /// `lookAgain()`, for at most `seconds`. What a cycle boundary changes
+    /// (the graph jackd runs, the period) is seen within one period of the
+    /// change, without polling. Whether it held.
+    @discardableResult
+    public func awaitCycles(within seconds: Double, until condition: () -> Bool) -> Bool {
+        state.pointee.bell.wait(seconds: seconds, until: condition)
+    }
+
+    /// From any thread: threads in `awaitCycles` look at their condition
+    /// again now (it changed between cycles, e.g. in a latency callback).
+    public func lookAgain() { state.pointee.bell.ring() }
+
     /// Whether the render block gets silence instead of the input port
     /// buffers (which belong to the ports feeding them and are never written).
     public var silencesInputs: Bool { state.pointee.silencesInputs.load(ordering: .acquiring) }
@@ -214,6 +230,7 @@ extension CycleState {
         let count = cyclesCompleted.load(ordering: .relaxed) &+ 1
         Self.outputStage(in: block).pointee.process(outputBuffers, frames: Int(frames), cycle: count)
         cyclesCompleted.store(count, ordering: .releasing)
+        bell.cycleEnded()
         if let costRecorder {
             let finished = cjack_monotonic_nanoseconds()
             costRecorder._withUnsafeGuaranteedRef { $0.record(finished &- started) }

@@ -158,6 +158,26 @@ final class MediaServicesTests: JackTestCase {
         _ = back
     }
 
+    func testACloseEndsTheReconnectLoopInTheMiddleOfItsPause() throws {
+        let server = try startServer()
+        let session = AudioSession(clientName: "closing", serverName: server.name)
+        try session.setCategory(.playback)
+        let recorder = EventRecorder(session)
+        try session.setActive(true)
+        server.stop()
+        XCTAssertTrue(waitUntil { self.losses(recorder) == 1 })
+        // At the backoff's 1 s cap, then just after an attempt: a full pause lies ahead.
+        XCTAssertTrue(waitUntil(timeout: 10) { session.reconnectAttempts >= 6 }, "attempts: \(session.reconnectAttempts)")
+        let attempts = session.reconnectAttempts
+        XCTAssertTrue(waitUntil(timeout: 3) { session.reconnectAttempts > attempts })
+        XCTAssertEqual(session.reconnectsEnded, 0)
+        let closedAt = ContinuousClock.now
+        session.close()
+        XCTAssertTrue(waitUntil(timeout: 3) { session.reconnectsEnded == 1 })
+        let ended = ContinuousClock.now - closedAt
+        XCTAssertLessThan(ended, .milliseconds(500), "the close interrupts the pause; it does not wait out its second")
+    }
+
     func testSelftestLoopGoesOnThroughAServerRestart() throws {
         let server = try startServer(period: 256)
         let output = Pipe()
