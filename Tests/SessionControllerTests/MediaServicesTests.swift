@@ -127,17 +127,25 @@ final class MediaServicesTests: JackTestCase {
         XCTAssertEqual(session.ioBufferDuration, 256.0 / 48000, accuracy: 1e-12)
     }
 
-    func testServerGoneNoSpinNoGrowthPromptReconnect() throws {
+    /// An active playback session named `clientName` whose server was
+    /// stopped, once its reconnect loop is past the backoff's doubling (50 ms
+    /// up to its 1 s cap: five pauses).
+    private func reconnectingAtTheCap(_ clientName: String) throws -> (LoopbackServer, AudioSession, EventRecorder) {
         let server = try startServer()
-        let session = AudioSession(clientName: "patient", serverName: server.name)
-        defer { session.close() }
+        let session = AudioSession(clientName: clientName, serverName: server.name)
         try session.setCategory(.playback)
         let recorder = EventRecorder(session)
         try session.setActive(true)
         server.stop()
         XCTAssertTrue(waitUntil { self.losses(recorder) == 1 })
-        // Past the backoff's doubling (50 ms up to its 1 s cap: five pauses), then four attempts at the cap.
         XCTAssertTrue(waitUntil(timeout: 10) { session.reconnectAttempts >= 6 }, "attempts: \(session.reconnectAttempts)")
+        return (server, session, recorder)
+    }
+
+    func testServerGoneNoSpinNoGrowthPromptReconnect() throws {
+        let (server, session, recorder) = try reconnectingAtTheCap("patient")
+        defer { session.close() }
+        // Four attempts at the cap.
         let cpuBefore = ProcessStats.cpuSeconds, memoryBefore = ProcessStats.residentBytes
         let threadsBefore = ProcessStats.threads
         let attemptsBefore = session.reconnectAttempts, measuredFrom = ContinuousClock.now
@@ -159,15 +167,8 @@ final class MediaServicesTests: JackTestCase {
     }
 
     func testACloseEndsTheReconnectLoopInTheMiddleOfItsPause() throws {
-        let server = try startServer()
-        let session = AudioSession(clientName: "closing", serverName: server.name)
-        try session.setCategory(.playback)
-        let recorder = EventRecorder(session)
-        try session.setActive(true)
-        server.stop()
-        XCTAssertTrue(waitUntil { self.losses(recorder) == 1 })
-        // At the backoff's 1 s cap, then just after an attempt: a full pause lies ahead.
-        XCTAssertTrue(waitUntil(timeout: 10) { session.reconnectAttempts >= 6 }, "attempts: \(session.reconnectAttempts)")
+        let (_, session, _) = try reconnectingAtTheCap("closing")
+        // Just after an attempt at the cap: a full pause lies ahead.
         let attempts = session.reconnectAttempts
         XCTAssertTrue(waitUntil(timeout: 3) { session.reconnectAttempts > attempts })
         XCTAssertEqual(session.reconnectsEnded, 0)
