@@ -4,11 +4,12 @@ import Measurement
 /// What `jas analyze ... --report PAGE.html` writes: one self-contained HTML
 /// page (no script, no network) of the measurements made, with SVG graphs
 /// against frequency (response magnitude and phase, THD and the harmonics,
-/// crosstalk), tables of the single figures (stepped sine, noise and dynamic
+/// crosstalk), THD+N against level, tables of the single figures (stepped sine, noise and dynamic
 /// range, IMD, channel match) and, with limits, the verdict first.
 public struct AnalyzerReportPage {
     public var response: SweepMeasurement.Result?
     public var thd: SteppedSine.Result?
+    public var levels: LevelStaircase.Result?
     public var noise: NoiseMeasurement.Result?
     public var imd: IntermodulationMeasurement.Result?
     public var crosstalk: CrosstalkMeasurement.Result?
@@ -38,6 +39,7 @@ public struct AnalyzerReportPage {
         if let verdict { page += verdictSection(verdict) }
         if let response { page += responseSection(response) }
         if let thd { page += thdSection(thd) }
+        if let levels { page += levelsSection(levels) }
         if let noise { page += noiseSection(noise) }
         if let imd { page += imdSection(imd) }
         if let crosstalk { page += crosstalkSection(crosstalk) }
@@ -45,7 +47,7 @@ public struct AnalyzerReportPage {
     }
 
     private var serverLine: String {
-        let runs: [any AnalyzerResult] = [response as (any AnalyzerResult)?, thd, noise, imd, crosstalk].compactMap { $0 }
+        let runs: [any AnalyzerResult] = [response as (any AnalyzerResult)?, thd, levels, noise, imd, crosstalk].compactMap { $0 }
         guard let first = runs.first else { return "no measurement" }
         return "server '\(first.serverName)', \(first.sampleRate) Hz, period \(first.periodFrames) frames"
     }
@@ -116,6 +118,25 @@ public struct AnalyzerReportPage {
                 + "<td>\(Self.number(analysis.thdPlusNoisePercent, 5))</td><td>\(harmonic(2))</td><td>\(harmonic(3))</td></tr>\n"
         }
         return html + "</table>\n<p class=\"note\">\(ReportPage.escape(SteppedSine.Result.thdPlusNoiseDefinition))</p>\n"
+    }
+
+    private func levelsSection(_ result: LevelStaircase.Result) -> String {
+        guard let lowest = result.channels.first?.steps.first?.levelDBFS,
+              let highest = result.channels.first?.steps.last?.levelDBFS else { return "" }
+        var series = result.channels.map { channel in
+            FrequencyPlot.Series(name: channel.inputPort, points: channel.steps.map { ($0.levelDBFS, $0.analysis.thdPlusNoiseDB) })
+        }
+        series.append(.init(name: String(format: "%.0f dB (%.2g %%)", result.maximumLevelTHDN, pow(10, result.maximumLevelTHDN / 20) * 100),
+                            points: [(lowest, result.maximumLevelTHDN), (highest, result.maximumLevelTHDN)]))
+        var html = String(format: "<h2>THD+N against level, %.0f Hz</h2>\n", result.frequency)
+            + FrequencyPlot(id: "thd-n-level", unit: "THD+N dB", frequencies: lowest...highest, series: series, levelAxis: "dBFS").svg
+            + "\n<table id=\"max-level\"><tr><th>channel</th><th>maximum level dBFS</th><th>THD+N at the highest step dB</th></tr>\n"
+        for channel in result.channels {
+            html += "<tr><td>\(ReportPage.escape(channel.outputPort)) → \(ReportPage.escape(channel.inputPort))</td>"
+                + "<td>\(channel.maximumLevel.dBFS.map { Self.number($0) } ?? ReportPage.escape(channel.maximumLevel.kind))</td>"
+                + "<td>\(Self.number(channel.steps.last?.analysis.thdPlusNoiseDB ?? .nan))</td></tr>\n"
+        }
+        return html + "</table>\n<p class=\"note\">\(ReportPage.escape(LevelStaircase.Result.maximumLevelDefinition))</p>\n"
     }
 
     private func noiseSection(_ result: NoiseMeasurement.Result) -> String {

@@ -2,7 +2,9 @@ import Foundation
 
 /// An SVG graph against frequency, as audio people draw it: a logarithmic
 /// frequency axis (decades and their 2 and 5), a linear axis in dB or
-/// degrees, one polyline per series, a legend. Plain SVG, no script.
+/// degrees, one polyline per series, a legend. Plain SVG, no script. With
+/// `levelAxis` the horizontal axis is linear instead, for a figure against
+/// level in dBFS (THD+N against level).
 struct FrequencyPlot {
     struct Series {
         let name: String
@@ -15,6 +17,8 @@ struct FrequencyPlot {
     var series: [Series]
     /// The value axis; nil: from the data, to round steps.
     var values: ClosedRange<Double>?
+    /// A linear horizontal axis in this unit (e.g. "dBFS") instead of a logarithmic one in hertz.
+    var levelAxis: String?
     static let width = 1000.0, height = 300.0, left = 56.0, bottom = 28.0, top = 10.0, right = 250.0
     static let colors = ["#1f4e9c", "#c0392b", "#2a8a2a", "#8e44ad", "#d68910", "#117a8b", "#555"]
 
@@ -23,7 +27,10 @@ struct FrequencyPlot {
         let range = values ?? Self.niceRange(finite.min() ?? -1, finite.max() ?? 1)
         let plotWidth = Self.width - Self.left - Self.right, plotHeight = Self.height - Self.top - Self.bottom
         func x(_ frequency: Double) -> Double {
-            Self.left + plotWidth * log(frequency / frequencies.lowerBound) / log(frequencies.upperBound / frequencies.lowerBound)
+            guard levelAxis == nil else {
+                return Self.left + plotWidth * (frequency - frequencies.lowerBound) / (frequencies.upperBound - frequencies.lowerBound)
+            }
+            return Self.left + plotWidth * log(frequency / frequencies.lowerBound) / log(frequencies.upperBound / frequencies.lowerBound)
         }
         func y(_ value: Double) -> Double {
             Self.top + plotHeight * (1 - (min(max(value, range.lowerBound), range.upperBound) - range.lowerBound)
@@ -32,9 +39,20 @@ struct FrequencyPlot {
         func f(_ value: Double) -> String { String(format: "%.1f", value) }
         var svg = "<svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(Self.width))\" height=\"\(Int(Self.height))\" "
             + "viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" font-size=\"11\" font-family=\"system-ui, sans-serif\">"
+        if let levelAxis {
+            // Level grid: round steps, and the axis's unit.
+            let step = Self.niceStep(frequencies.upperBound - frequencies.lowerBound)
+            var level = (frequencies.lowerBound / step).rounded(.up) * step
+            while level <= frequencies.upperBound + step / 1000 {
+                svg += "<line x1=\"\(f(x(level)))\" x2=\"\(f(x(level)))\" y1=\"\(f(Self.top))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"#eee\"/>"
+                svg += "<text x=\"\(f(x(level)))\" y=\"\(f(Self.height - 10))\" text-anchor=\"middle\" fill=\"#555\">\(Self.trimmed(level))</text>"
+                level += step
+            }
+            svg += "<text x=\"\(f(Self.left + plotWidth + 6))\" y=\"\(f(Self.height - 10))\" fill=\"#555\">\(ReportPage.escape(levelAxis))</text>"
+        }
         // Frequency grid: 1, 2, 5 of every decade in range.
         var decade = pow(10, floor(log10(frequencies.lowerBound)))
-        while decade <= frequencies.upperBound {
+        while levelAxis == nil, decade <= frequencies.upperBound {
             for step in [1.0, 2, 5] where frequencies.contains(step * decade) {
                 let at = x(step * decade)
                 svg += "<line x1=\"\(f(at))\" x2=\"\(f(at))\" y1=\"\(f(Self.top))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"\(step == 1 ? "#ccc" : "#eee")\"/>"

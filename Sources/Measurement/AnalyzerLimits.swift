@@ -15,6 +15,8 @@ import Yams
 ///   dynamic_range_a_db: {min: 96}
 /// imd:
 ///   smpte_db: {max: -80}
+/// thd_vs_level:            # jas analyze thd --up-to: where THD+N reaches 1 %
+///   max_level_dbfs: {min: -3}
 /// ```
 ///
 /// A name that is not a measurement or one of its figures, or a bound with
@@ -56,6 +58,7 @@ public struct AnalyzerLimits: Sendable, Equatable {
     public static let figures: [String: [String]] = [
         "response": ["gain_997_db", "deviation_db"],
         "thd": ["gain_db", "phase_deg", "thd_db", "thd_n_db"],
+        "thd_vs_level": ["max_level_dbfs"],
         "noise": ["noise_dbfs", "noise_a_dbfs", "noise_c_dbfs", "noise_ccir_rms_dbfs", "snr_db", "dynamic_range_a_db",
                   "dynamic_range_ccir_rms_db"],
         "imd": ["smpte_db", "din_db", "ccif_db"],
@@ -68,7 +71,7 @@ public struct AnalyzerLimits: Sendable, Equatable {
         do {
             decoded = try YAMLDecoder().decode([String: [String: Bound]].self, from: yaml)
         } catch {
-            throw Problem(description: "\(source): not a limits file (\(error)); each measurement (response, thd, noise, imd, crosstalk) maps "
+            throw Problem(description: "\(source): not a limits file (\(error)); each measurement (response, thd, thd_vs_level, noise, imd, crosstalk) maps "
                           + "figures to {min: X, max: Y}, e.g. 'thd:\\n  thd_n_db: {max: -90}'")
         }
         for (measurement, figures) in decoded {

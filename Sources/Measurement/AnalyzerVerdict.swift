@@ -78,6 +78,14 @@ extension SteppedSine.Result: LimitedResult {
     }
 }
 
+extension LevelStaircase.Result: LimitedResult {
+    public static let measurementName = "thd_vs_level"
+    /// The maximum level; one the staircase did not find is not measured (NaN), and fails.
+    public var limitedFigures: [(outputPort: String, inputPort: String, figures: [String: Double])] {
+        channels.map { ($0.outputPort, $0.inputPort, ["max_level_dbfs": $0.maximumLevel.dBFS ?? .nan]) }
+    }
+}
+
 extension NoiseMeasurement.Result: LimitedResult {
     public static let measurementName = "noise"
     public var limitedFigures: [(outputPort: String, inputPort: String, figures: [String: Double])] {

@@ -109,6 +109,7 @@ struct AnalyzerPath: ParsableArguments {
         for result in results {
             if let result = result as? SweepMeasurement.Result { page.response = result }
             if let result = result as? SteppedSine.Result { page.thd = result }
+            if let result = result as? LevelStaircase.Result { page.levels = result }
             if let result = result as? NoiseMeasurement.Result { page.noise = result }
             if let result = result as? IntermodulationMeasurement.Result { page.imd = result }
             if let result = result as? CrosstalkMeasurement.Result { page.crosstalk = result }

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import Recording
 import JackAudioSession
@@ -119,5 +120,28 @@ extension OptionCheck {
                                   + "not '\(text)'")
         }
         return value
+    }
+
+    /// A step or difference in decibels as people type it: `1dB`, `0.5`.
+    static func decibels(_ text: String, _ option: String, in range: ClosedRange<Double>) throws -> Double {
+        var number = text.lowercased().trimmingCharacters(in: .whitespaces)
+        if number.hasSuffix("db") { number.removeLast(2) }
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+            throw ValidationError("\(option) must be between \(format(range.lowerBound)) and \(format(range.upperBound)) dB, "
+                                  + "e.g. 1dB or 2, not '\(text)'")
+        }
+        return value
+    }
+
+    /// A distortion figure as people type it, in dB against the fundamental: `1%`, `0.1 %`, `-40dB`.
+    static func distortion(_ text: String, _ option: String) throws -> Double {
+        var number = text.lowercased().trimmingCharacters(in: .whitespaces)
+        let percent = number.hasSuffix("%")
+        if percent { number.removeLast() } else if number.hasSuffix("db") { number.removeLast(2) }
+        let value = Double(number.trimmingCharacters(in: .whitespaces))
+        if let value, percent, value > 0, value <= 100 { return 20 * log10(value / 100) }
+        if let value, !percent, value < 0, value >= -200 { return value }
+        throw ValidationError("\(option) must be a distortion figure, a percentage or dB below the fundamental, e.g. 1% or -40dB, "
+                              + "not '\(text)'")
     }
 }

@@ -71,6 +71,53 @@ final class AnalyzeTHDTests: JackTestCase {
         }
     }
 
+    /// THD+N against level on y = x + a2·x² + a3·x³ (its own process): each
+    /// step within 0.05 dB of the closed form, and the maximum level (THD+N
+    /// 1 %) within 0.05 dB of where the closed form reaches it (found by
+    /// bisection); a limit on it gives its verdict, and the report draws it.
+    func testTHDNAgainstLevelAndTheMaximumLevelAreTheClosedForms() throws {
+        let server = try startServer(period: 256, realtime: true)
+        let (a2, a3) = (0.1, 0.02)
+        let device = try TestProgram.polynomial.start([server.name, "dut", String(a2), String(a3)])
+        defer { device.terminate(); device.waitUntilExit() }
+        func thdN(_ level: Double) -> Double {
+            let amplitude = pow(10, level / 20)
+            let fundamental = amplitude + 0.75 * a3 * pow(amplitude, 3)
+            return (pow(a2 * amplitude * amplitude / 2, 2) + pow(a3 * pow(amplitude, 3) / 4, 2)).squareRoot() / fundamental
+        }
+        var (low, high) = (-40.0, 0.0)
+        while high - low > 1e-6 {
+            let middle = (low + high) / 2
+            if thdN(middle) < 0.01 { low = middle } else { high = middle }
+        }
+        let maximum = low
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let limits = "\(folder)/limits.yaml", page = "\(folder)/report.html"
+        try "thd_vs_level:\n  max_level_dbfs: {min: \(maximum - 1)}\n".write(toFile: limits, atomically: true, encoding: .utf8)
+        let measured = try run([jas, "analyze", "thd", "--json", "--server", server.name, "--out", "dut:in", "--in", "dut:out",
+                                "--level", "-20dBFS", "--up-to", "-8dBFS", "--step", "2dB", "--limits", limits, "--report", page],
+                               timeout: 120)
+        XCTAssertEqual(measured.status, 0, measured.output)
+        let lines = jsonLines(measured.output)
+        let result = try XCTUnwrap(lines.first { $0["event"] as? String == "thd_vs_level" }, measured.output)
+        let channel = try XCTUnwrap((result["channels"] as? [[String: Any]])?.first)
+        let steps = try XCTUnwrap(channel["steps"] as? [[String: Any]])
+        XCTAssertEqual(steps.compactMap { $0["level_dbfs"] as? Double }, [-20, -18, -16, -14, -12, -10, -8])
+        for step in steps {
+            let level = try XCTUnwrap(step["level_dbfs"] as? Double)
+            XCTAssertEqual(try XCTUnwrap(step["thd_n_db"] as? Double), dB(thdN(level)), accuracy: 0.05, "\(level) dBFS")
+        }
+        XCTAssertEqual(channel["max_level"] as? String, "crossed")
+        XCTAssertEqual(try XCTUnwrap(channel["max_level_dbfs"] as? Double), maximum, accuracy: 0.05)
+        print("AnalyzeTHDTests: maximum level \(channel["max_level_dbfs"] ?? "none") dBFS, closed form \(maximum)")
+        let verdict = try XCTUnwrap(lines.first { $0["event"] as? String == "verdict" }, measured.output)
+        XCTAssertEqual(verdict["passed"] as? Bool, true)
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        XCTAssertTrue(html.contains("<svg id=\"thd-n-level\""), "the report draws THD+N against level")
+        XCTAssertEqual(html.components(separatedBy: "class=\"series\" data-series=\"dut:out\"").count - 1, 1, html)
+    }
+
     /// A port that does not exist, an input nothing feeds, a level above full
     /// scale: no figure, the port or the option named, and exit status 2 (64
     /// for a usage error).
