@@ -52,9 +52,13 @@ public struct SweepAnalysis: Sendable {
         return Point(frequency: frequency, magnitudeDB: 10 * log10(re * re + im * im),
                      phaseDegrees: HarmonicAnalysis.wrapped(phase * 180 / .pi))
     }
-    /// The impulse response, delay removed, full scale 1 (its first frame is
-    /// the peak's), the band's low edge eased in over its first octave.
+    /// The impulse response, full scale 1, the band's low edge eased in over
+    /// its first octave: `impulseLeadFrames` before its peak (what a band
+    /// limit or a linear-phase filter rings before it), then from the peak on.
     public let impulseResponse: [Float]
+    /// Frames of `impulseResponse` before its peak: 10 ms.
+    public var impulseLeadFrames: Int { Self.impulseLead(sampleRate) }
+    static func impulseLead(_ sampleRate: Int) -> Int { sampleRate / 100 }
     /// Each harmonic's response (order 2 up), from its own impulse response,
     /// which comes `SweepStimulus.harmonicAdvance(order)` ahead of the linear
     /// one: magnitude against what was sent, by the harmonic's own frequency.
@@ -221,7 +225,10 @@ public struct SweepAnalysis: Sendable {
         return SweepAnalysis(sampleRate: sweep.sampleRate, band: sweep.startFrequency...sweep.endFrequency,
                              delayFrames: delay, firstFrequency: Double(band.lowerBound) * binWidth, binWidth: binWidth,
                              response: Array(response[band]),
-                             impulseResponse: impulse[delay..<(delay + tail)].map { Float($0) },
+                             impulseResponse: (delay - impulseLead(sweep.sampleRate)..<(delay + tail)).map { index in
+                                 // Before the peak, circularly: what comes before frame 0 is at the end.
+                                 Float(impulse[(index + impulse.count) % impulse.count])
+                             },
                              harmonicResponses: harmonics(of: impulse, windowFFT: reference.window, delay: delay, sweep: sweep,
                                                           highestOrder: reference.highestOrder),
                              floorResponses: reference.floorResponses)

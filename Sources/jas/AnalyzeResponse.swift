@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Measurement
+import Recording
 
 /// `jas analyze response`: magnitude and phase from a sweep.
 struct AnalyzeResponse: ParsableCommand {
@@ -12,8 +13,10 @@ struct AnalyzeResponse: ParsableCommand {
             --in port; the response is the recording's spectrum over the sweep's, in the sweep's band, with the \
             path's whole-frame delay (the impulse response's peak) removed from the phase. Printed at 1/3 octave; \
             JSON, --frd and --csv at 1/24 octave, each point the nearest FFT bin's (not smoothed). --frd writes \
-            what REW and Open Sound Meter import (frequency, dB, degrees); with several channels each file gets \
-            the channel's number before its extension.
+            what REW and Open Sound Meter import (frequency, dB, degrees); --ir the impulse response as a WAV \
+            file (32-bit float, full scale 1; its peak 10 ms in, what rings before it kept; the path's delay \
+            before that removed, as in the phase). With several \
+            channels each file gets the channel's number before its extension.
             """
     )
 
@@ -37,11 +40,17 @@ struct AnalyzeResponse: ParsableCommand {
     @Option(help: "Write the response to this CSV file (a header, then frequency_hz,magnitude_db,phase_deg).")
     var csv: String?
 
+    @Option(help: "Write the impulse response to this WAV file (32-bit float, the peak 10 ms in).")
+    var ir: String?
+
     func validate() throws {
         _ = try OptionCheck.hertz(start, option: "--start")
         _ = try OptionCheck.hertz(end, option: "--end")
         _ = try OptionCheck.duration(length, "--length", in: 0.5...600, example: "5s or 500ms")
         _ = try OptionCheck.dBFS(level)
+        for (option, file) in [("--frd", frd), ("--csv", csv), ("--ir", ir)] {
+            try OptionCheck.writableFolder(of: file, option)
+        }
         try path.requireLimits(for: ["response"])
     }
 
@@ -55,12 +64,15 @@ struct AnalyzeResponse: ParsableCommand {
         measurement.levelDBFS = try OptionCheck.dBFS(level)
         path.watch(&measurement, as: "response")
         let result = try path.measuring("response") { () throws(AnalyzerFailure) in try measurement.run() }
-        try write(result)
+        let written = write(result)
         try path.tell([(result, Self.describe(result))])
+        if !written { throw ExitCode(2) }
     }
 
-    /// The --frd and --csv files, one per channel.
-    private func write(_ result: SweepMeasurement.Result) throws {
+    /// The --frd, --csv and --ir files, one per channel.
+    /// Says on stderr why a file could not be written; false if one could not.
+    private func write(_ result: SweepMeasurement.Result) -> Bool {
+        var written = true
         let frequencies = SweepAnalysis.logFrequencies(from: result.sweep.startFrequency, to: result.sweep.endFrequency,
                                                        perOctave: SweepMeasurement.Result.pointsPerOctave)
         for (index, channel) in result.channels.enumerated() {
@@ -75,23 +87,44 @@ struct AnalyzeResponse: ParsableCommand {
             if let frd {
                 let lines = ["* \(header)", "* frequency_hz magnitude_db phase_deg"]
                     + points.map { String(format: "%.4f %.4f %.3f", $0.frequency, $0.magnitudeDB, $0.phaseDegrees) }
-                try Self.save(lines, to: named(frd))
+                written = Self.save(lines, to: named(frd)) && written
             }
             if let csv {
                 let lines = ["frequency_hz,magnitude_db,phase_deg"]
                     + points.map { String(format: "%.4f,%.4f,%.3f", $0.frequency, $0.magnitudeDB, $0.phaseDegrees) }
-                try Self.save(lines, to: named(csv))
+                written = Self.save(lines, to: named(csv)) && written
             }
+            if let ir { written = Self.save(channel.analysis.impulseResponse, sampleRate: result.sampleRate, to: named(ir)) && written }
+        }
+        return written
+    }
+
+    private static func save(_ lines: [String], to path: String) -> Bool {
+        do {
+            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            return true
+        } catch {
+            return cannotWrite(path, error.localizedDescription)
         }
     }
 
-    private static func save(_ lines: [String], to path: String) throws {
-        do {
-            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    /// An impulse response as a mono 32-bit float WAV file.
+    private static func save(_ impulse: [Float], sampleRate: Int, to path: String) -> Bool {
+        do throws(RecordingError) {
+            let file = try SoundFileWriter(path: path, channels: 1, sampleRate: sampleRate, format: RecordingFormat())
+            try impulse.withUnsafeBufferPointer { samples throws(RecordingError) in
+                try file.write(samples.baseAddress!, frames: samples.count)
+            }
+            file.close()
+            return true
         } catch {
-            Output.diagnostic("jas analyze response: cannot write '\(path)': \(error.localizedDescription); the figures follow")
-            throw ExitCode(2)
+            return cannotWrite(path, error.description)
         }
+    }
+
+    private static func cannotWrite(_ path: String, _ reason: String) -> Bool {
+        Output.diagnostic("jas analyze response: cannot write '\(path)': \(reason); the figures are printed")
+        return false
     }
 
     static func describe(_ result: SweepMeasurement.Result) -> String {

@@ -36,6 +36,7 @@ struct AnalyzerPath: ParsableArguments {
             }
         }
         try OptionCheck.period(period)
+        try OptionCheck.writableFolder(of: report, "--report")
         if outputPorts.count != inputPorts.count {
             throw ValidationError("give --out and --in in pairs: \(outputPorts.count) --out, \(inputPorts.count) --in")
         }

@@ -144,4 +144,17 @@ extension OptionCheck {
         throw ValidationError("\(option) must be a distortion figure, a percentage or dB below the fundamental, e.g. 1% or -40dB, "
                               + "not '\(text)'")
     }
+
+    /// A file to be written after a measurement: its folder must be there, so
+    /// a mistyped path fails before the measurement, not after it.
+    static func writableFolder(of path: String?, _ option: String) throws {
+        guard let path else { return }
+        let folder = (path as NSString).deletingLastPathComponent
+        let where_ = folder.isEmpty ? "." : folder
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: where_, isDirectory: &isFolder), isFolder.boolValue,
+              FileManager.default.isWritableFile(atPath: where_) else {
+            throw ValidationError("\(option) '\(path)': the folder '\(where_)' is not there or not writable; make it first")
+        }
+    }
 }

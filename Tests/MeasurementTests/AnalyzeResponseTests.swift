@@ -15,7 +15,9 @@ final class AnalyzeResponseTests: JackTestCase {
     }
 
     /// Magnitude within ±0.05 dB and phase within ±1° of sosfreqz from 20 Hz
-    /// to 20 kHz; the --frd file holds the same points.
+    /// to 20 kHz; the --frd file holds the same points; the --ir file is a
+    /// float WAV, its peak 10 ms in, whose spectrum scipy finds within 0.05 dB of
+    /// sosfreqz's from 100 Hz to 15 kHz.
     func testAnIIRFiltersResponseIsScipysFreqz() throws {
         let server = try startServer(period: 256, realtime: true)
         let sections = String(decoding: try scipyReference("iir-scipy.py", ["sections"]), as: UTF8.self).split(separator: " ")
@@ -26,7 +28,7 @@ final class AnalyzeResponseTests: JackTestCase {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let channel = try response(["--server", server.name, "--out", "iir:in", "--in", "iir:out", "--length", "3s",
-                                    "--frd", "\(folder)/iir.frd"])
+                                    "--frd", "\(folder)/iir.frd", "--ir", "\(folder)/iir.wav"])
         let points = try XCTUnwrap(channel["response"] as? [[String: Double]])
         XCTAssertGreaterThan(points.count, 230, "1/24 octave from 20 Hz to 20 kHz")
         let frequencies = points.compactMap { $0["frequency_hz"] }.map { String(format: "%.3f", $0) }
@@ -49,6 +51,14 @@ final class AnalyzeResponseTests: JackTestCase {
         let first = frd.first?.split(separator: " ").compactMap { Double($0) } ?? []
         XCTAssertEqual(first.count, 3, "\(frd.first ?? "")")
         XCTAssertEqual(first.first ?? 0, try XCTUnwrap(points.first?["frequency_hz"]), accuracy: 0.001)
+        let impulse = try XCTUnwrap(try JSONSerialization.jsonObject(with: try scipyReference("iir-scipy.py", ["ir", "\(folder)/iir.wav"]))
+                                    as? [String: Any])
+        XCTAssertEqual(impulse["sample_rate"] as? Int, 48000)
+        XCTAssertEqual(impulse["dtype"] as? String, "float32")
+        XCTAssertEqual(impulse["peak_index"] as? Int, 480, "the impulse response's peak 10 ms in")
+        XCTAssertGreaterThan(try XCTUnwrap(impulse["frames"] as? Int), 4800)
+        XCTAssertLessThan(try XCTUnwrap(impulse["worst_db"] as? Double), 0.05, "\(impulse)")
+        print("AnalyzeResponseTests: the --ir file against sosfreqz: \(impulse)")
     }
 
     /// The -L loopback (private server): flat within ±0.001 dB, phase 0
