@@ -14,6 +14,8 @@ public struct AnalyzerReportPage {
     public var imd: IntermodulationMeasurement.Result?
     public var crosstalk: CrosstalkMeasurement.Result?
     public var verdict: AnalyzerVerdict?
+    /// The response's magnitude drawn smoothed over 1/N octave (nil: raw).
+    public var smoothing: Int?
 
     /// An empty page; set the results there are.
     public init() {}
@@ -77,13 +79,15 @@ public struct AnalyzerReportPage {
         // A channel by the port it is read on: the legend has room for one port's name.
         func name(_ channel: SweepMeasurement.Channel) -> String { channel.inputPort }
         let magnitude = FrequencyPlot(id: "response-magnitude", unit: "dB", frequencies: band, series: result.channels.map { channel in
-            .init(name: name(channel), points: channel.analysis.points(at: fine).map { ($0.frequency, $0.magnitudeDB) })
+            let points = smoothing.map { channel.analysis.smoothed(at: fine, octaveFraction: $0) } ?? channel.analysis.points(at: fine)
+            return .init(name: name(channel), points: points.map { ($0.frequency, $0.magnitudeDB) })
         })
         let phase = FrequencyPlot(id: "response-phase", unit: "degrees", frequencies: band, series: result.channels.map { channel in
             .init(name: name(channel), points: channel.analysis.points(at: fine).map { ($0.frequency, $0.phaseDegrees) })
         }, values: -180...180)
         var html = "<h2>Frequency response</h2>\n<p class=\"note\">\(ReportPage.escape(SweepMeasurement.Result.definition)); "
-            + String(format: "a %.1f s sweep at %.1f dBFS.", Double(sweep.sweepFrames) / Double(result.sampleRate), sweep.levelDBFS)
+            + String(format: "a %.1f s sweep at %.1f dBFS", Double(sweep.sweepFrames) / Double(result.sampleRate), sweep.levelDBFS)
+            + (smoothing.map { "; the magnitude smoothed over 1/\($0) octave (the phase raw)." } ?? ".")
             + "</p>\n" + magnitude.svg + "\n" + phase.svg + "\n"
         let thirds = SweepAnalysis.logFrequencies(from: sweep.startFrequency, to: sweep.endFrequency, perOctave: 12)
         var distortion: [FrequencyPlot.Series] = []

@@ -40,6 +40,9 @@ struct AnalyzeResponse: ParsableCommand {
     @Option(help: "Write the response to this CSV file (a header, then frequency_hz,magnitude_db,phase_deg).")
     var csv: String?
 
+    @Option(help: "Smooth the magnitude shown (text, --report, and a column of --csv) over a fraction of an octave, e.g. 1/6 (1/3 to 1/48); JSON and --frd stay raw.")
+    var smoothing: String?
+
     @Option(help: "Write the impulse response to this WAV file (32-bit float, the peak 10 ms in).")
     var ir: String?
 
@@ -48,6 +51,7 @@ struct AnalyzeResponse: ParsableCommand {
         _ = try OptionCheck.hertz(end, option: "--end")
         _ = try OptionCheck.duration(length, "--length", in: 0.5...600, example: "5s or 500ms")
         _ = try OptionCheck.dBFS(level)
+        _ = try OptionCheck.octaveFraction(smoothing)
         for (option, file) in [("--frd", frd), ("--csv", csv), ("--ir", ir)] {
             try OptionCheck.writableFolder(of: file, option)
         }
@@ -64,14 +68,15 @@ struct AnalyzeResponse: ParsableCommand {
         measurement.levelDBFS = try OptionCheck.dBFS(level)
         path.watch(&measurement, as: "response")
         let result = try path.measuring("response") { () throws(AnalyzerFailure) in try measurement.run() }
-        let written = write(result)
-        try path.tell([(result, Self.describe(result))])
+        let fraction = try OptionCheck.octaveFraction(smoothing)
+        let written = write(result, smoothing: fraction)
+        try path.tell([(result, Self.describe(result, smoothing: fraction))], smoothing: fraction)
         if !written { throw ExitCode(2) }
     }
 
     /// The --frd, --csv and --ir files, one per channel.
     /// Says on stderr why a file could not be written; false if one could not.
-    private func write(_ result: SweepMeasurement.Result) -> Bool {
+    private func write(_ result: SweepMeasurement.Result, smoothing: Int?) -> Bool {
         var written = true
         let frequencies = SweepAnalysis.logFrequencies(from: result.sweep.startFrequency, to: result.sweep.endFrequency,
                                                        perOctave: SweepMeasurement.Result.pointsPerOctave)
@@ -90,8 +95,13 @@ struct AnalyzeResponse: ParsableCommand {
                 written = Self.save(lines, to: named(frd)) && written
             }
             if let csv {
-                let lines = ["frequency_hz,magnitude_db,phase_deg"]
+                var lines = ["frequency_hz,magnitude_db,phase_deg"]
                     + points.map { String(format: "%.4f,%.4f,%.3f", $0.frequency, $0.magnitudeDB, $0.phaseDegrees) }
+                if let smoothing {
+                    let smoothed = channel.analysis.smoothed(at: frequencies, octaveFraction: smoothing)
+                    lines = ["\(lines[0]),smoothed_1_\(smoothing)_octave_db"]
+                        + zip(lines.dropFirst(), smoothed).map { $0 + String(format: ",%.4f", $1.magnitudeDB) }
+                }
                 written = Self.save(lines, to: named(csv)) && written
             }
             if let ir { written = Self.save(channel.analysis.impulseResponse, sampleRate: result.sampleRate, to: named(ir)) && written }
@@ -127,7 +137,7 @@ struct AnalyzeResponse: ParsableCommand {
         return false
     }
 
-    static func describe(_ result: SweepMeasurement.Result) -> String {
+    static func describe(_ result: SweepMeasurement.Result, smoothing: Int? = nil) -> String {
         let sweep = result.sweep
         var lines = [String(format: "response from a %.1f s sweep, %.0f Hz to %.0f Hz at %.2f dBFS, on '%@' (%d Hz, period %d frames)",
                             Double(sweep.sweepFrames) / Double(result.sampleRate), sweep.startFrequency, sweep.endFrequency,
@@ -136,7 +146,9 @@ struct AnalyzeResponse: ParsableCommand {
         for channel in result.channels {
             lines.append("  \(Output.safe(channel.outputPort)) → \(Output.safe(channel.inputPort)) "
                          + "(delay \(channel.analysis.delayFrames) frames removed):")
-            for (frequency, point) in zip(frequencies, channel.analysis.points(at: frequencies)) {
+            let shown = smoothing.map { channel.analysis.smoothed(at: frequencies, octaveFraction: $0) }
+                ?? channel.analysis.points(at: frequencies)
+            for (frequency, point) in zip(frequencies, shown) {
                 let thd = channel.analysis.distortion(at: frequency).map { distortion in
                     distortion.thdDB.map { String(format: "  THD %7.2f dB", ($0 * 100).rounded() / 100 + 0.0) }
                         ?? String(format: "  THD < %.0f dB (the method's floor %.0f dB + 20)", distortion.floorDB + SweepAnalysis.floorMargin,
@@ -146,6 +158,7 @@ struct AnalyzeResponse: ParsableCommand {
                                     (point.phaseDegrees * 100).rounded() / 100 + 0.0) + thd)
             }
         }
+        if let smoothing { lines.append("  magnitude smoothed over 1/\(smoothing) octave, for display (JSON and --frd: raw)") }
         lines.append("  " + SweepMeasurement.Result.definition)
         return lines.joined(separator: "\n")
     }

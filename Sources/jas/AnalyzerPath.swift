@@ -80,7 +80,8 @@ struct AnalyzerPath: ParsableArguments {
 
     /// Prints each result (a JSON line, or its text), then, with --limits,
     /// the verdict; exit status 1 when a figure is out of bounds.
-    func tell(_ results: [(result: any LimitedResult & Encodable, text: String)]) throws {
+    /// `smoothing`: the report's response magnitude over 1/N octave.
+    func tell(_ results: [(result: any LimitedResult & Encodable, text: String)], smoothing: Int? = nil) throws {
         for (result, text) in results {
             if json { Output.jsonLine(result) } else { Output.line(text) }
         }
@@ -100,13 +101,15 @@ struct AnalyzerPath: ParsableArguments {
         if let verdict {
             if json { Output.jsonLine(verdict) } else { Output.line(Self.describe(verdict)) }
         }
-        if let report { try write(report: report, results.map(\.result), verdict: verdict) }
+        if let report { try write(report: report, results.map(\.result), verdict: verdict, smoothing: smoothing) }
         if verdict?.passed == false { throw ExitCode(1) }
     }
 
     /// The --report page: every result's graphs and tables, the verdict first.
-    private func write(report path: String, _ results: [any LimitedResult & Encodable], verdict: AnalyzerVerdict?) throws {
+    private func write(report path: String, _ results: [any LimitedResult & Encodable], verdict: AnalyzerVerdict?,
+                       smoothing: Int?) throws {
         var page = AnalyzerReportPage()
+        page.smoothing = smoothing
         for result in results {
             if let result = result as? SweepMeasurement.Result { page.response = result }
             if let result = result as? SteppedSine.Result { page.thd = result }

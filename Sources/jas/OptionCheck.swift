@@ -157,4 +157,19 @@ extension OptionCheck {
             throw ValidationError("\(option) '\(path)': the folder '\(where_)' is not there or not writable; make it first")
         }
     }
+
+    /// A fraction of an octave as people type it: `1/6`, `6`, `1/24 octave`; nil stays nil.
+    static func octaveFraction(_ text: String?, option: String = "--smoothing") throws -> Int? {
+        guard let text else { return nil }
+        var number = text.lowercased().trimmingCharacters(in: .whitespaces)
+        for suffix in ["octave", "oct"] where number.hasSuffix(suffix) {
+            number = String(number.dropLast(suffix.count)).trimmingCharacters(in: .whitespaces)
+            break
+        }
+        if number.hasPrefix("1/") { number.removeFirst(2) }
+        guard let fraction = Int(number), (3...48).contains(fraction) else {
+            throw ValidationError("\(option) must be a fraction of an octave from 1/3 to 1/48, e.g. 1/6 or 1/24, not '\(text)'")
+        }
+        return fraction
+    }
 }

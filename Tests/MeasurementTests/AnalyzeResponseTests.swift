@@ -63,7 +63,8 @@ final class AnalyzeResponseTests: JackTestCase {
 
     /// The -L loopback (private server): flat within ±0.001 dB, phase 0
     /// within 0.01° once its delay (one period) is removed, and a limits
-    /// file on the response's deviation passes.
+    /// file on the response's deviation passes; smoothed for display, it
+    /// says so and stays flat, the CSV's raw column beside the smoothed one.
     func testTheBitExactLoopbackIsFlat() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -77,9 +78,19 @@ final class AnalyzeResponseTests: JackTestCase {
         let limits = "\(folder)/flat.yaml"
         try "response:\n  deviation_db: {max: 0.001}\n  gain_997_db: {min: -0.001, max: 0.001}\n"
             .write(toFile: limits, atomically: true, encoding: .utf8)
-        let verdict = try run([jas, "analyze", "response", "--length", "1s", "--limits", limits], timeout: 120)
+        let verdict = try run([jas, "analyze", "response", "--length", "1s", "--limits", limits, "--smoothing", "1/6",
+                               "--csv", "\(folder)/flat.csv"], timeout: 120)
         XCTAssertEqual(verdict.status, 0, verdict.output)
         XCTAssertTrue(verdict.output.contains("PASS: all 2 figures within their limits"), verdict.output)
+        XCTAssertTrue(verdict.output.contains("magnitude smoothed over 1/6 octave"), verdict.output)
+        // The CSV keeps the raw column and adds the smoothed one: flat too.
+        let csv = try String(contentsOfFile: "\(folder)/flat.csv", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(csv.first, "frequency_hz,magnitude_db,phase_deg,smoothed_1_6_octave_db")
+        for row in csv.dropFirst() {
+            let smoothed = try XCTUnwrap(row.split(separator: ",").last.flatMap { Double($0) }, String(row))
+            XCTAssertEqual(smoothed, 0, accuracy: 0.001, String(row))
+        }
+        XCTAssertGreaterThan(csv.count, 230)
     }
 
     /// A memoryless polynomial in its own process: the sweep's 2nd and 3rd

@@ -55,3 +55,38 @@ final class SweepAnalysisTests: XCTestCase {
         }
     }
 }
+
+/// Fractional-octave smoothing for display: the power of the bins within
+/// the fraction averaged, the raw bins untouched.
+final class ResponseSmoothingTests: XCTestCase {
+    /// A response on 1 Hz bins from 20 Hz whose bin power is `power(frequency)`.
+    private func response(_ power: (Double) -> Double) -> SweepAnalysis {
+        let bins = (20...20_000).map { bin in (re: power(Double(bin)).squareRoot(), im: 0.0) }
+        return SweepAnalysis(sampleRate: 48000, band: 20...20_000, delayFrames: 0, firstFrequency: 20, binWidth: 1,
+                             response: bins, impulseResponse: [], harmonicResponses: [:], floorResponses: [:])
+    }
+
+    /// Bins alternating between twice and none of the power read as 0 dB
+    /// once smoothed (their mean), and -inf or +3 dB raw.
+    func testAlternatingBinsSmoothToTheirMeanPower() {
+        let comb = response { $0.truncatingRemainder(dividingBy: 2) == 0 ? 2 : 0 }
+        for point in comb.smoothed(at: [200, 1000, 5000], octaveFraction: 3) {
+            XCTAssertEqual(point.magnitudeDB, 0, accuracy: 0.05, "\(point.frequency) Hz")
+        }
+        XCTAssertEqual(comb.points(at: [1000]).first?.magnitudeDB ?? 0, 10 * log10(2), accuracy: 1e-9, "the raw bins stay")
+    }
+
+    /// One missing bin at 1 kHz in a flat response: the notch is as deep as
+    /// one bin of the fraction's bins, so shallower the wider the fraction.
+    func testANotchIsAsDeepAsItsShareOfTheFraction() {
+        let notched = response { $0 == 1000 ? 0 : 1 }
+        for fraction in [3, 6, 12, 24, 48] {
+            let halfWidth = pow(2, 1 / (2 * Double(fraction)))
+            let bins = Double(Int((1000 * halfWidth).rounded(.down)) - Int((1000 / halfWidth).rounded(.up)) + 1)
+            let point = notched.smoothed(at: [1000], octaveFraction: fraction)[0]
+            XCTAssertEqual(point.magnitudeDB, 10 * log10((bins - 1) / bins), accuracy: 1e-9, "1/\(fraction) octave: \(bins) bins")
+        }
+        XCTAssertEqual(notched.smoothed(at: [3000], octaveFraction: 3)[0].magnitudeDB, 0, accuracy: 1e-12)
+        XCTAssertEqual(notched.points(at: [1000]).first?.magnitudeDB, -.infinity)
+    }
+}
