@@ -101,6 +101,11 @@ public struct AnalyzerReportPage {
                 distortion.append(.init(name: "method floor", points: points.map { ($0.frequency, $0.floorDB) }))
             }
         }
+        let noise = FrequencyPlot(id: "noise-floor", unit: "dBFS", frequencies: band, series: result.channels.map { channel in
+            .init(name: name(channel), points: channel.noiseFloor.bands.map { ($0.frequency, $0.dBFS) })
+        })
+        html += "<h2>Noise floor against frequency</h2>\n<p class=\"note\">a silent pass after the sweep: the noise in "
+            + "1/3-octave bands, dBFS (digital silence is not drawn).</p>\n" + noise.svg + "\n"
         html += "<h2>Harmonic distortion against frequency</h2>\n<p class=\"note\">from the sweep's harmonic responses, dB against the "
             + "fundamental; a harmonic is drawn only 20 dB above the method's own floor (drawn too); H2–H5 for the first channel.</p>\n"
             + FrequencyPlot(id: "thd-frequency", unit: "dB", frequencies: band, series: distortion).svg + "\n"

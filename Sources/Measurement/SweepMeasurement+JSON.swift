@@ -6,7 +6,8 @@ import Foundation
 /// points (each the nearest bin's, not smoothed), and THD with harmonics 2
 /// to 9 at 1/3-octave points (where a harmonic lies in the sweep's band),
 /// each harmonic only when 20 dB above the method's floor there (`floor_db`;
-/// none above it: `thd_db` null).
+/// none above it: `thd_db` null), and the noise floor from the silent pass
+/// in 1/3-octave bands (`noise_floor`: `level_dbfs`, null for digital silence).
 extension SweepMeasurement.Result: Encodable {
     /// Points an octave in the JSON line and the `--frd`/`--csv` files.
     public static let pointsPerOctave = 24
@@ -41,6 +42,7 @@ extension SweepMeasurement.Result: Encodable {
             let thirds = SweepAnalysis.logFrequencies(from: sweep.startFrequency, to: sweep.endFrequency, perOctave: 3)
             try json.encode(thirds.compactMap { channel.analysis.distortion(at: $0) },
                             forKey: "distortion")
+            try json.encode(channel.noiseFloor.bands, forKey: "noise_floor")
         }
     }
 }
@@ -74,5 +76,15 @@ extension SweepAnalysis.Point: Encodable {
         try json.encodeFigure(frequency, decimals: 3, forKey: "frequency_hz")
         try json.encodeFigure(magnitudeDB, decimals: 3, forKey: "magnitude_db")
         try json.encodeFigure(phaseDegrees, decimals: 2, forKey: "phase_deg")
+    }
+}
+
+extension NoiseSpectrum.Band: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var json = encoder.container(keyedBy: EventKey.self)
+        try json.encodeFigure(frequency, decimals: 3, forKey: "frequency_hz")
+        try json.encodeFigure(low, decimals: 3, forKey: "low_hz")
+        try json.encodeFigure(high, decimals: 3, forKey: "high_hz")
+        try json.encodeFigure(dBFS, forKey: "level_dbfs")
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 
 /// A path's frequency response, from a synchronized exponential sweep
 /// (`SweepStimulus`) played on every `--out`/`--in` pair in one session in
-/// measurement mode (`StimulusRun`), each analysed by `SweepAnalysis`.
+/// measurement mode (`StimulusRun`), each analysed by `SweepAnalysis`; then
+/// a silent pass, whose recording is the noise floor against frequency
+/// (`NoiseSpectrum`, 1/3 octave).
 public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
     /// The JACK server the session opens on.
     public var serverName: String
@@ -42,6 +44,8 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
         public let inputPort: String
         /// Its response and harmonics.
         public let analysis: SweepAnalysis
+        /// The noise floor against frequency, from the silent pass, at the 1/3-octave points from the sweep's start.
+        public let noiseFloor: NoiseSpectrum
     }
 
     /// What the measurement found.
@@ -59,6 +63,9 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
         /// Runs made, the spoilt ones too.
         public let attempts: Int
     }
+
+    /// The silent pass: half a second to settle, then a one-second block (1 Hz bins).
+    static func silentPassFrames(_ rate: Int) -> Int { Int(SteppedSine.settleSeconds * Double(rate)) + rate + rate % 2 }
 
     /// The lowest peak an input must show: less is no signal, dBFS.
     public static let signalFloorDBFS = -100.0
@@ -85,19 +92,26 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
                                          levelDBFS: levelDBFS, sampleRate: rate)
             sweep = stimulus
             played = stimulus.samples()
-            return [played]
+            // Then the silent pass: digital silence, for the noise floor, past the settling time.
+            return [played, [Float](repeating: 0, count: Self.silentPassFrames(rate))]
         }
         guard let sweep else { throw .invalidSetting("no sweep was made") }
         var channels: [Channel] = []
         let reference = SweepAnalysis.SweepReference(sweep: sweep, played: played)
+        let rate = recording.sampleRate
+        let fft = RealFFT(length: rate + rate % 2)
+        let centres = SweepAnalysis.logFrequencies(from: sweep.startFrequency, to: sweep.endFrequency, perOctave: 3)
         for index in inputPorts.indices {
             let recorded = recording.captures[0][index]
             let peak = recorded.reduce(0) { max($0, abs($1)) }
             guard 20 * log10(Double(peak)) >= Self.signalFloorDBFS else {
                 throw .noSignal(inputPort: inputPorts[index], outputPort: outputPorts[index], levelDBFS: 20 * log10(Double(peak)))
             }
+            let silent = recording.captures[1][index]
+            let settle = silent.count - fft.length
             channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index],
-                                    analysis: SweepAnalysis.analyse(recorded: recorded, reference: reference)))
+                                    analysis: SweepAnalysis.analyse(recorded: recorded, reference: reference),
+                                    noiseFloor: NoiseSpectrum.analyse(silent[settle...], sampleRate: rate, centres: centres, fft: fft)))
         }
         return Result(serverName: serverName, sampleRate: recording.sampleRate, periodFrames: recording.periodFrames,
                       sweep: sweep, channels: channels, attempts: recording.attempts)

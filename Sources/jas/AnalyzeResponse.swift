@@ -11,7 +11,8 @@ struct AnalyzeResponse: ParsableCommand {
         discussion: """
             Plays a sweep (Novak's synchronized exponential sweep) on every --out port and reads the matching \
             --in port; the response is the recording's spectrum over the sweep's, in the sweep's band, with the \
-            path's whole-frame delay (the impulse response's peak) removed from the phase. Printed at 1/3 octave; \
+            path's whole-frame delay (the impulse response's peak) removed from the phase. A silent pass follows: \
+            the noise floor against frequency, dBFS in 1/3-octave bands. Printed at 1/3 octave; \
             JSON, --frd and --csv at 1/24 octave, each point the nearest FFT bin's (not smoothed). --frd writes \
             what REW and Open Sound Meter import (frequency, dB, degrees); --ir the impulse response as a WAV \
             file (32-bit float, full scale 1; its peak 10 ms in, what rings before it kept; the path's delay \
@@ -148,16 +149,20 @@ struct AnalyzeResponse: ParsableCommand {
                          + "(delay \(channel.analysis.delayFrames) frames removed):")
             let shown = smoothing.map { channel.analysis.smoothed(at: frequencies, octaveFraction: $0) }
                 ?? channel.analysis.points(at: frequencies)
-            for (frequency, point) in zip(frequencies, shown) {
+            for (index, (frequency, point)) in zip(frequencies, shown).enumerated() {
                 let thd = channel.analysis.distortion(at: frequency).map { distortion in
                     distortion.thdDB.map { String(format: "  THD %7.2f dB", ($0 * 100).rounded() / 100 + 0.0) }
                         ?? String(format: "  THD < %.0f dB (the method's floor %.0f dB + 20)", distortion.floorDB + SweepAnalysis.floorMargin,
                                   distortion.floorDB)
                 } ?? ""
-                lines.append(String(format: "    %9.1f Hz  %+8.3f dB  %+8.2f°", point.frequency, (point.magnitudeDB * 1000).rounded() / 1000 + 0.0,
-                                    (point.phaseDegrees * 100).rounded() / 100 + 0.0) + thd)
+                let noise = channel.noiseFloor.bands.indices.contains(index) ? channel.noiseFloor.bands[index].dBFS : .nan
+                let floor = noise.isFinite ? String(format: "  noise %7.1f dBFS", noise) : noise.isNaN ? "" : "  noise  silence     "
+                let line = String(format: "    %9.1f Hz  %+8.3f dB  %+8.2f°", point.frequency, (point.magnitudeDB * 1000).rounded() / 1000 + 0.0,
+                                  (point.phaseDegrees * 100).rounded() / 100 + 0.0) + floor + thd
+                lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
             }
         }
+        lines.append("  noise: the silent pass's noise floor in the point's 1/3-octave band, dBFS")
         if let smoothing { lines.append("  magnitude smoothed over 1/\(smoothing) octave, for display (JSON and --frd: raw)") }
         lines.append("  " + SweepMeasurement.Result.definition)
         return lines.joined(separator: "\n")

@@ -93,6 +93,40 @@ final class AnalyzeResponseTests: JackTestCase {
         XCTAssertGreaterThan(csv.count, 230)
     }
 
+    /// The silent pass of a 16-bit quantizer with TPDF dither (its own
+    /// process): white noise of a quarter step squared, so each 1/3-octave
+    /// band holds its bins' share. Every band from 2 kHz within 1 dB of the
+    /// closed form (a band of 460 bins or more: 0.2 dB standard deviation),
+    /// their sum within 0.15 dB; the -L loopback's floor is digital silence.
+    func testTheNoiseFloorAgainstFrequencyIsAQuantizersClosedForm() throws {
+        let server = try startServer(period: 256, realtime: true)
+        let device = try TestProgram.quantizer.start([server.name, "q16", "16"])
+        defer { device.terminate(); device.waitUntilExit() }
+        let channel = try response(["--server", server.name, "--out", "q16:in", "--in", "q16:out", "--length", "1s"])
+        let bands = try XCTUnwrap(channel["noise_floor"] as? [[String: Any]])
+        XCTAssertEqual(bands.count, 30, "1/3 octave from 20 Hz to 20 kHz")
+        let step = pow(2, -15.0)
+        // A bin (1 Hz) of white noise of variance σ² holds 4σ²/N of a full-scale sine's power (N = 48000 bins).
+        let perBin = 4 * (step * step / 4) / 48000
+        var (measuredPower, expectedPower) = (0.0, 0.0)
+        for band in bands {
+            let low = try XCTUnwrap(band["low_hz"] as? Double), high = try XCTUnwrap(band["high_hz"] as? Double)
+            let level = try XCTUnwrap(band["level_dbfs"] as? Double, "\(band)")
+            let bins = Double(Int(high.rounded(.down)) - Int(low.rounded(.up)) + 1)
+            let expected = 10 * log10(bins * perBin)
+            if low >= 2000 { XCTAssertEqual(level, expected, accuracy: 1, "\(band)") }
+            measuredPower += pow(10, level / 10)
+            expectedPower += bins * perBin
+        }
+        XCTAssertEqual(10 * log10(measuredPower), 10 * log10(expectedPower), accuracy: 0.15)
+        print("AnalyzeResponseTests: the quantizer's noise floor in 20 Hz-20 kHz \(10 * log10(measuredPower)) dBFS, "
+              + "closed form \(10 * log10(expectedPower))")
+        let loopback = try response(["--server", server.name, "--length", "1s"])
+        let silence = try XCTUnwrap(loopback["noise_floor"] as? [[String: Any]])
+        XCTAssertEqual(silence.count, 30)
+        XCTAssertTrue(silence.allSatisfy { $0["level_dbfs"] is NSNull }, "digital silence, never a made-up floor: \(silence)")
+    }
+
     /// A memoryless polynomial in its own process: the sweep's 2nd and 3rd
     /// harmonics, separated by their advance, within 0.2 dB of the closed
     /// forms at every 1/3-octave point where they are told.
