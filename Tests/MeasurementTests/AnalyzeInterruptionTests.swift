@@ -20,7 +20,7 @@ final class AnalyzeInterruptionTests: JackTestCase {
         said.read(errors)
         try analyzer.run()
         defer { if analyzer.isRunning { kill(analyzer.processIdentifier, SIGKILL); analyzer.waitUntilExit() } }
-        XCTAssertTrue(waitUntil(timeout: 30) { said.text.contains("playing 1 of 1") }, said.text)
+        XCTAssertTrue(waitUntil(timeout: 30) { said.text.contains("playing 1 of 2") }, said.text)
         // The sweep runs for 6 s: a one-second call lands in it.
         let call = try run([jas, "interrupt", "--server", server.name, "--for", "1"], timeout: 60)
         XCTAssertEqual(call.status, 0, call.output)
