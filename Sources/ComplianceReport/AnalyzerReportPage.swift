@@ -126,7 +126,13 @@ public struct AnalyzerReportPage {
                 + "<td>\(Self.number(analysis.thdPercent, 5))</td><td>\(Self.number(analysis.thdPlusNoiseDB))</td>"
                 + "<td>\(Self.number(analysis.thdPlusNoisePercent, 5))</td><td>\(harmonic(2))</td><td>\(harmonic(3))</td></tr>\n"
         }
+        let residual = FrequencyPlot(id: "thd-residual", unit: "dBFS", frequencies: HarmonicAnalysis.standardBand,
+                                     series: result.channels.map { channel in
+            .init(name: channel.inputPort, points: channel.residualSpectrum.bands.map { ($0.frequency, $0.dBFS) })
+        })
         return html + "</table>\n<p class=\"note\">\(ReportPage.escape(SteppedSine.Result.thdPlusNoiseDefinition))</p>\n"
+            + "<p class=\"note\">The THD+N residual's spectrum: all but the fundamental, in 1/12-octave bands, dBFS "
+            + "(the harmonics stand out; digital silence is not drawn).</p>\n" + residual.svg + "\n"
     }
 
     private func levelsSection(_ result: LevelStaircase.Result) -> String {
@@ -158,8 +164,14 @@ public struct AnalyzerReportPage {
                 + "<td>\(Self.number(channel.signalToNoiseDB))</td>"
                 + NoiseMeasurement.dynamicRangeWeightings.map { "<td>\(Self.number(channel.dynamicRangeDB($0)))</td>" }.joined() + "</tr>\n"
         }
+        let spectrum = FrequencyPlot(id: "noise-spectrum", unit: "dBFS", frequencies: HarmonicAnalysis.standardBand,
+                                     series: result.channels.map { channel in
+            .init(name: channel.inputPort, points: channel.idleSpectrum.bands.map { ($0.frequency, $0.dBFS) })
+        })
         return html + "</table>\n<p class=\"note\">" + Weighting.allCases.map { ReportPage.escape($0.definition) }.joined(separator: "; ")
             + ". " + ReportPage.escape(NoiseMeasurement.Result.dynamicRangeDefinition) + ".</p>\n"
+            + "<p class=\"note\">The idle channel's noise spectrum: 1/3-octave bands, dBFS, unweighted (digital silence is not drawn).</p>\n"
+            + spectrum.svg + "\n"
     }
 
     private func imdSection(_ result: IntermodulationMeasurement.Result) -> String {

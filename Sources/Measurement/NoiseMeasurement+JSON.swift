@@ -32,6 +32,7 @@ extension NoiseMeasurement.Channel: Encodable {
         try json.encode(outputPort, forKey: "out_port")
         try json.encode(inputPort, forKey: "in_port")
         try json.encode(idle, forKey: "noise_dbfs")
+        try json.encode(idleSpectrum.bands, forKey: "noise_spectrum")
         try json.encodeFigure(signalToNoiseDB, forKey: "snr_db")
         try json.encodeFigure(toneDBFS, forKey: "tone_dbfs")
         try json.encode(residual, forKey: "residual_dbfs")

@@ -49,6 +49,8 @@ public struct NoiseMeasurement: Sendable, AnalyzerMeasurement {
         public let inputPort: String
         /// The idle channel's noise.
         public let idle: NoiseAnalysis
+        /// The idle channel's noise in 1/3-octave bands, dBFS.
+        public let idleSpectrum: NoiseSpectrum
         /// What came back of the −60 dBFS tone: its level, dBFS.
         public let toneDBFS: Double
         /// The −60 dBFS tone's residual (the tone's bin removed).
@@ -97,9 +99,10 @@ public struct NoiseMeasurement: Sendable, AnalyzerMeasurement {
                 throw .noSignal(inputPort: inputPorts[index], outputPort: outputPorts[index], levelDBFS: tone.fundamentalDBFS)
             }
             let residual = NoiseAnalysis.analyse(toneBlock, sampleRate: rate, excludedBins: [stimulus.bin], fft: fft)
-            let idle = NoiseAnalysis.analyse(SteppedSine.analysedBlock(of: recording.captures[1][index], stimulus),
-                                             sampleRate: rate, fft: fft)
-            channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index], idle: idle,
+            let idleBlock = SteppedSine.analysedBlock(of: recording.captures[1][index], stimulus)
+            let idle = NoiseAnalysis.analyse(idleBlock, sampleRate: rate, fft: fft)
+            let spectrum = NoiseSpectrum.analyse(idleBlock, sampleRate: rate, centres: NoiseSpectrum.centres(perOctave: 3), fft: fft)
+            channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index], idle: idle, idleSpectrum: spectrum,
                                     toneDBFS: tone.fundamentalDBFS, residual: residual))
         }
         return Result(serverName: serverName, sampleRate: rate, periodFrames: recording.periodFrames,

@@ -24,9 +24,10 @@ public struct NoiseSpectrum: Sendable, Equatable {
     public let perOctave: Int
 
     /// The noise in `block` (exactly `fft.length` samples at `sampleRate`),
-    /// in bands centred on `centres` (Hz), `perOctave` bands an octave wide.
+    /// less `excludedBins` (a tone's), in bands centred on `centres` (Hz),
+    /// `perOctave` bands an octave wide.
     public static func analyse(_ block: ArraySlice<Float>, sampleRate: Int, centres: [Double], perOctave: Int = 3,
-                               fft: RealFFT) -> NoiseSpectrum {
+                               excludedBins: Set<Int> = [], fft: RealFFT) -> NoiseSpectrum {
         let spectrum = fft.spectrum(block)
         let binWidth = Double(sampleRate) / Double(fft.length)
         let halfWidth = pow(2, 1 / (2 * Double(perOctave)))
@@ -37,10 +38,17 @@ public struct NoiseSpectrum: Sendable, Equatable {
             var power = 0.0
             if first <= last {
                 // A bin's power is its sine's peak amplitude squared: against a full-scale sine's, 1.
-                for bin in first...last { power += spectrum[bin].re * spectrum[bin].re + spectrum[bin].im * spectrum[bin].im }
+                for bin in first...last where !excludedBins.contains(bin) { power += spectrum[bin].re * spectrum[bin].re + spectrum[bin].im * spectrum[bin].im }
             }
             return Band(frequency: centre, low: low, high: high, dBFS: 10 * log10(power))
         }
         return NoiseSpectrum(bands: bands, perOctave: perOctave)
+    }
+
+    /// `perOctave` band centres an octave from 20 Hz, the last band the one that holds 20 kHz (AES17's band).
+    public static func centres(perOctave: Int) -> [Double] {
+        SweepAnalysis.logFrequencies(from: HarmonicAnalysis.standardBand.lowerBound,
+                                     to: HarmonicAnalysis.standardBand.upperBound * pow(2, 1 / (2 * Double(perOctave))),
+                                     perOctave: perOctave)
     }
 }

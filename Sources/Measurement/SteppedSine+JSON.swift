@@ -37,6 +37,7 @@ extension SteppedSine.Channel: Encodable {
         try json.encodeFigure(analysis.thdPlusNoisePercent, decimals: 7, forKey: "thd_n_percent")
         try json.encodeFigure(analysis.residualDBFS, forKey: "residual_dbfs")
         try json.encode(analysis.harmonics, forKey: "harmonics")
+        try json.encode(residualSpectrum.bands, forKey: "residual_spectrum")
     }
 }
 

@@ -53,6 +53,8 @@ public struct SteppedSine: Sendable, AnalyzerMeasurement {
         public let analysis: HarmonicAnalysis
         /// The fundamental's level out against in, dB.
         public let gainDB: Double
+        /// The THD+N residual's spectrum: all but the fundamental's bin, in 1/12-octave bands, dBFS.
+        public let residualSpectrum: NoiseSpectrum
     }
 
     /// What the measurement found.
@@ -91,14 +93,16 @@ public struct SteppedSine: Sendable, AnalyzerMeasurement {
         let fft = RealFFT(length: stimulus.blockLength)
         var channels: [Channel] = []
         for index in inputPorts.indices {
-            let analysis = HarmonicAnalysis.analyse(Self.analysedBlock(of: recording.captures[0][index], stimulus),
-                                                    sampleRate: rate, fundamentalBin: stimulus.bin,
+            let block = Self.analysedBlock(of: recording.captures[0][index], stimulus)
+            let analysis = HarmonicAnalysis.analyse(block, sampleRate: rate, fundamentalBin: stimulus.bin,
                                                     highestOrder: highestOrder, fft: fft)
             guard analysis.fundamentalDBFS >= Self.signalFloorDBFS else {
                 throw .noSignal(inputPort: inputPorts[index], outputPort: outputPorts[index], levelDBFS: analysis.fundamentalDBFS)
             }
+            let residual = NoiseSpectrum.analyse(block, sampleRate: rate, centres: NoiseSpectrum.centres(perOctave: 12), perOctave: 12,
+                                                 excludedBins: [stimulus.bin], fft: fft)
             channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index], analysis: analysis,
-                                    gainDB: analysis.fundamentalDBFS - levelDBFS))
+                                    gainDB: analysis.fundamentalDBFS - levelDBFS, residualSpectrum: residual))
         }
         return Result(serverName: serverName, sampleRate: rate, periodFrames: recording.periodFrames,
                       frequency: stimulus.frequency, levelDBFS: levelDBFS, channels: channels, attempts: recording.attempts)

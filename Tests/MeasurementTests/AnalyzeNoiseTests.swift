@@ -39,6 +39,11 @@ final class AnalyzeNoiseTests: JackTestCase {
             let noise = try XCTUnwrap(channel["noise_dbfs"] as? [String: Double], "\(channel)")
             let unweighted = try XCTUnwrap(noise["unweighted"])
             XCTAssertEqual(unweighted, theory, accuracy: 0.5, "\(bits) bits")
+            // The idle channel's 1/3-octave spectrum: the same white noise, band by band.
+            let spectrum = try WhiteNoiseBands(try XCTUnwrap(channel["noise_spectrum"] as? [[String: Any]]), variance: step * step / 4)
+            XCTAssertEqual(spectrum.bands.count, 31, "1/3 octave from 20 Hz to the band that holds 20 kHz")
+            for band in spectrum.bands where band.low >= 2000 { XCTAssertEqual(band.level, band.expected, accuracy: 1, "\(band)") }
+            XCTAssertEqual(spectrum.total.measured, spectrum.total.expected, accuracy: 0.15, "\(bits) bits")
             XCTAssertEqual(try XCTUnwrap(noise["a"]) - unweighted, try XCTUnwrap(white["a"]), accuracy: 0.2, "\(bits) bits")
             XCTAssertEqual(try XCTUnwrap(noise["c"]) - unweighted, try XCTUnwrap(white["c"]), accuracy: 0.2, "\(bits) bits")
             XCTAssertLessThan(try XCTUnwrap(noise["ccir_rms"]), unweighted + 10, "\(bits) bits")

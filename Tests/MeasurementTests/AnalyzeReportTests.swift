@@ -25,13 +25,14 @@ final class AnalyzeReportTests: JackTestCase {
         let events = jsonLines(run.output).compactMap { $0["event"] as? String }
         XCTAssertEqual(events, ["response", "thd", "noise", "imd", "crosstalk", "verdict"], run.output)
         let html = try String(contentsOfFile: page, encoding: .utf8)
-        for id in ["verdict", "response-magnitude", "response-phase", "thd-frequency", "thd", "noise", "imd",
-                   "crosstalk"] {
+        for id in ["verdict", "response-magnitude", "response-phase", "noise-floor", "thd-frequency", "thd", "thd-residual", "noise",
+                   "noise-spectrum", "imd", "crosstalk"] {
             XCTAssertTrue(html.contains("id=\"\(id)\""), "no \(id) on the page")
         }
-        // The loopback leaks nothing: the crosstalk graph has no line (digital silence is not drawn), the response two.
-        XCTAssertEqual(html.components(separatedBy: "data-series=\"loopback:capture_1\"").count - 1, 2,
-                       "the first channel's magnitude and phase")
+        // The loopback leaks nothing and is silent when idle: the crosstalk, noise floor and noise spectrum graphs have no
+        // line (digital silence is not drawn); the response two, the THD+N residual (the float path's rounding) one.
+        XCTAssertEqual(html.components(separatedBy: "data-series=\"loopback:capture_1\"").count - 1, 3,
+                       "the first channel's magnitude, phase and THD+N residual")
         XCTAssertFalse(html.contains("id=\"crosstalk-frequency\"") && html.contains("into loopback:capture_2\" fill"),
                        "a line drawn for digital silence")
         XCTAssertTrue(html.contains(">PASS<"), "the verdict")

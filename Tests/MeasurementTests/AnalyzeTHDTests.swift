@@ -41,7 +41,7 @@ final class AnalyzeTHDTests: JackTestCase {
 
     /// y = x + a2·x² + a3·x³ in a process of its own: the fundamental's gain,
     /// the 2nd and 3rd harmonics and THD within 0.05 dB of the closed forms,
-    /// on two levels.
+    /// on two levels, and the residual spectrum's band of the 2nd harmonic.
     func testAPolynomialDevicesHarmonicsAreTheClosedForms() throws {
         // Real-time, as a measuring engineer runs it: beside the other shard, a -r server spoilt
         // every one of three runs with 7 to 17 xruns in a CI run.
@@ -68,6 +68,10 @@ final class AnalyzeTHDTests: JackTestCase {
             XCTAssertEqual(try XCTUnwrap(channel["thd_percent"] as? Double), thd * 100, accuracy: thd * 100 * 0.006)
             // Nothing else in the band: THD+N is THD (and the float floor, far below).
             XCTAssertEqual(try XCTUnwrap(channel["thd_n_db"] as? Double), dB(thd), accuracy: 0.05, "\(level) dBFS")
+            // The residual's spectrum: the 1/12-octave band that holds 2 × 997 Hz holds the 2nd harmonic alone.
+            let bands = try XCTUnwrap(channel["residual_spectrum"] as? [[String: Any]])
+            let secondsBand = try XCTUnwrap(bands.first { ($0["low_hz"] as? Double ?? 0) <= 1994 && ($0["high_hz"] as? Double ?? 0) >= 1994 })
+            XCTAssertEqual(try XCTUnwrap(secondsBand["level_dbfs"] as? Double), dB(second), accuracy: 0.05, "\(level) dBFS: \(secondsBand)")
         }
     }
 
