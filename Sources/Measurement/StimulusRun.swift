@@ -70,7 +70,7 @@ struct StimulusRun {
                 throw .session(error)
             }
             onNotice?(.playing(run: index + 1, of: all.count, seconds: Double(stimulus.samples.count) / Double(rate)))
-            let (tries, problem) = play(recorder, session: session, sampleRate: rate, watch: watch)
+            let (tries, problem) = play(recorder, stimulus: stimulus, session: session, sampleRate: rate, watch: watch)
             attempts += tries
             if let problem { throw .spoilt(attempts: tries, reason: problem) }
             captures.append((0..<inputPorts.count).map { recorder.captured(channel: $0) })
@@ -78,9 +78,10 @@ struct StimulusRun {
         return Recording(sampleRate: rate, periodFrames: period, captures: captures, attempts: attempts)
     }
 
-    /// Plays the recorder's stimulus until a run has no xrun in it: the runs
-    /// made, and what spoilt the last one (nil: it was clean).
-    private func play(_ recorder: RealtimeStimulusRecorder, session: AudioSession, sampleRate: Int,
+    /// Plays the recorder's stimulus until a run has no xrun and no dropout
+    /// (`DropoutCheck`) in it: the runs made, and what spoilt the last one
+    /// (nil: it was clean).
+    private func play(_ recorder: RealtimeStimulusRecorder, stimulus: Stimulus, session: AudioSession, sampleRate: Int,
                       watch: InterruptionWatch) -> (attempts: Int, problem: String?) {
         let timeout = Double(recorder.length) / Double(sampleRate) * 3 + 5
         var attempts = 0
@@ -105,10 +106,28 @@ struct StimulusRun {
             let xruns = session.xrunCount - xrunsBefore
             // Not complete: the real-time side owns the run until it is; it is not played again.
             guard recorder.isComplete else { return (attempts, "the server ran no cycles for \(Int(timeout)) s") }
-            if xruns == 0 { return (attempts, nil) }
-            problem = "\(xruns) xrun\(xruns == 1 ? "" : "s") during the run"
+            if xruns == 0 {
+                guard let dropout = dropout(in: recorder, stimulus: stimulus, period: session.ioBufferFrames, sampleRate: sampleRate) else {
+                    return (attempts, nil)
+                }
+                problem = dropout
+            } else {
+                problem = "\(xruns) xrun\(xruns == 1 ? "" : "s") during the run"
+            }
             if attempts < maximumAttempts { onSpoiltRun?(problem) }
         }
         return (attempts, problem)
+    }
+
+    /// What a dropout in the run's recordings was, if there was one.
+    private func dropout(in recorder: RealtimeStimulusRecorder, stimulus: Stimulus, period: Int, sampleRate: Int) -> String? {
+        for index in inputPorts.indices {
+            let played = (stimulus.outputs?.contains(index) ?? true) ? stimulus.samples : nil
+            if let frame = DropoutCheck.firstDropout(in: recorder.captured(channel: index), stimulus: played, minimumFrames: period) {
+                return String(format: "a period came back as digital silence on '%@' %.3f s into the run (a dropout the server "
+                              + "did not count as an xrun)", inputPorts[index], Double(frame) / Double(sampleRate))
+            }
+        }
+        return nil
     }
 }

@@ -81,6 +81,22 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
         guard seconds >= 0.5, seconds <= 600 else {
             throw .invalidSetting("the sweep's length must be between 0.5 s and 600 s, not \(seconds) s")
         }
+        var attempts = 0
+        while true {
+            let (result, lostStart) = try measureOnce()
+            attempts += result.attempts
+            guard let lostStart else {
+                return Result(serverName: result.serverName, sampleRate: result.sampleRate, periodFrames: result.periodFrames,
+                              sweep: result.sweep, channels: result.channels, attempts: attempts)
+            }
+            guard attempts < maximumAttempts else { throw .spoilt(attempts: attempts, reason: lostStart) }
+            onSpoiltRun?(lostStart)
+        }
+    }
+
+    /// One session's runs (the sweep, the silent pass) and their analysis,
+    /// and what spoilt it if the sweep's start was lost (`lostStart`).
+    private func measureOnce() throws(AnalyzerFailure) -> (Result, lostStart: String?) {
         let run = stimulusRun
         var sweep: SweepStimulus?
         var played: [Float] = []
@@ -101,19 +117,36 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
         let rate = recording.sampleRate
         let fft = RealFFT(length: rate + rate % 2)
         let centres = SweepAnalysis.logFrequencies(from: sweep.startFrequency, to: sweep.endFrequency, perOctave: 3)
+        var lostStart: String?
         for index in inputPorts.indices {
             let recorded = recording.captures[0][index]
             let peak = recorded.reduce(0) { max($0, abs($1)) }
             guard 20 * log10(Double(peak)) >= Self.signalFloorDBFS else {
                 throw .noSignal(inputPort: inputPorts[index], outputPort: outputPorts[index], levelDBFS: 20 * log10(Double(peak)))
             }
+            let analysis = SweepAnalysis.analyse(recorded: recorded, reference: reference)
+            if lostStart == nil, let late = Self.lateStart(recorded, played: played, delay: analysis.delayFrames,
+                                                           period: recording.periodFrames) {
+                lostStart = "the sweep's start came back \(late) frames late on '\(inputPorts[index])' (its first \(late) frames lost: "
+                    + "a dropout the server did not count as an xrun)"
+            }
             let silent = recording.captures[1][index]
             let settle = silent.count - fft.length
-            channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index],
-                                    analysis: SweepAnalysis.analyse(recorded: recorded, reference: reference),
+            channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index], analysis: analysis,
                                     noiseFloor: NoiseSpectrum.analyse(silent[settle...], sampleRate: rate, centres: centres, fft: fft)))
         }
-        return Result(serverName: serverName, sampleRate: recording.sampleRate, periodFrames: recording.periodFrames,
-                      sweep: sweep, channels: channels, attempts: recording.attempts)
+        return (Result(serverName: serverName, sampleRate: recording.sampleRate, periodFrames: recording.periodFrames,
+                       sweep: sweep, channels: channels, attempts: recording.attempts), lostStart)
+    }
+
+    /// How late the input first heard anything, frames, if later than the
+    /// impulse response's peak says the sweep arrived by half a period or
+    /// more: the path lost the sweep's start (nil: it did not). A path
+    /// answers at its delay or before it (a filter's response rises before
+    /// its peak), never after.
+    static func lateStart(_ recorded: [Float], played: [Float], delay: Int, period: Int) -> Int? {
+        guard let sent = played.firstIndex(where: { $0 != 0 }), let heard = recorded.firstIndex(where: { $0 != 0 }) else { return nil }
+        let late = heard - (sent + delay)
+        return late >= max(1, period / 2) ? late : nil
     }
 }

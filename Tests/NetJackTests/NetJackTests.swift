@@ -189,6 +189,39 @@ final class NetJackTests: JackTestCase {
         }
     }
 
+    /// The analyzer on a netjack2 slave, through the master's loopback:
+    /// a flat response whose delay is the network's plus the master's loop,
+    /// and the float path's THD+N floor at 0 dB gain. (A run the master's
+    /// own xrun disturbed, which nothing tells the slave, is run again.)
+    func testTheAnalyzerOnASlaveMeasuresTheNetworkPathAsFlat() throws {
+        let rig = try startRig(networkLatency: 2)
+        defer { rig.stop() }
+        let path = ["--server", rig.slaveName, "--out", "system:playback_1", "--in", "system:capture_1", "--json"]
+        func channel(_ output: String, _ event: String) -> [String: Any]? {
+            (jsonLines(output).first { $0["event"] as? String == event }?["channels"] as? [[String: Any]])?.first
+        }
+        let flat: (Int32, String) -> Bool = { status, output in
+            status == 0 && (channel(output, "response")?["response"] as? [[String: Double]])?.allSatisfy {
+                abs($0["magnitude_db"] ?? 1) <= 0.001
+            } == true
+        }
+        let response = try jasOnSlave(rig, ["analyze", "response", "--length", "1s"] + path, attempts: 3, until: flat)
+        XCTAssertEqual(response.status, 0, response.output)
+        let swept = try XCTUnwrap(channel(response.output, "response"), response.output)
+        XCTAssertEqual(swept["delay_frames"] as? Int, 3 * 256 + rig.masterLoopFrames, "the network's -l 2 plus a period, and the master's loop")
+        for point in try XCTUnwrap(swept["response"] as? [[String: Double]]) {
+            XCTAssertEqual(try XCTUnwrap(point["magnitude_db"]), 0, accuracy: 0.001, "\(point)")
+            XCTAssertEqual(try XCTUnwrap(point["phase_deg"]), 0, accuracy: 0.01, "\(point)")
+        }
+        let thd = try jasOnSlave(rig, ["analyze", "thd"] + path, attempts: 3) { status, output in
+            status == 0 && (channel(output, "thd")?["thd_n_db"] as? Double ?? 0) < -120
+        }
+        XCTAssertEqual(thd.status, 0, thd.output)
+        let stepped = try XCTUnwrap(channel(thd.output, "thd"), thd.output)
+        XCTAssertEqual(try XCTUnwrap(stepped["gain_db"] as? Double), 0, accuracy: 0.001)
+        XCTAssertLessThan(try XCTUnwrap(stepped["thd_n_db"] as? Double), -120, thd.output)
+    }
+
     func testAMasterRestartUnderRecordAndMonitorIsALoggedGapAndTheConnectionsComeBack() throws {
         let rig = try startRig()
         let folder = NSTemporaryDirectory() + "jas-netjack-\(UUID().uuidString)"

@@ -169,6 +169,32 @@ final class PipeWireTests: JackTestCase {
         XCTAssertEqual(again.status, 0, again.output)
     }
 
+    /// The analyzer through a null sink and its monitor (bit-exact, a
+    /// quantum's delay): a flat response, the float path's THD+N floor, and
+    /// digital silence when idle; a period the loop loses as silence is a
+    /// spoilt run, measured again, never a figure.
+    func testTheAnalyzerThroughANullSinkMeasuresAFlatBitExactPath() throws {
+        let daemon = try startDaemon()
+        let path = ["--server", daemon.name, "--out", "Null Sink:playback_FL", "--in", "Null Sink:monitor_FL", "--json"]
+        let response = try pwJas(daemon, ["analyze", "response", "--length", "2s"] + path)
+        XCTAssertEqual(response.status, 0, response.output)
+        let channel = try XCTUnwrap((jsonLines(response.output).first { $0["event"] as? String == "response" }?["channels"]
+                                     as? [[String: Any]])?.first, response.output)
+        XCTAssertEqual(channel["delay_frames"] as? Int, daemon.quantum, "a quantum through the monitor")
+        for point in try XCTUnwrap(channel["response"] as? [[String: Double]]) {
+            XCTAssertEqual(try XCTUnwrap(point["magnitude_db"]), 0, accuracy: 0.001, "\(point)")
+            XCTAssertEqual(try XCTUnwrap(point["phase_deg"]), 0, accuracy: 0.01, "\(point)")
+        }
+        let thd = try pwJas(daemon, ["analyze", "thd"] + path)
+        XCTAssertEqual(thd.status, 0, thd.output)
+        let stepped = try XCTUnwrap((jsonLines(thd.output).first { $0["event"] as? String == "thd" }?["channels"]
+                                     as? [[String: Any]])?.first, thd.output)
+        XCTAssertEqual(try XCTUnwrap(stepped["gain_db"] as? Double), 0, accuracy: 0.001)
+        XCTAssertLessThan(try XCTUnwrap(stepped["thd_n_db"] as? Double), -120, thd.output)
+        print("PipeWireTests: the analyzer through a null sink: THD+N \(stepped["thd_n_db"] ?? "?") dB, "
+              + "\(response.output.components(separatedBy: "spoilt").count - 1 + thd.output.components(separatedBy: "spoilt").count - 1) spoilt runs")
+    }
+
     func testADaemonWithoutTheDefaultMetadataObjectIsSaidOnceAndSessionsStillArbitrate() throws {
         let daemon = try startDaemon(defaultMetadata: false)
         let status = try pwJas(daemon, ["status", "--server", daemon.name, "--json"])
