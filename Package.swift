@@ -111,7 +111,7 @@ let package = Package(
         // that survive crashes and server restarts, pre-roll and trigger.
         .target(
             name: "Recording",
-            dependencies: ["Capture", "JackAudioSession", "JackKit", "CSndFile", "SoundFile", "EventSchema", "Metering",
+            dependencies: ["Capture", "JackAudioSession", "JackKit", "JackRuntime", "CSndFile", "SoundFile", "EventSchema", "Metering",
                            "CLibCrypto", "CSpawn"],
             exclude: ["README.md"]
         ),

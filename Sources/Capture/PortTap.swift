@@ -61,7 +61,7 @@ public enum PortTap {
     /// A connection is heard from the cycle whose graph has it: jackd switches
     /// graphs at a cycle's start, and puts the switch off while the previous
     /// graph has not finished (`JackEngine::Process`). So this first waits, at
-    /// most a second, until each port's connections read back from
+    /// most a second and looking at each cycle's end, until each port's connections read back from
     /// the graph jackd runs (a pending change makes libjack sleep a period
     /// first), then gives the cycle after the current one by the cycles' own
     /// clock (`jack_last_frame_time`, what a capture stamps its cycles with).
@@ -73,10 +73,7 @@ public enum PortTap {
     public static func connectedFrom(_ session: AudioSession) -> UInt32? {
         guard let client = session.client else { return nil }
         let ports = session.inputPortNames.compactMap { client.port(named: $0) }
-        let deadline = MonotonicClock.nanoseconds + 1_000_000_000
-        while ports.contains(where: { $0.connections.isEmpty }), MonotonicClock.nanoseconds < deadline {
-            usleep(1_000)
-        }
+        session.awaitCycles(within: 1) { !ports.contains { $0.connections.isEmpty } }
         return client.cycleFrameTime &+ UInt32(client.bufferSize)
     }
 }

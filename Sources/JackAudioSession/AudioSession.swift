@@ -200,6 +200,17 @@ public final class AudioSession: Sendable {
     /// The session's JACK client, once opened (for tools that need the raw client).
     public var client: Client? { openClient }
 
+    /// Waits, off the real-time thread, until `condition` holds: it is looked
+    /// at now and at the end of every cycle the active session runs, for at
+    /// most `seconds` (what a cycle boundary changes, such as the graph jackd
+    /// runs, is seen within a period, without polling). With no session
+    /// running, it is looked at once. Whether it held.
+    @discardableResult
+    public func awaitCycles(within seconds: Double, until condition: () -> Bool) -> Bool {
+        guard let processor = board.read({ $0.activation.processor }) else { return condition() }
+        return processor.awaitCycles(within: seconds, until: condition)
+    }
+
     var openClient: Client? { board.read { $0.activation.client } }
 
     var activeClient: Client? { board.read { $0.machine.isActive ? $0.activation.client : nil } }

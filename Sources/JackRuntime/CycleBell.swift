@@ -8,13 +8,18 @@ import Synchronization
 /// pass) without looking every millisecond: while at least one thread waits,
 /// the process callback posts a semaphore at the end of each cycle, and the
 /// waiter looks again then. Nobody waiting, a cycle pays one relaxed load.
-/// A post allocates nothing and takes no lock (as `ReaderWakeup`'s).
-struct CycleBell: ~Copyable {
+/// A post allocates nothing and takes no lock (as `ReaderWakeup`'s). Any
+/// other loop that waiters watch (the recorder's disk thread) rings it the
+/// same way at the end of each pass.
+/// Sendable: its state is a POSIX semaphore and an atomic, both made for
+/// use from many threads.
+public struct CycleBell: ~Copyable, @unchecked Sendable {
     private let semaphore: UnsafeMutablePointer<sem_t>
     /// Threads inside `wait`.
     private let waiters = Atomic<Int>(0)
 
-    init() {
+    /// A bell nobody waits on yet.
+    public init() {
         semaphore = .allocate(capacity: 1)
         sem_init(semaphore, 0, 0)
     }
@@ -26,20 +31,21 @@ struct CycleBell: ~Copyable {
 
     /// On the real-time thread, at the end of a cycle: wakes the waiters, if any.
     @inline(__always)
-    func cycleEnded() {
+    public func cycleEnded() {
         if waiters.load(ordering: .relaxed) > 0 { sem_post(semaphore) }
     }
 
     /// From any thread: the waiters look again now (something they wait on
     /// changed between cycles).
-    func ring() {
+    public func ring() {
         if waiters.load(ordering: .acquiring) > 0 { sem_post(semaphore) }
     }
 
     /// Waits until `condition` holds, looking at the start, after each ring
     /// and at the end of each cycle, at most `seconds` on the monotonic
     /// clock. Whether it held.
-    func wait(seconds: Double, until condition: () -> Bool) -> Bool {
+    @discardableResult
+    public func wait(seconds: Double, until condition: () -> Bool) -> Bool {
         waiters.add(1, ordering: .sequentiallyConsistent)
         defer {
             waiters.subtract(1, ordering: .sequentiallyConsistent)

@@ -1,5 +1,6 @@
 import Capture
 import JackKit
+import JackRuntime
 import Foundation
 import Synchronization
 
@@ -86,6 +87,9 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     let stats: Mutex<Stats>
     /// Why the recording ends, for the log's last line.
     private let stopReason = Mutex<String?>(nil)
+    /// Rung after each pass of the disk loop that wrote something, and at its
+    /// end: `settledPosition` looks again then.
+    private let passBell = CycleBell()
     /// The interruption under way: who, and since when (monotonic
     /// nanoseconds). Its gap is written when capture resumes, or at the
     /// take's end: a `--for` take ends on time however long it lasts.
@@ -214,16 +218,12 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
 
     /// `position(ofFrameTime:)` once the cycle that starts at `frame` is
     /// written, and with it any gap before it (a stall's silence goes in when
-    /// the first cycle after it is drained): waits for the disk thread, at
-    /// most `timeout` seconds, which only a server that runs no cycles makes it.
+    /// the first cycle after it is drained): waits for the disk thread's
+    /// passes, at most `timeout` seconds, which only a server that runs no
+    /// cycles makes it.
     func settledPosition(ofFrameTime frame: UInt32, timeout: Double = 0.5) -> Int64 {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            let written = stats.withLock { stats in
-                stats.anchor.map { Int32(bitPattern: $0.frameTime &- frame) > 0 } ?? false
-            }
-            if written { break }
-            usleep(2_000)
+        _ = passBell.wait(seconds: timeout) {
+            stats.withLock { stats in stats.anchor.map { Int32(bitPattern: $0.frameTime &- frame) > 0 } ?? false }
         }
         return position(ofFrameTime: frame)
     }
@@ -248,6 +248,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
             beats.add(1, ordering: .relaxed)
             let stopping = stopRequested.load(ordering: .acquiring)
             let drained = drain()
+            if drained > 0 { passBell.ring() }
             if ContinuousClock.now - lastHeaderUpdate >= .milliseconds(500) {
                 files?.updateHeaders()
                 lastHeaderUpdate = .now
@@ -273,6 +274,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
             noteUnwritten(full, resumed: false)
         }
         claims.forEach { $0.release() }
+        passBell.ring()
         let frames = stats.withLock { $0.framesWritten }
         record(.stopped(framesWritten: frames, reason: stopReason.withLock { $0 } ?? "stopped"))
         done.signal()

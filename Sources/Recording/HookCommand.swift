@@ -1,5 +1,6 @@
 import CSpawn
 import Foundation
+import JackRuntime
 import Synchronization
 
 /// A shell command the user asked to run when something happens (`--on-silence`,
@@ -24,6 +25,8 @@ public final class HookCommand: Sendable {
     private let onFailure: @Sendable (_ reason: String) -> Void
     /// Commands running now: process id → when it started (monotonic seconds).
     private let running = Mutex<[pid_t: Double]>([:])
+    /// Rung each time a command ends: `finish` looks again then.
+    private let endedBell = CycleBell()
     /// Ids this object ended itself at the end of the take (their signal is no failure).
     private let ended = Mutex<Set<pid_t>>([])
 
@@ -84,6 +87,7 @@ public final class HookCommand: Sendable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         running.withLock { _ = $0.removeValue(forKey: pid) }
+        endedBell.ring()
         let endedByUs = ended.withLock { $0.contains(pid) }
         let signal = status & 0x7F, exitStatus = (status >> 8) & 0xFF
         if signal != 0 {
@@ -100,14 +104,12 @@ public final class HookCommand: Sendable {
     /// running, then ends each (SIGTERM to its group, SIGKILL a second later
     /// if need be). Returns a sentence per command it had to end, for the log.
     public func finish(within seconds: Double) -> [String] {
-        let deadline = Self.now + seconds
-        while runningCount > 0 && Self.now < deadline { usleep(10_000) }
+        endedBell.wait(seconds: seconds) { runningCount == 0 }
         let left = running.withLock { $0 }
         guard !left.isEmpty else { return [] }
         ended.withLock { $0.formUnion(left.keys) }
         for pid in left.keys { kill(-pid, SIGTERM) }
-        let killDeadline = Self.now + 1
-        while runningCount > 0 && Self.now < killDeadline { usleep(10_000) }
+        endedBell.wait(seconds: 1) { runningCount == 0 }
         let stubborn = running.withLock { Set($0.keys) }
         for pid in stubborn { kill(-pid, SIGKILL) }
         return left.map { pid, started in

@@ -542,23 +542,17 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         if let duration = config.duration, !(duration.isFinite && duration > 0 && duration <= 31_536_000) {
             throw .invalidSetting(.duration, reason: "must be more than 0 to 31536000 seconds (a year), not \(duration)")
         }
-        if let rotate = config.rotateSeconds, !(rotate.isFinite && rotate >= 1 && rotate <= 31_536_000) {
-            throw .invalidSetting(.rotation, reason: "must be 1 second to a year, not \(rotate) seconds")
-        }
-        guard config.bufferSeconds >= 0.1 && config.bufferSeconds <= 600 else {
-            throw .invalidSetting(.buffer, reason: "must be 0.1 to 600 seconds, not \(config.bufferSeconds)")
-        }
-        guard config.prerollSeconds >= 0 && config.prerollSeconds <= 600 else {
-            throw .invalidSetting(.preroll, reason: "must be 0 to 600 seconds, not \(config.prerollSeconds)")
+        for (setting, seconds) in [(RecordingSetting.rotation, config.rotateSeconds), (.buffer, config.bufferSeconds),
+                                   (.preroll, config.prerollSeconds), (.silenceHold, config.silenceHoldSeconds)] {
+            guard let seconds, let range = setting.secondsRange, !range.contains(seconds) else { continue }
+            throw .invalidSetting(setting, reason: "must be \(Self.spoken(range.lowerBound)) to \(Self.spoken(range.upperBound)) "
+                                  + "seconds, not \(seconds)")
         }
         if let trigger = config.triggerDBFS, !(trigger < 0 && trigger > -200) {
             throw .invalidSetting(.trigger, reason: "must be a level below 0 dBFS (e.g. -40), not \(trigger)")
         }
         guard config.silenceThresholdDBFS < 0 && config.silenceThresholdDBFS > -200 else {
             throw .invalidSetting(.silenceThreshold, reason: "must be a level below 0 dBFS (e.g. -60), not \(config.silenceThresholdDBFS)")
-        }
-        guard config.silenceHoldSeconds >= 0.1 && config.silenceHoldSeconds <= 86_400 else {
-            throw .invalidSetting(.silenceHold, reason: "must be 0.1 to 86400 seconds, not \(config.silenceHoldSeconds)")
         }
         for (setting, command) in [(RecordingSetting.onSilence, config.onSilence), (.onSignal, config.onSignal)]
         where command?.trimmingCharacters(in: .whitespaces).isEmpty == true {
@@ -567,6 +561,12 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         if config.prerollSeconds > 0 && config.triggerDBFS == nil && !config.waitsForStartCommand {
             throw .invalidSetting(.preroll, reason: "needs a start that comes later: a trigger or a start command")
         }
+    }
+
+    /// A bound in seconds as a message writes it: 600, 0.1, 86400 (a day).
+    private static func spoken(_ seconds: Double) -> String {
+        let number = seconds == seconds.rounded() ? String(Int64(seconds)) : String(seconds)
+        return number + (seconds == 86_400 ? " (a day)" : seconds == 31_536_000 ? " (a year)" : "")
     }
 
     /// The disk thread is woken once about 20 ms of frames wait (every

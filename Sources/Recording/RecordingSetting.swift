@@ -19,4 +19,17 @@ public enum RecordingSetting: String, Sendable, CaseIterable {
         case .onSignal: "the command run when the signal returns"
         }
     }
+
+    /// The values a setting given in seconds may take (nil: it is not a span
+    /// of seconds with fixed bounds): the recorder's checks and `jas
+    /// record`'s options read the same bounds.
+    public var secondsRange: ClosedRange<Double>? {
+        switch self {
+        case .rotation: 1...31_536_000
+        case .buffer: 0.1...600
+        case .preroll: 0...600
+        case .silenceHold: 0.1...86_400
+        case .channels, .duration, .trigger, .silenceThreshold, .onSilence, .onSignal: nil
+        }
+    }
 }

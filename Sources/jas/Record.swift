@@ -109,14 +109,14 @@ struct Record: AsyncParsableCommand {
         _ = try recordingFormat()
         _ = try triggerLevel()
         _ = try Self.level(silenceThreshold, "--silence-threshold", example: "-60")
-        _ = try OptionCheck.duration(silenceHold, "--silence-hold", in: 0.1...86_400, example: "10s or 2min")
+        _ = try OptionCheck.duration(silenceHold, "--silence-hold", in: RecordingSetting.silenceHold.secondsRange!, example: "10s or 2min")
         _ = try rotateSeconds()
         _ = try retention()
         _ = try compliance.loudnessTarget()
         _ = try compliance.holdSeconds()
         try OptionCheck.seconds(seconds, "--for")
-        try OptionCheck.number(buffer, "--buffer", in: 0.1...600, unit: "seconds")
-        try OptionCheck.seconds(preroll, "--preroll", allowZero: true, maximum: 600)
+        try OptionCheck.number(buffer, "--buffer", in: RecordingSetting.buffer.secondsRange!, unit: "seconds")
+        try OptionCheck.seconds(preroll, "--preroll", allowZero: true, maximum: RecordingSetting.preroll.secondsRange!.upperBound)
         if let channels, !(1...1024).contains(channels) {
             throw ValidationError("--channels must be 1 to 1024, not \(channels)")
         }
@@ -130,7 +130,7 @@ struct Record: AsyncParsableCommand {
     }
 
     func rotateSeconds() throws -> Double? {
-        try rotate.map { try OptionCheck.duration($0, "--rotate", in: 1...OptionCheck.longestRun, example: "1h or 10min") }
+        try rotate.map { try OptionCheck.duration($0, "--rotate", in: RecordingSetting.rotation.secondsRange!, example: "1h or 10min") }
     }
 
     func retention() throws -> Retention {

@@ -75,7 +75,8 @@ final class RecordRefusalTests: JackTestCase {
                 return error
             }
         }
-        XCTAssertEqual(refusal { $0.rotateSeconds = 0 }, .invalidSetting(.rotation, reason: "must be 1 second to a year, not 0.0 seconds"))
+        XCTAssertEqual(refusal { $0.rotateSeconds = 0 }, .invalidSetting(.rotation, reason: "must be 1 to 31536000 (a year) seconds, not 0.0"))
+        XCTAssertEqual(refusal { $0.bufferSeconds = 0.05 }, .invalidSetting(.buffer, reason: "must be 0.1 to 600 seconds, not 0.05"))
         XCTAssertEqual(refusal { $0.onSignal = " " }, .invalidSetting(.onSignal, reason: "is empty; give a command, e.g. 'logger dead air'"))
         XCTAssertEqual(refusal { $0.prerollSeconds = 2 },
                        .invalidSetting(.preroll, reason: "needs a start that comes later: a trigger or a start command"))
