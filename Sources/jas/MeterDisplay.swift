@@ -4,24 +4,42 @@ import EventSchema
 import Foundation
 import Metering
 import RemoteWatch
+import Synchronization
 
 /// What `jas meter` shows: on a terminal, bars with peak hold and numbers
 /// redrawn in place (80 columns); piped, one line a second; with --json, one
 /// object per reading and a summary. With `--http`, every object also goes
 /// to the watch board, whatever is shown here.
-final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `lock`; `watch` is set before the first reading
+final class MeterDisplay: Sendable {
     let json: Bool
-    /// Set before metering starts.
-    var watch: WatchBoard?
-    /// The compliance log the meter's alarms, dead air and server events go in too (set before metering starts).
-    var log: LoudnessLog?
     private let terminal = isatty(STDOUT_FILENO) != 0
-    private let lock = NSLock()
-    private var linesDrawn = 0
-    /// The terminal's size at the last redraw (columns, rows).
-    private var drawnSize: (columns: Int, rows: Int)?
-    private var holds: [(level: Double, until: Double)] = []
-    private var lastPrinted = -1.0
+
+    /// What is shown where, and what has been drawn: one caller at a time
+    /// (the meter's thread, the session's events, Ctrl-C), so that lines
+    /// never interleave.
+    private struct State {
+        var watch: WatchBoard?
+        var log: LoudnessLog?
+        var linesDrawn = 0
+        /// The terminal's size at the last redraw (columns, rows).
+        var drawnSize: (columns: Int, rows: Int)?
+        var holds: [(level: Double, until: Double)] = []
+        var lastPrinted = -1.0
+    }
+
+    private let state = Mutex(State())
+
+    /// Set before metering starts.
+    var watch: WatchBoard? {
+        get { state.withLock { $0.watch } }
+        set { state.withLock { $0.watch = newValue } }
+    }
+
+    /// The compliance log the meter's alarms, dead air and server events go in too (set before metering starts).
+    var log: LoudnessLog? {
+        get { state.withLock { $0.log } }
+        set { state.withLock { $0.log = newValue } }
+    }
     static let barWidth = 24
     static let holdSeconds = 2.0
 
@@ -32,30 +50,30 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
     }
 
     func show(_ reading: MeterReading) {
-        lock.lock()
-        defer { lock.unlock() }
-        if json { Output.line(EventEncoding.line(reading, at: Date())) }
-        watch?.publish(reading)
-        if json {
-            return
-        } else if terminal {
-            draw(reading)
-        } else if reading.seconds - lastPrinted >= 1 {
-            lastPrinted = reading.seconds
-            Output.line(Self.programmeLine(reading))
+        state.withLock { state in
+            if json { Output.line(EventEncoding.line(reading, at: Date())) }
+            state.watch?.publish(reading)
+            if json {
+                return
+            } else if terminal {
+                Self.draw(reading, into: &state)
+            } else if reading.seconds - state.lastPrinted >= 1 {
+                state.lastPrinted = reading.seconds
+                Output.line(Self.programmeLine(reading))
+            }
         }
     }
 
     func event(_ event: AudioSessionEvent) {
-        lock.lock()
-        defer { lock.unlock() }
-        if json {
-            Output.line(EventFormat.json(event))
-        } else {
-            Output.diagnostic(EventFormat.text(event))
+        state.withLock { state in
+            if json {
+                Output.line(EventFormat.json(event))
+            } else {
+                Output.diagnostic(EventFormat.text(event))
+            }
+            state.watch?.publish(event)
+            state.log?.note(event)
         }
-        watch?.publish(event)
-        log?.note(event)
     }
 
     /// An event only the watch hears (an xrun: the summary counts them for stdout).
@@ -65,37 +83,37 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
 
     /// Dead air on the metered channels, or its end.
     func silence(_ change: SilenceAlarm.Change, tick: Double) {
-        lock.lock()
-        defer { lock.unlock() }
-        let (seconds, silent) = (Double(change.atFrame) * tick, Double(change.silentFrames) * tick)
-        emit(change.kind == .silence
-             ? .silence(channels: change.channels, levelDBFS: change.levelDBFS, seconds: seconds, silentSeconds: silent)
-             : .signal(channels: change.channels, levelDBFS: change.levelDBFS, seconds: seconds, silentSeconds: silent))
-        if !json {
-            let what = change.kind == .silence ? "silence" : "signal back"
-            Output.diagnostic(String(format: "%.1f s: %@ on channel%@ %@ (%.1f s of silence)", Double(change.atFrame) * tick,
-                                     what, change.channels.count == 1 ? "" : "s",
-                                     change.channels.map(String.init).joined(separator: ", "),
-                                     Double(change.silentFrames) * tick))
+        state.withLock { state in
+            let (seconds, silent) = (Double(change.atFrame) * tick, Double(change.silentFrames) * tick)
+            emit(change.kind == .silence
+                 ? .silence(channels: change.channels, levelDBFS: change.levelDBFS, seconds: seconds, silentSeconds: silent)
+                 : .signal(channels: change.channels, levelDBFS: change.levelDBFS, seconds: seconds, silentSeconds: silent), state)
+            if !json {
+                let what = change.kind == .silence ? "silence" : "signal back"
+                Output.diagnostic(String(format: "%.1f s: %@ on channel%@ %@ (%.1f s of silence)", Double(change.atFrame) * tick,
+                                         what, change.channels.count == 1 ? "" : "s",
+                                         change.channels.map(String.init).joined(separator: ", "),
+                                         Double(change.silentFrames) * tick))
+            }
         }
     }
 
     /// A compliance alarm starts or ends.
     func loudnessAlarm(_ change: LoudnessAlarm.Change, target: LoudnessTarget) {
-        lock.lock()
-        defer { lock.unlock() }
-        emit(.loudnessAlarm(change, target: target))
-        guard !json else { return }
-        let what: String
-        switch change.kind {
-        case .tooLoud: what = String(format: "too loud: short-term up to %.1f LUFS, over %.1f", change.level, change.threshold)
-        case .tooQuiet: what = String(format: "too quiet: short-term down to %.1f LUFS, under %.1f", change.level, change.threshold)
-        case .truePeakOver: what = String(format: "true peak %.1f dBTP, over %.1f", change.level, change.threshold)
+        state.withLock { state in
+            emit(.loudnessAlarm(change, target: target), state)
+            guard !json else { return }
+            let what: String
+            switch change.kind {
+            case .tooLoud: what = String(format: "too loud: short-term up to %.1f LUFS, over %.1f", change.level, change.threshold)
+            case .tooQuiet: what = String(format: "too quiet: short-term down to %.1f LUFS, under %.1f", change.level, change.threshold)
+            case .truePeakOver: what = String(format: "true peak %.1f dBTP, over %.1f", change.level, change.threshold)
+            }
+            Output.diagnostic(String(format: "%.1f s: ", change.seconds)
+                              + (change.on ? "LOUDNESS ALARM \(what) (\(Self.describe(target)))"
+                                           : "loudness alarm ended (\(change.kind.rawValue.replacingOccurrences(of: "_", with: " ")), "
+                                             + String(format: "%.1f s)", change.lastedSeconds ?? 0)))
         }
-        Output.diagnostic(String(format: "%.1f s: ", change.seconds)
-                          + (change.on ? "LOUDNESS ALARM \(what) (\(Self.describe(target)))"
-                                       : "loudness alarm ended (\(change.kind.rawValue.replacingOccurrences(of: "_", with: " ")), "
-                                         + String(format: "%.1f s)", change.lastedSeconds ?? 0)))
     }
 
     static func describe(_ target: LoudnessTarget) -> String {
@@ -105,77 +123,77 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
 
     /// Metered ports that went away or came back.
     func source(_ change: LiveMeter.SourceChange) {
-        lock.lock()
-        defer { lock.unlock() }
-        let ports = change.ports.joined(separator: ", ")
-        emit(.source(ports: change.ports, seconds: change.seconds, awaySeconds: change.awaySeconds,
-                     returned: change.returned))
-        if json {
-            return
-        } else if let away = change.awaySeconds {
-            Output.diagnostic(String(format: "%.1f s: ", change.seconds) + "\(ports) "
-                              + (change.returned ? String(format: "back after %.1f s", away)
-                                                 : String(format: "never came back (%.1f s)", away)))
-        } else {
-            Output.diagnostic(String(format: "%.1f s: ", change.seconds) + "\(ports) went away: metering silence until "
-                              + (change.ports.count == 1 ? "it comes" : "they come") + " back")
+        state.withLock { state in
+            let ports = change.ports.joined(separator: ", ")
+            emit(.source(ports: change.ports, seconds: change.seconds, awaySeconds: change.awaySeconds,
+                         returned: change.returned), state)
+            if json {
+                return
+            } else if let away = change.awaySeconds {
+                Output.diagnostic(String(format: "%.1f s: ", change.seconds) + "\(ports) "
+                                  + (change.returned ? String(format: "back after %.1f s", away)
+                                                     : String(format: "never came back (%.1f s)", away)))
+            } else {
+                Output.diagnostic(String(format: "%.1f s: ", change.seconds) + "\(ports) went away: metering silence until "
+                                  + (change.ports.count == 1 ? "it comes" : "they come") + " back")
+            }
         }
     }
 
     /// A reset, pause or resume of the programme's loudness.
     func programme(_ change: MeterEvent.ProgrammeChange, seconds: Double) {
-        lock.lock()
-        defer { lock.unlock() }
-        emit(.programme(change, seconds: seconds))
-        if !json {
-            let what = switch change {
-            case .reset: "integrated loudness and LRA start again"
-            case .paused: "integrated loudness and LRA paused"
-            case .resumed: "integrated loudness and LRA resumed"
+        state.withLock { state in
+            emit(.programme(change, seconds: seconds), state)
+            if !json {
+                let what = switch change {
+                case .reset: "integrated loudness and LRA start again"
+                case .paused: "integrated loudness and LRA paused"
+                case .resumed: "integrated loudness and LRA resumed"
+                }
+                Output.diagnostic(String(format: "%.1f s: ", seconds) + what)
             }
-            Output.diagnostic(String(format: "%.1f s: ", seconds) + what)
         }
     }
 
     /// Something that makes the figures less than the whole truth: a line on
     /// stderr, or a `warning` event.
     func warn(_ message: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        emit(.warning(message: message))
-        if !json {
-            Output.diagnostic("jas meter: warning: " + Output.safe(message))
+        state.withLock { state in
+            emit(.warning(message: message), state)
+            if !json {
+                Output.diagnostic("jas meter: warning: " + Output.safe(message))
+            }
         }
     }
 
     func finish(_ summary: MeterSummary) {
-        lock.lock()
-        defer { lock.unlock() }
-        if json { Output.line(EventEncoding.line(summary, at: Date())) }
-        watch?.publish(event: summary)
-        if json { return }
-        Output.line(String(format: "%.1f s metered (%@, %d Hz)", summary.seconds, summary.layout, summary.sampleRate))
-        Output.line("integrated \(Self.lufs(summary.integratedLUFS)) LUFS  LRA \(Self.number(summary.lraLU)) LU  "
-              + "true peak \(Self.number(summary.truePeakDBTP)) dBTP")
-        for channel in summary.channels {
-            Output.line(String(format: "%2d %@ peak %@ tp %@ rms %@ ppm %@", channel.channel,
-                         Self.shortName(channel.source).padding(toLength: 16, withPad: " ", startingAt: 0),
-                         Self.number(channel.samplePeakDBFS), Self.number(channel.truePeakDBTP),
-                         Self.number(channel.rmsDBFS), Self.number(channel.ppmTypeIIbDBFS)))
+        state.withLock { state in
+            if json { Output.line(EventEncoding.line(summary, at: Date())) }
+            state.watch?.publish(event: summary)
+            if json { return }
+            Output.line(String(format: "%.1f s metered (%@, %d Hz)", summary.seconds, summary.layout, summary.sampleRate))
+            Output.line("integrated \(Self.lufs(summary.integratedLUFS)) LUFS  LRA \(Self.number(summary.lraLU)) LU  "
+                  + "true peak \(Self.number(summary.truePeakDBTP)) dBTP")
+            for channel in summary.channels {
+                Output.line(String(format: "%2d %@ peak %@ tp %@ rms %@ ppm %@", channel.channel,
+                             Self.shortName(channel.source).padding(toLength: 16, withPad: " ", startingAt: 0),
+                             Self.number(channel.samplePeakDBFS), Self.number(channel.truePeakDBTP),
+                             Self.number(channel.rmsDBFS), Self.number(channel.ppmTypeIIbDBFS)))
+            }
         }
     }
 
     /// Redraws the programme line and one line per channel in place.
-    private func draw(_ reading: MeterReading) {
-        if holds.count != reading.channels.count {
-            holds = Array(repeating: (-.infinity, 0), count: reading.channels.count)
+    private static func draw(_ reading: MeterReading, into state: inout State) {
+        if state.holds.count != reading.channels.count {
+            state.holds = Array(repeating: (-.infinity, 0), count: reading.channels.count)
         }
-        var lines = [Self.programmeLine(reading)]
+        var lines = [programmeLine(reading)]
         for (index, channel) in reading.channels.enumerated() {
-            if channel.samplePeakDBFS >= holds[index].level || reading.seconds > holds[index].until {
-                holds[index] = (channel.samplePeakDBFS, reading.seconds + Self.holdSeconds)
+            if channel.samplePeakDBFS >= state.holds[index].level || reading.seconds > state.holds[index].until {
+                state.holds[index] = (channel.samplePeakDBFS, reading.seconds + Self.holdSeconds)
             }
-            lines.append(Self.channelLine(channel, hold: holds[index].level))
+            lines.append(Self.channelLine(channel, hold: state.holds[index].level))
         }
         // Fitted to the terminal as it is now: a line that wrapped would put
         // the next redraw's cursor-up in the wrong place. A terminal that was
@@ -183,14 +201,14 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
         let size = Self.terminalSize()
         let fitted = Self.fit(lines, columns: size.columns, rows: size.rows)
         var text: String
-        if linesDrawn > 0, let drawnSize, drawnSize != size {
+        if state.linesDrawn > 0, let drawnSize = state.drawnSize, drawnSize != size {
             text = "\u{1B}[H\u{1B}[2J"
         } else {
-            text = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A" : ""
+            text = state.linesDrawn > 0 ? "\u{1B}[\(state.linesDrawn)A" : ""
         }
         for line in fitted { text += "\r" + line + "\u{1B}[K\n" }
-        linesDrawn = fitted.count
-        drawnSize = size
+        state.linesDrawn = fitted.count
+        state.drawnSize = size
         Output.line(String(text.dropLast()))
     }
 
@@ -258,11 +276,11 @@ final class MeterDisplay: @unchecked Sendable { // what it has drawn is behind `
     }
 
     /// Prints the event with --json, and hands it to the watch.
-    private func emit(_ event: MeterEvent) {
+    private func emit(_ event: MeterEvent, _ state: State) {
         if json { Output.line(EventEncoding.line(event, at: Date())) }
-        watch?.publish(event)
+        state.watch?.publish(event)
         switch event {
-        case .silence, .signal, .source, .loudnessAlarm: log?.note(event)
+        case .silence, .signal, .source, .loudnessAlarm: state.log?.note(event)
         case .programme, .warning: break // the programme's commands are logged where they are carried out
         }
     }

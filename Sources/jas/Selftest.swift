@@ -2,6 +2,7 @@ import ArgumentParser
 import JackAudioSession
 import EventSchema
 import Foundation
+import Synchronization
 import JackKit
 import JackRuntime
 import LoopbackHarness
@@ -224,21 +225,19 @@ struct SelftestReport: Encodable {
 }
 
 /// The rounds of `jas selftest --loop` so far (the Ctrl-C handler reads it).
-final class RoundTally: @unchecked Sendable { // its counts are behind `lock`
-    private let lock = NSLock()
-    private var rounds = 0
-    private var failed = 0
+final class RoundTally: Sendable {
+    private let counts = Mutex((rounds: 0, failed: 0))
 
     /// Counts a round; returns its number.
     func record(passed: Bool) -> Int {
-        lock.withLock {
-            rounds += 1
-            if !passed { failed += 1 }
-            return rounds
+        counts.withLock { counts in
+            counts.rounds += 1
+            if !passed { counts.failed += 1 }
+            return counts.rounds
         }
     }
 
-    var failures: Int { lock.withLock { failed } }
+    var failures: Int { counts.withLock { $0.failed } }
 }
 
 /// One line of `jas selftest --loop --json`: the round's number and report.

@@ -18,6 +18,9 @@ enum WedgeWatch {
     static let exitStatus: Int32 = 75
 
     private static let ending = Atomic<Bool>(false)
+    /// Never signalled: a thread that lost the race to end waits on it for
+    /// the winner to exit the process.
+    private static let parked = DispatchSemaphore(value: 0)
 
     /// Checks four times a second; on a wedge runs `finalise`, then exits.
     static func start(command: String, finalise: @escaping @Sendable () -> Void = {}) {
@@ -39,7 +42,8 @@ enum WedgeWatch {
     @discardableResult
     static func claimEnding() -> Bool {
         guard ending.exchange(true, ordering: .acquiringAndReleasing) else { return true }
-        while true { sleep(60) }
+        parked.wait()
+        fatalError("WedgeWatch.parked is never signalled")
     }
 
     /// After finalising: when libjack is wedged, says so and leaves;
