@@ -818,11 +818,9 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         let now = MonotonicClock.nanoseconds
         guard now &- full.lastLook >= 1_000_000_000 else { return false }
         diskFull?.lastLook = now
-        var fs = statvfs()
-        guard statvfs(full.folder, &fs) == 0 else { return false }
-        let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
-        let needed = 65_536 + Int64(2 * sampleRate * channels * settings.format.sampleFormat.bytes)
-        guard free >= needed else { return false }
+        guard let space = FreeSpace(folder: full.folder),
+              space.availableBytes >= FreeSpace.bytes(seconds: 2, sampleRate: sampleRate, channels: channels,
+                                                      format: settings.format) else { return false }
         diskFull = nil
         openSet(at: stats.withLock { $0.framesWritten }, sampleRate: sampleRate, reason: .resume)
         noteUnwritten(full, resumed: files != nil)

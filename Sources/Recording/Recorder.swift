@@ -626,18 +626,18 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             guard descriptor >= 0 else { throw .unwritablePath(path: path, reason: String(cString: strerror(errno))) }
             return descriptor
         }
-        var fs = statvfs()
-        guard statvfs(existing, &fs) == 0 else { return nil }
-        let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
+        guard let space = FreeSpace(folder: existing) else { return nil }
         // With --for, the whole recording; without, at least one minute. A
         // logger that deletes its own files needs its next file and the room it keeps free.
-        let bytesPerSecond = Double(sampleRate * channels * config.format.sampleFormat.bytes)
-        var needed = Int64(((config.duration ?? 60) + config.prerollSeconds) * bytesPerSecond) + 65_536
-        if config.retention.isActive {
-            let keptFree = config.retention.minimumFree?.bytes(ofFileSystemSize: Int64(fs.f_blocks) * Int64(fs.f_frsize)) ?? 0
-            needed = min(needed, Int64((config.rotateSeconds ?? 60) * bytesPerSecond) + 65_536 + keptFree)
+        func room(_ seconds: Double) -> Int64 {
+            FreeSpace.bytes(seconds: seconds, sampleRate: sampleRate, channels: channels, format: config.format)
         }
-        if needed > free { throw .insufficientSpace(path: path, neededBytes: needed, freeBytes: free) }
+        var needed = room((config.duration ?? 60) + config.prerollSeconds)
+        if config.retention.isActive {
+            let keptFree = config.retention.minimumFree?.bytes(ofFileSystemSize: space.sizeBytes) ?? 0
+            needed = min(needed, room(config.rotateSeconds ?? 60) + keptFree)
+        }
+        if needed > space.availableBytes { throw .insufficientSpace(path: path, neededBytes: needed, freeBytes: space.availableBytes) }
         return nil
     }
 }

@@ -106,10 +106,7 @@ final class RetentionKeeper: @unchecked Sendable { // its state is its thread's 
     func applyOnce() {
         catalogue.waitUntilWritten()
         catalogue.flush()
-        var fs = statvfs()
-        guard statvfs(folder, &fs) == 0 else { return }
-        let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
-        let size = Int64(fs.f_blocks) * Int64(fs.f_frsize)
+        guard let space = FreeSpace(folder: folder) else { return }
         let now = clock.read().utc
         let manifest = catalogue.manifest
         // Only what is still the file the manifest lists.
@@ -118,7 +115,7 @@ final class RetentionKeeper: @unchecked Sendable { // its state is its thread's 
             return stat(manifest.resolve(entry.path), &info) == 0 && UInt64(info.st_dev) == entry.device
                 && UInt64(info.st_ino) == entry.inode
         }
-        for (entry, reason) in retention.deletions(of: ours, now: now, freeBytes: free, fileSystemBytes: size) {
+        for (entry, reason) in retention.deletions(of: ours, now: now, freeBytes: space.availableBytes, fileSystemBytes: space.sizeBytes) {
             let path = manifest.resolve(entry.path)
             guard unlink(path) == 0 else {
                 record(.deleteFailed(path: path, reason: String(cString: strerror(errno))))
