@@ -22,10 +22,8 @@ struct MetadataStoreCommand: ParsableCommand {
         subcommands: [Check.self, Repair.self, Probe.self]
     )
 
-    /// A lock left held that programs sleep on now, or else one that an open meets (the probe).
-    static func lock(of store: MetadataStore) -> MetadataStore.Damage? {
-        store.lockLeftHeld() ?? store.lockMetByAnOpen(probe: ["/proc/self/exe", "metadata-store", "probe"])
-    }
+    /// How the library runs an open in a process of its own: this command's hidden `probe`.
+    static let probe = ["/proc/self/exe", "metadata-store", "probe"]
 
     /// Programs as the output names them: "jackd (pid 123), jack_lsp (pid 456)".
     static func named(_ programs: [(pid: Int32, command: String)]) -> String {
@@ -49,7 +47,7 @@ struct MetadataStoreCommand: ParsableCommand {
 
         func run() throws {
             let store = MetadataStore()
-            let damage = store.damage() ?? MetadataStoreCommand.lock(of: store)
+            let damage = store.condition(probe: MetadataStoreCommand.probe)
             let users = store.users()
             if json {
                 Output.jsonLine(StoreState(path: store.path, damaged: damage != nil, locked: damage?.isLock == true,
@@ -68,10 +66,23 @@ struct MetadataStoreCommand: ParsableCommand {
 
         func run() throws {
             let store = MetadataStore()
-            if store.damage() == nil, let lock = MetadataStoreCommand.lock(of: store) {
-                let running = store.runningUsers(besides: 0)   // pid 0: no program is set apart
-                let asleep = store.users().filter { user in !running.contains { $0.pid == user.pid } }
-                try remove(store, lock)
+            let repair: MetadataStore.Repair
+            do {
+                repair = try store.repair(probe: MetadataStoreCommand.probe)
+            } catch {
+                Output.diagnostic("jas metadata-store repair: cannot remove '\(store.path)': \(Output.reason(error))")
+                throw ExitCode(2)
+            }
+            switch repair {
+            case .nothingToRepair:
+                Output.line("\(store.path): whole (or absent); nothing to repair")
+            case let .inUse(damage, users):
+                Output.diagnostic("jas metadata-store repair: \(damage), but it is in use by " + MetadataStoreCommand.named(users)
+                                  + "; stop them (a jackd that does not stop: kill -KILL), then repair again")
+                throw ExitCode(2)
+            case let .removed(damage, asleep, running):
+                Output.line("removed the \(damage.isLock ? "locked" : "damaged") store \(store.path) (\(damage.reason)); "
+                            + "JACK makes it anew at the next start")
                 if !asleep.isEmpty {
                     Output.line("still asleep on the removed store, for good: " + MetadataStoreCommand.named(asleep)
                         + "; kill them: kill -KILL " + asleep.map { String($0.pid) }.joined(separator: " "))
@@ -82,30 +93,7 @@ struct MetadataStoreCommand: ParsableCommand {
                         + "metadata these set, and each will sleep on the same lock when it closes the store (a clean "
                         + "stop that hangs: kill -KILL it); restart them when you can")
                 }
-                return
             }
-            guard let damage = store.damage() else {
-                Output.line("\(store.path): whole (or absent); nothing to repair")
-                return
-            }
-            let users = store.users()
-            guard users.isEmpty else {
-                Output.diagnostic("jas metadata-store repair: \(damage), but it is in use by " + MetadataStoreCommand.named(users)
-                                  + "; stop them (a jackd that does not stop: kill -KILL), then repair again")
-                throw ExitCode(2)
-            }
-            try remove(store, damage)
-        }
-
-        private func remove(_ store: MetadataStore, _ damage: MetadataStore.Damage) throws {
-            do {
-                try store.remove()
-            } catch {
-                Output.diagnostic("jas metadata-store repair: cannot remove '\(store.path)': \(Output.reason(error))")
-                throw ExitCode(2)
-            }
-            Output.line("removed the \(damage.isLock ? "locked" : "damaged") store \(store.path) (\(damage.reason)); "
-                        + "JACK makes it anew at the next start")
         }
     }
 
