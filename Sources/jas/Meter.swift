@@ -102,17 +102,9 @@ struct Meter: AsyncParsableCommand {
 
     func run() async throws {
         let display = MeterDisplay(json: json)
-        let loudnessAlarm = try compliance.loudnessTarget().map {
-            LoudnessAlarmWatch(target: $0, holdSeconds: try compliance.holdSeconds())
-        }
-        let alarmHook = compliance.onLoudnessAlarm.map { command in
-            HookCommand(command: command) { display.warn("--on-loudness-alarm: \($0)") }
-        }
+        let loudnessAlarm = try ComplianceAlarm(compliance) { display.warn($0) }
         let checkCompliance: @Sendable (MeterReading) -> Void = { reading in
-            loudnessAlarm?.observe(reading) { change in
-                display.loudnessAlarm(change, target: loudnessAlarm!.target)
-                alarmHook?.run(environment: LoudnessOptions.hookEnvironment(change, target: loudnessAlarm!.target))
-            }
+            loudnessAlarm?.observe(reading) { change, target in display.loudnessAlarm(change, target: target) }
         }
         if let file {
             do {
@@ -125,7 +117,7 @@ struct Meter: AsyncParsableCommand {
                 Output.diagnostic("jas meter: \(Output.reason(error))")
                 throw ExitCode(2)
             }
-            for ended in alarmHook?.finish(within: 5) ?? [] { display.warn("--on-loudness-alarm: \(ended)") }
+            loudnessAlarm?.finish { display.warn($0) }
             return
         }
         WedgeWatch.awaitServerAfterRestart(server, command: "meter")
@@ -163,7 +155,7 @@ struct Meter: AsyncParsableCommand {
             let summary = meter.stop()
             loudnessLog?.finish()
             if let summary { display.finish(summary) }
-            for ended in alarmHook?.finish(within: 5) ?? [] { display.warn("--on-loudness-alarm: \(ended)") }
+            loudnessAlarm?.finish { display.warn($0) }
         }
         Signals.onInterrupt(exitStatus: 0, finish)
         WedgeWatch.start(command: "meter", finalise: finish)

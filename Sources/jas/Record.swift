@@ -182,18 +182,13 @@ struct Record: AsyncParsableCommand {
         configuration.clientName = name
         configuration.overwrite = overwrite
         configuration.silenceThresholdDBFS = try Self.level(silenceThreshold, "--silence-threshold", example: "-60")
-        configuration.silenceHoldSeconds = try OptionCheck.duration(silenceHold, "--silence-hold", in: 0.1...86_400,
+        configuration.silenceHoldSeconds = try OptionCheck.duration(silenceHold, "--silence-hold", in: RecordingSetting.silenceHold.secondsRange!,
                                                                     example: "10s or 2min")
         configuration.onSilence = onSilence
         configuration.onSignal = onSignal
         configuration.stopsOnSourceLost = stopOnSourceLost
         let takeMeter = TakeMeter()
-        let loudnessAlarm = try compliance.loudnessTarget().map {
-            LoudnessAlarmWatch(target: $0, holdSeconds: try compliance.holdSeconds())
-        }
-        let alarmHook = compliance.onLoudnessAlarm.map { command in
-            HookCommand(command: command) { Output.diagnostic("jas record: --on-loudness-alarm: \($0)") }
-        }
+        let loudnessAlarm = try ComplianceAlarm(compliance) { Output.diagnostic("jas record: \($0)") }
         if http.address != nil || loudnessAlarm != nil { configuration.onWritten = { takeMeter.add($0, frames: $1) } }
         // Nothing a reader of stdout does stops a take.
         Output.whenReaderGoes = .keepRecording
@@ -251,10 +246,7 @@ struct Record: AsyncParsableCommand {
             meterConfiguration.vuReferenceDBFS = -18
             takeMeter.meter = try? IntervalMeter(configuration: meterConfiguration, interval: 0.1) { reading in
                 display.reading(reading)
-                loudnessAlarm?.observe(reading) { change in
-                    recorder.note(.loudnessAlarm(change, target: loudnessAlarm!.target))
-                    alarmHook?.run(environment: LoudnessOptions.hookEnvironment(change, target: loudnessAlarm!.target))
-                }
+                loudnessAlarm?.observe(reading) { change, target in recorder.note(.loudnessAlarm(change, target: target)) }
             }
         }
         if configuration.waitsForStartCommand {
@@ -281,7 +273,7 @@ struct Record: AsyncParsableCommand {
         service?.stopping()
         WedgeWatch.claimEnding()
         recorder.stop()
-        for ended in alarmHook?.finish(within: 5) ?? [] { Output.diagnostic("jas record: --on-loudness-alarm: \(ended)") }
+        loudnessAlarm?.finish { Output.diagnostic("jas record: \($0)") }
         let summary = recorder.summary
         display.finish(summary)
         await watch?.stop()
