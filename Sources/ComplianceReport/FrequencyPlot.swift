@@ -39,13 +39,17 @@ struct FrequencyPlot {
         func f(_ value: Double) -> String { String(format: "%.1f", value) }
         var svg = "<svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(Self.width))\" height=\"\(Int(Self.height))\" "
             + "viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" font-size=\"11\" font-family=\"system-ui, sans-serif\">"
+        /// A vertical grid line at `at` on the horizontal axis, labelled below.
+        func gridLine(_ at: Double, _ label: String, stroke: String = "#eee") {
+            svg += "<line x1=\"\(f(x(at)))\" x2=\"\(f(x(at)))\" y1=\"\(f(Self.top))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"\(stroke)\"/>"
+            svg += "<text x=\"\(f(x(at)))\" y=\"\(f(Self.height - 10))\" text-anchor=\"middle\" fill=\"#555\">\(label)</text>"
+        }
         if let levelAxis {
             // Level grid: round steps, and the axis's unit.
             let step = Self.niceStep(frequencies.upperBound - frequencies.lowerBound)
             var level = (frequencies.lowerBound / step).rounded(.up) * step
             while level <= frequencies.upperBound + step / 1000 {
-                svg += "<line x1=\"\(f(x(level)))\" x2=\"\(f(x(level)))\" y1=\"\(f(Self.top))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"#eee\"/>"
-                svg += "<text x=\"\(f(x(level)))\" y=\"\(f(Self.height - 10))\" text-anchor=\"middle\" fill=\"#555\">\(Self.trimmed(level))</text>"
+                gridLine(level, Self.trimmed(level))
                 level += step
             }
             svg += "<text x=\"\(f(Self.left + plotWidth + 6))\" y=\"\(f(Self.height - 10))\" fill=\"#555\">\(ReportPage.escape(levelAxis))</text>"
@@ -54,10 +58,8 @@ struct FrequencyPlot {
         var decade = pow(10, floor(log10(frequencies.lowerBound)))
         while levelAxis == nil, decade <= frequencies.upperBound {
             for step in [1.0, 2, 5] where frequencies.contains(step * decade) {
-                let at = x(step * decade)
-                svg += "<line x1=\"\(f(at))\" x2=\"\(f(at))\" y1=\"\(f(Self.top))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"\(step == 1 ? "#ccc" : "#eee")\"/>"
-                let label = step * decade >= 1000 ? "\(Self.trimmed(step * decade / 1000))k" : Self.trimmed(step * decade)
-                svg += "<text x=\"\(f(at))\" y=\"\(f(Self.height - 10))\" text-anchor=\"middle\" fill=\"#555\">\(label)</text>"
+                gridLine(step * decade, step * decade >= 1000 ? "\(Self.trimmed(step * decade / 1000))k" : Self.trimmed(step * decade),
+                         stroke: step == 1 ? "#ccc" : "#eee")
             }
             decade *= 10
         }

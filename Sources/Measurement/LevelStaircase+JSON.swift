@@ -47,9 +47,6 @@ extension LevelStaircase.Step: Encodable {
         var json = encoder.container(keyedBy: EventKey.self)
         try json.encodeFigure(levelDBFS, forKey: "level_dbfs")
         try json.encodeFigure(gainDB, forKey: "gain_db")
-        try json.encodeFigure(analysis.thdDB, forKey: "thd_db")
-        try json.encodeFigure(analysis.thdPercent, decimals: 7, forKey: "thd_percent")
-        try json.encodeFigure(analysis.thdPlusNoiseDB, forKey: "thd_n_db")
-        try json.encodeFigure(analysis.thdPlusNoisePercent, decimals: 7, forKey: "thd_n_percent")
+        try json.encodeDistortion(of: analysis)
     }
 }

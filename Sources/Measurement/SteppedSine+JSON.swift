@@ -31,10 +31,7 @@ extension SteppedSine.Channel: Encodable {
         try json.encodeFigure(analysis.fundamentalDBFS, forKey: "fundamental_dbfs")
         try json.encodeFigure(gainDB, forKey: "gain_db")
         try json.encodeFigure(analysis.phaseDegrees, forKey: "phase_deg")
-        try json.encodeFigure(analysis.thdDB, forKey: "thd_db")
-        try json.encodeFigure(analysis.thdPercent, decimals: 7, forKey: "thd_percent")
-        try json.encodeFigure(analysis.thdPlusNoiseDB, forKey: "thd_n_db")
-        try json.encodeFigure(analysis.thdPlusNoisePercent, decimals: 7, forKey: "thd_n_percent")
+        try json.encodeDistortion(of: analysis)
         try json.encodeFigure(analysis.residualDBFS, forKey: "residual_dbfs")
         try json.encode(analysis.harmonics, forKey: "harmonics")
         try json.encode(residualSpectrum.bands, forKey: "residual_spectrum")
@@ -48,5 +45,15 @@ extension HarmonicAnalysis.Harmonic: Encodable {
         try json.encodeFigure(frequency, decimals: 3, forKey: "frequency_hz")
         try json.encodeFigure(levelDB, forKey: "level_db")
         try json.encodeFigure(levelDBFS, forKey: "level_dbfs")
+    }
+}
+
+extension KeyedEncodingContainer<EventKey> {
+    /// THD and THD+N, each in dB and in percent of the fundamental.
+    mutating func encodeDistortion(of analysis: HarmonicAnalysis) throws {
+        try encodeFigure(analysis.thdDB, forKey: "thd_db")
+        try encodeFigure(analysis.thdPercent, decimals: 7, forKey: "thd_percent")
+        try encodeFigure(analysis.thdPlusNoiseDB, forKey: "thd_n_db")
+        try encodeFigure(analysis.thdPlusNoisePercent, decimals: 7, forKey: "thd_n_percent")
     }
 }
