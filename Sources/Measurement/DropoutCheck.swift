@@ -1,8 +1,8 @@
 /// A period that came back as digital silence while the stimulus was
 /// playing: a dropout. PipeWire's null-sink loop loses a period now and
-/// then this way without counting an xrun; analysed, such a run gives a
-/// made-up figure (a response 0.6 dB off at 20 Hz, seen), so it is spoilt
-/// and played again.
+/// then this way without counting an xrun (selftest sees it, JACK-NOTES);
+/// analysed, such a run would give a made-up figure, so it is spoilt and
+/// played again.
 ///
 /// Where the input should hear the stimulus is told from the recording
 /// itself: from its first non-zero sample (the path's delay shows there)

@@ -140,13 +140,15 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
     }
 
     /// How late the input first heard anything, frames, if later than the
-    /// impulse response's peak says the sweep arrived by half a period or
-    /// more: the path lost the sweep's start (nil: it did not). A path
-    /// answers at its delay or before it (a filter's response rises before
-    /// its peak), never after.
+    /// impulse response's peak says the sweep arrived by a period or more
+    /// (and 64 frames at least): the path lost the sweep's start (nil: it
+    /// did not). A path answers at its delay or before it (a filter's
+    /// response rises before its peak), never after; one that rounds to 16
+    /// bits without dither stays at zero through the fade-in's first few
+    /// dozen frames, which is less.
     static func lateStart(_ recorded: [Float], played: [Float], delay: Int, period: Int) -> Int? {
         guard let sent = played.firstIndex(where: { $0 != 0 }), let heard = recorded.firstIndex(where: { $0 != 0 }) else { return nil }
         let late = heard - (sent + delay)
-        return late >= max(1, period / 2) ? late : nil
+        return late >= max(64, period) ? late : nil
     }
 }

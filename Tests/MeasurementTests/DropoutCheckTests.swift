@@ -45,8 +45,8 @@ final class DropoutCheckTests: XCTestCase {
     }
 
     /// A sweep whose first period was lost comes back late against its
-    /// impulse response's peak; one heard whole, or heard early (a path
-    /// that answers before its peak), does not.
+    /// impulse response's peak; one heard whole, heard early (a path that
+    /// answers before its peak) or rounded to 16 bits does not.
     func testASweepsLostStartIsLate() {
         let sweep = SweepStimulus(startFrequency: 20, endFrequency: 20_000, seconds: 1, levelDBFS: -6, sampleRate: 48000).samples()
         let delayed = [Float](repeating: 0, count: 256) + sweep.prefix(sweep.count - 256)
@@ -59,7 +59,12 @@ final class DropoutCheckTests: XCTestCase {
         var lost = delayed
         for index in 0..<(256 + 1 + 256) { lost[index] = 0 }
         XCTAssertEqual(SweepMeasurement.lateStart(lost, played: sweep, delay: 256, period: 256), 256)
-        XCTAssertNil(SweepMeasurement.lateStart(lost, played: sweep, delay: 256, period: 1024), "less than half a period late")
+        XCTAssertNil(SweepMeasurement.lateStart(lost, played: sweep, delay: 256, period: 1024), "less than a period late")
         XCTAssertNil(SweepMeasurement.lateStart(delayed, played: sweep, delay: 400, period: 256), "heard before the peak")
+        // Rounded to 16 bits without dither, the fade-in's first frames are zeros: not a lost start, even at 32 frames.
+        let rounded = delayed.map { (($0 * 32768).rounded()) / 32768 }
+        let silentFrames = (rounded.firstIndex { $0 != 0 } ?? 0) - 257
+        XCTAssertGreaterThan(silentFrames, 10, "the fade-in rounds to zero for a while")
+        XCTAssertNil(SweepMeasurement.lateStart(rounded, played: sweep, delay: 256, period: 32), "\(silentFrames) frames of rounding")
     }
 }
