@@ -156,11 +156,12 @@ public struct AnalyzerReportPage {
 
     private func noiseSection(_ result: NoiseMeasurement.Result) -> String {
         var html = "<h2>Noise and dynamic range</h2>\n<table id=\"noise\"><tr><th>channel</th>"
-            + Weighting.allCases.map { "<th>noise \($0.rawValue) dBFS</th>" }.joined()
+            + Weighting.allCases.map { "<th>noise \($0.rawValue) dBFS</th>" }.joined() + "<th>noise 468 quasi-peak dBFS</th>"
             + "<th>SNR dB</th>" + NoiseMeasurement.dynamicRangeWeightings.map { "<th>DR \($0.rawValue) dB</th>" }.joined() + "</tr>\n"
         for channel in result.channels {
             html += "<tr><td>\(ReportPage.escape(channel.outputPort)) → \(ReportPage.escape(channel.inputPort))</td>"
                 + Weighting.allCases.map { "<td>\(Self.number(channel.idle.level($0)))</td>" }.joined()
+                + "<td>\(Self.number(channel.quasiPeak468DBFS))</td>"
                 + "<td>\(Self.number(channel.signalToNoiseDB))</td>"
                 + NoiseMeasurement.dynamicRangeWeightings.map { "<td>\(Self.number(channel.dynamicRangeDB($0)))</td>" }.joined() + "</tr>\n"
         }
@@ -168,7 +169,8 @@ public struct AnalyzerReportPage {
                                      series: result.channels.map { channel in
             .init(name: channel.inputPort, points: channel.idleSpectrum.bands.map { ($0.frequency, $0.dBFS) })
         })
-        return html + "</table>\n<p class=\"note\">" + Weighting.allCases.map { ReportPage.escape($0.definition) }.joined(separator: "; ")
+        return html + "</table>\n<p class=\"note\">" + (Weighting.allCases.map(\.definition) + [NoiseMeasurement.quasiPeak468Definition])
+            .map { ReportPage.escape($0) }.joined(separator: "; ")
             + ". " + ReportPage.escape(NoiseMeasurement.Result.dynamicRangeDefinition) + ".</p>\n"
             + "<p class=\"note\">The idle channel's noise spectrum: 1/3-octave bands, dBFS, unweighted (digital silence is not drawn).</p>\n"
             + spectrum.svg + "\n"

@@ -59,7 +59,7 @@ public struct AnalyzerLimits: Sendable, Equatable {
         "response": ["gain_997_db", "deviation_db"],
         "thd": ["gain_db", "phase_deg", "thd_db", "thd_n_db"],
         "thd_vs_level": ["max_level_dbfs"],
-        "noise": ["noise_dbfs", "noise_a_dbfs", "noise_c_dbfs", "noise_ccir_rms_dbfs", "snr_db", "dynamic_range_a_db",
+        "noise": ["noise_dbfs", "noise_a_dbfs", "noise_c_dbfs", "noise_ccir_rms_dbfs", "noise_itu468_qp_dbfs", "snr_db", "dynamic_range_a_db",
                   "dynamic_range_ccir_rms_db"],
         "imd": ["smpte_db", "din_db", "ccif_db"],
         "crosstalk": ["crosstalk_db", "crosstalk_max_db", "gain_match_db", "phase_match_deg"],

@@ -90,7 +90,7 @@ extension NoiseMeasurement.Result: LimitedResult {
     public static let measurementName = "noise"
     public var limitedFigures: [(outputPort: String, inputPort: String, figures: [String: Double])] {
         channels.map { channel in
-            var figures = ["snr_db": channel.signalToNoiseDB]
+            var figures = ["snr_db": channel.signalToNoiseDB, "noise_\(NoiseMeasurement.quasiPeak468Key)_dbfs": channel.quasiPeak468DBFS]
             for weighting in Weighting.allCases {
                 figures[weighting == .unweighted ? "noise_dbfs" : "noise_\(weighting.rawValue)_dbfs"] = channel.idle.level(weighting)
             }

@@ -18,6 +18,7 @@ extension NoiseMeasurement.Result: Encodable {
         for weighting in Weighting.allCases {
             try definitions.encode(weighting.definition, forKey: EventKey(stringValue: weighting.rawValue))
         }
+        try definitions.encode(NoiseMeasurement.quasiPeak468Definition, forKey: EventKey(stringValue: NoiseMeasurement.quasiPeak468Key))
         try json.encode(Self.signalToNoiseDefinition, forKey: "snr_definition")
         try json.encode(Self.dynamicRangeDefinition, forKey: "dynamic_range_definition")
         try json.encodeFigure(toneFrequency, decimals: 3, forKey: "tone_frequency_hz")
@@ -31,7 +32,9 @@ extension NoiseMeasurement.Channel: Encodable {
         var json = encoder.container(keyedBy: EventKey.self)
         try json.encode(outputPort, forKey: "out_port")
         try json.encode(inputPort, forKey: "in_port")
-        try json.encode(idle, forKey: "noise_dbfs")
+        var noise = json.nestedContainer(keyedBy: EventKey.self, forKey: "noise_dbfs")
+        for level in idle.levels { try noise.encodeFigure(level.dBFS, forKey: EventKey(stringValue: level.weighting.rawValue)) }
+        try noise.encodeFigure(quasiPeak468DBFS, forKey: EventKey(stringValue: NoiseMeasurement.quasiPeak468Key))
         try json.encode(idleSpectrum.bands, forKey: "noise_spectrum")
         try json.encodeFigure(signalToNoiseDB, forKey: "snr_db")
         try json.encodeFigure(toneDBFS, forKey: "tone_dbfs")

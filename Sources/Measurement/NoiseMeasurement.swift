@@ -33,6 +33,11 @@ public struct NoiseMeasurement: Sendable, AnalyzerMeasurement {
     public static let toneLevelDBFS = -60.0
     /// The weightings a dynamic range is given with (AES17 names both).
     public static let dynamicRangeWeightings: [Weighting] = [.a, .ccirRMS]
+    /// The quasi-peak 468 figure's name beside the weightings' (`noise_dbfs`).
+    public static let quasiPeak468Key = "itu468_qp"
+    /// How the quasi-peak 468 figure is made, as the output says.
+    public static let quasiPeak468Definition = "ITU-R BS.468-4: the 468 curve (0 dB at 1 kHz), 20 Hz-20 kHz, its quasi-peak "
+        + "detector (every window of Tables 2 and 3 met); a steady full-scale 1 kHz sine reads 0 dBFS"
 
     /// A measurement on `serverName`, `outputPorts[i]` read back on `inputPorts[i]`.
     public init(serverName: String, outputPorts: [String], inputPorts: [String]) {
@@ -51,6 +56,8 @@ public struct NoiseMeasurement: Sendable, AnalyzerMeasurement {
         public let idle: NoiseAnalysis
         /// The idle channel's noise in 1/3-octave bands, dBFS.
         public let idleSpectrum: NoiseSpectrum
+        /// The idle channel's noise through ITU-R BS.468's curve and quasi-peak detector, dBFS (`QuasiPeakMeter`).
+        public let quasiPeak468DBFS: Double
         /// What came back of the −60 dBFS tone: its level, dBFS.
         public let toneDBFS: Double
         /// The −60 dBFS tone's residual (the tone's bin removed).
@@ -91,6 +98,7 @@ public struct NoiseMeasurement: Sendable, AnalyzerMeasurement {
         let rate = recording.sampleRate
         let (stimulus, _) = try SteppedSine.tone(frequency: Self.toneFrequency, levelDBFS: Self.toneLevelDBFS, sampleRate: rate)
         let fft = RealFFT(length: stimulus.blockLength)
+        let quasiPeak = QuasiPeakMeter(sampleRate: rate)
         var channels: [Channel] = []
         for index in inputPorts.indices {
             let toneBlock = SteppedSine.analysedBlock(of: recording.captures[0][index], stimulus)
@@ -103,6 +111,7 @@ public struct NoiseMeasurement: Sendable, AnalyzerMeasurement {
             let idle = NoiseAnalysis.analyse(idleBlock, sampleRate: rate, fft: fft)
             let spectrum = NoiseSpectrum.analyse(idleBlock, sampleRate: rate, centres: NoiseSpectrum.centres(perOctave: 3), fft: fft)
             channels.append(Channel(outputPort: outputPorts[index], inputPort: inputPorts[index], idle: idle, idleSpectrum: spectrum,
+                                    quasiPeak468DBFS: quasiPeak.weightedNoiseDBFS(idleBlock, fft: fft),
                                     toneDBFS: tone.fundamentalDBFS, residual: residual))
         }
         return Result(serverName: serverName, sampleRate: rate, periodFrames: recording.periodFrames,

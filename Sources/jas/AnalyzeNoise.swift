@@ -42,12 +42,13 @@ struct AnalyzeNoise: ParsableCommand {
         for channel in result.channels {
             lines.append("  \(Output.safe(channel.outputPort)) → \(Output.safe(channel.inputPort)):")
             lines.append("    idle noise: " + Weighting.allCases.map { "\(Self.label($0)) \(level(channel.idle.level($0)))" }
-                .joined(separator: ", "))
+                .joined(separator: ", ") + ", ITU-R 468 quasi-peak \(level(channel.quasiPeak468DBFS))")
             lines.append("    SNR against full scale \(ratio(channel.signalToNoiseDB)); dynamic range (997 Hz at -60 dBFS): "
                          + NoiseMeasurement.dynamicRangeWeightings.map { "\(ratio(channel.dynamicRangeDB($0))) \(Self.label($0))" }
                 .joined(separator: ", "))
         }
-        lines.append("  weightings: " + Weighting.allCases.map { $0.definition }.joined(separator: "; "))
+        lines.append("  weightings: " + (Weighting.allCases.map { $0.definition } + [NoiseMeasurement.quasiPeak468Definition])
+            .joined(separator: "; "))
         if result.attempts > 2 { lines.append("  (\(result.attempts) runs for 2 measured: the others were spoilt by xruns)") }
         return lines.joined(separator: "\n")
     }

@@ -47,6 +47,11 @@ final class AnalyzeNoiseTests: JackTestCase {
             XCTAssertEqual(try XCTUnwrap(noise["a"]) - unweighted, try XCTUnwrap(white["a"]), accuracy: 0.2, "\(bits) bits")
             XCTAssertEqual(try XCTUnwrap(noise["c"]) - unweighted, try XCTUnwrap(white["c"]), accuracy: 0.2, "\(bits) bits")
             XCTAssertLessThan(try XCTUnwrap(noise["ccir_rms"]), unweighted + 10, "\(bits) bits")
+            // The 468 curve's RMS is CCIR-RMS + 5.63 dB; its quasi-peak detector reads Gaussian noise's peaks higher than
+            // that (the meter's needle rides the peaks), and not by more than noise's crest factor.
+            let curveRMS = try XCTUnwrap(noise["ccir_rms"]) + 5.63
+            XCTAssertGreaterThan(try XCTUnwrap(noise["itu468_qp"]), curveRMS + 1, "\(bits) bits: \(noise)")
+            XCTAssertLessThan(try XCTUnwrap(noise["itu468_qp"]), curveRMS + 12, "\(bits) bits: \(noise)")
             XCTAssertEqual(try XCTUnwrap(channel["snr_db"] as? Double), -unweighted, accuracy: 0.011)
             XCTAssertEqual(try XCTUnwrap(channel["tone_dbfs"] as? Double), -60, accuracy: 0.05, "\(bits) bits")
             let range = try XCTUnwrap(channel["dynamic_range_db"] as? [String: Double])
@@ -63,7 +68,7 @@ final class AnalyzeNoiseTests: JackTestCase {
         let (_, channels) = try measure([])
         let channel = try XCTUnwrap(channels.first)
         let noise = try XCTUnwrap(channel["noise_dbfs"] as? [String: Any])
-        XCTAssertEqual(Set(noise.keys), ["unweighted", "a", "c", "ccir_rms"])
+        XCTAssertEqual(Set(noise.keys), ["unweighted", "a", "c", "ccir_rms", "itu468_qp"])
         XCTAssertTrue(noise.values.allSatisfy { $0 is NSNull }, "\(noise)")
         XCTAssertTrue(channel["snr_db"] is NSNull, "\(channel)")
         let range = try XCTUnwrap(channel["dynamic_range_db"] as? [String: Any])
