@@ -34,7 +34,7 @@ struct AnalyzeTHD: ParsableCommand {
             help: "Climb from --level to this level, e.g. 0dBFS: THD+N against level and the maximum level.")
     var upTo: String?
 
-    @Option(help: "With --up-to: the step between levels, e.g. 1dB or 0.5 (default 1 dB).")
+    @Option(parsing: .unconditional, help: "With --up-to: the step between levels, e.g. 1dB or 0.5 (default 1 dB).")
     var step = "1dB"
 
     @Option(name: .customLong("max-level-at"), parsing: .unconditional,
@@ -46,11 +46,11 @@ struct AnalyzeTHD: ParsableCommand {
         _ = try OptionCheck.dBFS(level)
         if harmonics < 2 { throw ValidationError("--harmonics must be 2 or more, got \(harmonics)") }
         if let upTo {
-            let (from, to) = (try OptionCheck.dBFS(level), try OptionCheck.dBFS(upTo, option: "--up-to"))
-            if to <= from { throw ValidationError("--up-to (\(upTo)) must be above --level (\(level)): the tone climbs from one to the other") }
-            _ = try OptionCheck.decibels(step, "--step", in: 0.01...40)
-            _ = try OptionCheck.distortion(maxLevelAt, "--max-level-at")
+            // Every option of the climb parsed once, as the run parses them.
             let measurement = try staircase(on: "")
+            if measurement.toDBFS <= measurement.fromDBFS {
+                throw ValidationError("--up-to (\(upTo)) must be above --level (\(level)): the tone climbs from one to the other")
+            }
             do {
                 _ = try measurement.levels()
             } catch {
