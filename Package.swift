@@ -264,59 +264,66 @@ let package = Package(
             dependencies: ["LoopbackHarness", "JackKit", "JackRuntime", "JackAudioSession", "Measurement", "Recording"],
             path: "Tests/JackTestSupport"
         ),
-        // The tests run the jas built beside their bundle (`swift build --build-tests` and `swift test` build every
-        // product). Only EventSchemaTests imports it, so only it depends on it: the others compile while jas and the
-        // web stack under it do.
+        // Test targets are named by kind. *UnitTests: no server (pure state machines, analysis, files, processes
+        // that never reach a jackd). *ServerTests: every test runs against real servers (private jackd, PipeWire or
+        // netjack2 started by the test, or by the jas it runs). The tests run the jas built beside their bundle
+        // (`swift build --build-tests` and `swift test` build every product). Only EventSchemaUnitTests imports it,
+        // so only it depends on it: the others compile while jas and the web stack under it do.
         .testTarget(
-            name: "JackKitTests",
+            name: "LibraryUnitTests",
+            dependencies: ["JackAudioSession", "Measurement", "Metering", "Recording", "RemoteWatch", "Capture", "SoundFile", "JackKit",
+                           "JackRuntime", "LoopbackHarness", "JackTestSupport"]
+        ),
+        // The JSON lines of every tool against recorded ones.
+        .testTarget(
+            name: "EventSchemaUnitTests",
+            dependencies: ["JackAudioSession", "Capture", "Metering", "Recording", "RemoteWatch", "EventSchema", "jas"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "JackKitServerTests",
             dependencies: ["JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport"]
         ),
         .testTarget(
-            name: "JackRuntimeTests",
+            name: "JackRuntimeServerTests",
             dependencies: ["JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport"]
         ),
         .testTarget(
-            name: "SessionControllerTests",
+            name: "AudioSessionServerTests",
+            dependencies: ["JackAudioSession", "Measurement", "JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport", "AllocationCounter"]
+        ),
+        .testTarget(
+            name: "SessionControllerServerTests",
             dependencies: ["JackAudioSession", "JackKit", "JackRuntime", "CJack", "LoopbackHarness", "JackTestSupport", "Measurement"]
         ),
         .testTarget(
-            name: "MeasurementTests",
+            name: "MeasurementServerTests",
             dependencies: ["Measurement", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport"]
         ),
         .testTarget(
-            name: "RecordingTests",
+            name: "RecordingServerTests",
             dependencies: ["Capture", "Recording", "SoundFile", "Measurement", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness",
                            "JackTestSupport", "AllocationCounter"]
         ),
         .testTarget(
-            name: "MeteringTests",
+            name: "MeteringServerTests",
             dependencies: ["Metering", "Capture", "Recording", "SoundFile", "JackAudioSession", "JackKit", "JackRuntime", "LoopbackHarness",
                            "JackTestSupport"]
         ),
         .testTarget(
-            name: "RemoteWatchTests",
+            name: "RemoteWatchServerTests",
             dependencies: ["RemoteWatch", "JackTestSupport", "LoopbackHarness"],
             exclude: ["Probes"]
         ),
         // netjack2: a master here, a slave on a SeparateMachine (a mount namespace).
         .testTarget(
-            name: "NetJackTests",
+            name: "NetJackServerTests",
             dependencies: ["JackAudioSession", "JackKit", "LoopbackHarness", "JackTestSupport", "Recording", "SoundFile"]
         ),
         // PipeWire's JACK: a private headless daemon, clients through pw-jack.
         .testTarget(
-            name: "PipeWireTests",
+            name: "PipeWireServerTests",
             dependencies: ["LoopbackHarness", "JackTestSupport"]
-        ),
-        // The JSON lines of every tool against recorded ones: no jackd.
-        .testTarget(
-            name: "EventSchemaTests",
-            dependencies: ["JackAudioSession", "Capture", "Metering", "Recording", "RemoteWatch", "EventSchema", "jas"],
-            exclude: ["Fixtures"]
-        ),
-        .testTarget(
-            name: "AudioSessionTests",
-            dependencies: ["JackAudioSession", "Measurement", "JackKit", "JackRuntime", "LoopbackHarness", "JackTestSupport", "AllocationCounter"]
         ),
     ]
 )

@@ -3,7 +3,7 @@
 // The same 8-channel live meter (LiveMeter, 64-frame periods), first alone,
 // then with a RemoteWatch server fed its readings while a WebSocket viewer
 // reads every reading (10 a second), /metrics is scraped every second and
-// the page is open in headless Chromium (the probes of Tests/RemoteWatchTests).
+// the page is open in headless Chromium (the probes of Tests/RemoteWatchServerTests).
 // Compared: the process callback's duration (the real-time cost) and this
 // process's CPU time per second (user + system: readings, serving, all).
 //
@@ -49,7 +49,7 @@ struct Phase {
 }
 
 let probe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Tests/RemoteWatchTests/Probes/watch_probe.py").path
+    .deletingLastPathComponent().appendingPathComponent("Tests/RemoteWatchServerTests/Probes/watch_probe.py").path
 
 func launch(_ arguments: [String]) -> Process {
     let process = Process()

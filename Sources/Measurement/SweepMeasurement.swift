@@ -127,7 +127,7 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
             let analysis = SweepAnalysis.analyse(recorded: recorded, reference: reference)
             if lostStart == nil, let late = Self.lateStart(recorded, played: played, delay: analysis.delayFrames,
                                                            period: recording.periodFrames) {
-                lostStart = "the sweep's start came back \(late) frames late on '\(inputPorts[index])' (its first \(late) frames lost: "
+                lostStart = "the run's first \(late) frames came back as silence on '\(inputPorts[index])' (the sweep's start lost: "
                     + "a dropout the server did not count as an xrun)"
             }
             let silent = recording.captures[1][index]
@@ -139,16 +139,20 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
                        sweep: sweep, channels: channels, attempts: recording.attempts), lostStart)
     }
 
-    /// How late the input first heard anything, frames, if later than the
-    /// impulse response's peak says the sweep arrived by a period or more
-    /// (and 64 frames at least): the path lost the sweep's start (nil: it
-    /// did not). A path answers at its delay or before it (a filter's
-    /// response rises before its peak), never after; one that rounds to 16
-    /// bits without dither stays at zero through the fade-in's first few
-    /// dozen frames, which is less.
+    /// How many of the run's first frames came back as silence, counted
+    /// from the run's first cycle at the delay the impulse response's peak
+    /// gives, if a period or more (and 64 frames at least): the path lost the
+    /// sweep's start (nil: it did not). Counted from the run's start, not
+    /// from the sweep's first sounding frame: a lost first cycle (seen on
+    /// PipeWire under load, its null sink silent for one quantum) holds one
+    /// frame less of sound than a period, as the fade-in starts at zero. A
+    /// path answers at its delay or before it (a filter's response rises
+    /// before its peak), never after; one that rounds to 16 bits without
+    /// dither stays at zero through the fade-in's first few dozen frames,
+    /// which is less.
     static func lateStart(_ recorded: [Float], played: [Float], delay: Int, period: Int) -> Int? {
-        guard let sent = played.firstIndex(where: { $0 != 0 }), let heard = recorded.firstIndex(where: { $0 != 0 }) else { return nil }
-        let late = heard - (sent + delay)
+        guard played.contains(where: { $0 != 0 }), let heard = recorded.firstIndex(where: { $0 != 0 }) else { return nil }
+        let late = heard - delay
         return late >= max(64, period) ? late : nil
     }
 }

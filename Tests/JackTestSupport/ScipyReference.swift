@@ -3,7 +3,7 @@ import XCTest
 
 /// The analyzer's outside reference: a script of `scripts/` run with
 /// python3 (scipy and numpy, which `make deps` installs), its standard output.
-func scipyReference(_ script: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Data {
+public func scipyReference(_ script: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Data {
     let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/\(script)").path
     let python = Process()
@@ -20,7 +20,7 @@ func scipyReference(_ script: String, _ arguments: [String], file: StaticString 
 }
 
 /// What a reference script prints as one JSON object of numbers, by key.
-func scipyFigures(_ script: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> [String: Double] {
+public func scipyFigures(_ script: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> [String: Double] {
     let data = try scipyReference(script, arguments, file: file, line: line)
     return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Double], file: file, line: line)
 }

@@ -2,74 +2,32 @@ import JackAudioSession
 import Foundation
 import JackKit
 import JackRuntime
-import JackTestSupport
 import Measurement
 import Recording
 import Synchronization
 import XCTest
 
-/// A measurement-mode playback session that sends a seeded `TestSignal` into
-/// the loopback (channel c to `loopback:playback_{c+1}`), each sample a pure
-/// function of its JACK frame time, so a recording of `loopback:capture_*`
-/// can be checked sample for sample. A session, so it survives a server
-/// restart as any app would. Silent before `onsetFrame`, when one is set.
-final class SignalSender: @unchecked Sendable {
-    let source: SentSignal
-    let channels: Int
-    let session: AudioSession
-
-    init(serverName: String, channels: Int, seed: UInt64 = 42, onTwentyFourBitGrid: Bool = false) throws {
-        let source = SentSignal(signal: TestSignal(seed: seed), onTwentyFourBitGrid: onTwentyFourBitGrid)
-        self.source = source
-        self.channels = channels
-        session = AudioSession(clientName: "signal-sender", serverName: serverName, recordConsent: .givenByCaller)
-        try session.setCategory(.playback, mode: .measurement)
-        try session.setPreferredOutputNumberOfChannels(channels)
-        session.setPreferredOutputPortNames((1...channels).map { "loopback:playback_\($0)" })
-        session.setRenderBlock { cycle in source.render(cycle) }
-        try session.setActive(true)
-    }
-
-    deinit { session.close() }
-
-    /// Silence before JACK frame time `frame`, the signal from it on.
-    func setOnset(_ frame: UInt32) { source.onset.store(Int64(frame) + 1, ordering: .relaxed) }
-
-    /// The sample sent on `channel` at JACK frame time `frame`.
-    func sample(channel: Int, frame: UInt32) -> Float {
-        source.sample(channel: channel, frame: frame, onset: source.onset.load(ordering: .relaxed))
-    }
-
-    typealias Comparison = SentSignal.Comparison
-
-    /// `SentSignal.compare` with what this sender sent.
-    func compare(_ samples: [Float], channels recorded: Int, firstFrameTime: UInt32, period: Int,
-                 gaps: [(at: Int, frames: Int)] = []) -> Comparison {
-        source.compare(samples, channels: recorded, firstFrameTime: firstFrameTime, period: period, gaps: gaps)
-    }
-}
-
 /// What the sender sends: a pure function of channel and frame time.
-final class SentSignal: @unchecked Sendable {
-    let signal: TestSignal
+public final class SentSignal: @unchecked Sendable {
+    public let signal: TestSignal
     /// Samples on the 24-bit grid (k / 2^23), so FLAC and 24-bit files hold them exactly.
-    let onTwentyFourBitGrid: Bool
+    public let onTwentyFourBitGrid: Bool
     /// JACK frame time from which the signal sounds, +1 (0: from the start).
-    let onset = Atomic<Int64>(0)
+    public let onset = Atomic<Int64>(0)
     /// The wall clock (CLOCK_REALTIME, nanoseconds) when the cycle holding
     /// the onset was rendered, less the frames from its start to the onset
     /// at 48 kHz (0: not yet): when the onset sounded, by the clock a
     /// recorder's TimeReference is on, however much time a loaded jackd lost
     /// before it.
-    let onsetSounded = Atomic<UInt64>(0)
+    public let onsetSounded = Atomic<UInt64>(0)
 
-    init(signal: TestSignal, onTwentyFourBitGrid: Bool) {
+    public init(signal: TestSignal, onTwentyFourBitGrid: Bool) {
         self.signal = signal
         self.onTwentyFourBitGrid = onTwentyFourBitGrid
     }
 
     @inline(__always)
-    func sample(channel: Int, frame: UInt32, onset onsetFrame: Int64) -> Float {
+    public func sample(channel: Int, frame: UInt32, onset onsetFrame: Int64) -> Float {
         if onsetFrame > 0 && Int32(bitPattern: frame &- UInt32(truncatingIfNeeded: onsetFrame - 1)) < 0 { return 0 }
         let value = signal.sample(channel: channel, frame: frame)
         guard onTwentyFourBitGrid else { return value }
@@ -77,7 +35,7 @@ final class SentSignal: @unchecked Sendable {
         return Float(Int32(value * Float(1 << 24)) >> 1) / Float(1 << 23)
     }
 
-    func render(_ cycle: RenderCycle) {
+    public func render(_ cycle: RenderCycle) {
         let onsetFrame = onset.load(ordering: .relaxed)
         let start = cycle.cycleStartFrame
         if onsetFrame > 0, onsetSounded.load(ordering: .relaxed) == 0 {
@@ -100,30 +58,30 @@ final class SentSignal: @unchecked Sendable {
 
 extension SentSignal {
     /// What `compare` found, one period of one channel at a time.
-    struct Comparison {
+    public struct Comparison {
         /// Channel-periods that equal what was sent at the same frame times (delay 0).
-        var sameCycle = 0
+        public var sameCycle = 0
         /// Channel-periods that equal what was sent one period earlier.
-        var previousCycle = 0
+        public var previousCycle = 0
         /// Channel-periods whose every frame is one of the two cycles, both
         /// present: the loopback copied the buffer while the sender wrote it,
         /// and one overtook the other, or each the other in turn (seen: same
         /// then before; before then same; before, same, before).
-        var torn = 0
+        public var torn = 0
         /// Channel-periods that equal what was sent two periods earlier: the
         /// loopback handed on a period it already had once more (its copy ran
         /// before the sender's cycle; seen at 64 frames with 16 channels on a
         /// loaded -S server, while jackd's dummy driver overran its timer).
-        var repeated = 0
+        public var repeated = 0
         /// Channel-periods inside a logged gap, all silent as they must be.
-        var silentGaps = 0
+        public var silentGaps = 0
         /// Channel-periods right after a gap, whose source cycle the server never ran.
-        var withoutSource = 0
+        public var withoutSource = 0
         /// Channel-periods that match nothing, and the first of them.
-        var mismatched = 0
-        var firstMismatch: String?
+        public var mismatched = 0
+        public var firstMismatch: String?
         /// All channel-periods compared.
-        var total: Int { sameCycle + previousCycle + torn + silentGaps + withoutSource + mismatched }
+        public var total: Int { sameCycle + previousCycle + torn + silentGaps + withoutSource + mismatched }
     }
 
     /// Compares `samples` (interleaved, `channels` wide) recorded from JACK
@@ -132,7 +90,7 @@ extension SentSignal {
     /// same cycle or, through the loopback, the cycle before (which of the two
     /// is up to jackd's scheduling, see the tests); inside a logged gap it
     /// must be silent.
-    func compare(_ samples: [Float], channels recorded: Int, firstFrameTime: UInt32, period: Int,
+    public func compare(_ samples: [Float], channels recorded: Int, firstFrameTime: UInt32, period: Int,
                  gaps: [(at: Int, frames: Int)] = []) -> Comparison {
         var result = Comparison()
         let onsetFrame = onset.load(ordering: .relaxed)

@@ -7,7 +7,7 @@ import XCTest
 final class CategoryRulesTests: XCTestCase {
     static var fixture: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/category-mode-options.tsv")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/category-mode-options.tsv")
     }
 
     func testEveryCombinationAgainstTheTable() throws {

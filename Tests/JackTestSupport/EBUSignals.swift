@@ -4,20 +4,20 @@ import XCTest
 /// The EBU Tech 3341 / 3342 test signals, generated from the specifications
 /// into `Fixtures/ebu` by `scripts/make-ebu-signals.py` (once; the folder is not
 /// committed), with what each must read.
-enum EBUSignals {
-    struct Signal {
-        let name: String
-        let path: String
-        let channels: Int
-        let integrated: Double?
-        let momentary: Double?
-        let shortTerm: Double?
-        let lra: Double?
-        let truePeak: Double?
-        let layout: String?
+public enum EBUSignals {
+    public struct Signal {
+        public let name: String
+        public let path: String
+        public let channels: Int
+        public let integrated: Double?
+        public let momentary: Double?
+        public let shortTerm: Double?
+        public let lra: Double?
+        public let truePeak: Double?
+        public let layout: String?
     }
 
-    static let folder: String = {
+    public static let folder: String = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.appendingPathComponent("Fixtures/ebu").path
@@ -25,7 +25,7 @@ enum EBUSignals {
 
     /// Generates the signals if they are not there yet (or older than the
     /// script), and lists them.
-    static func all() throws -> [Signal] {
+    public static func all() throws -> [Signal] {
         let index = "\(folder)/index.json"
         let script = URL(fileURLWithPath: folder).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/make-ebu-signals.py").path

@@ -1,3 +1,4 @@
+import JackTestSupport
 import Foundation
 @testable import Metering
 import SoundFile

@@ -1,3 +1,4 @@
+import JackTestSupport
 import Measurement
 import XCTest
 
