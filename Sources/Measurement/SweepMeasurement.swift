@@ -107,7 +107,7 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
             let stimulus = SweepStimulus(startFrequency: startFrequency, endFrequency: endFrequency, seconds: seconds,
                                          levelDBFS: levelDBFS, sampleRate: rate)
             sweep = stimulus
-            played = stimulus.samples()
+            played = [Float](repeating: 0, count: Self.leadFrames(rate)) + stimulus.samples()
             // Then the silent pass: digital silence, for the noise floor, past the settling time.
             return [played, [Float](repeating: 0, count: Self.silentPassFrames(rate))]
         }
@@ -125,9 +125,9 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
                 throw .noSignal(inputPort: inputPorts[index], outputPort: outputPorts[index], levelDBFS: 20 * log10(Double(peak)))
             }
             let analysis = SweepAnalysis.analyse(recorded: recorded, reference: reference)
-            if lostStart == nil, let late = Self.lateStart(recorded, played: played, delay: analysis.delayFrames,
+            if lostStart == nil, let late = Self.lateStart(recorded, sweepStart: Self.leadFrames(rate), delay: analysis.delayFrames,
                                                            period: recording.periodFrames) {
-                lostStart = "the run's first \(late) frames came back as silence on '\(inputPorts[index])' (the sweep's start lost: "
+                lostStart = "the sweep's first \(late) frames came back as silence on '\(inputPorts[index])' (its start lost: "
                     + "a dropout the server did not count as an xrun)"
             }
             let silent = recording.captures[1][index]
@@ -139,20 +139,25 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
                        sweep: sweep, channels: channels, attempts: recording.attempts), lostStart)
     }
 
-    /// How many of the run's first frames came back as silence, counted
-    /// from the run's first cycle at the delay the impulse response's peak
-    /// gives, if a period or more (and 64 frames at least): the path lost the
-    /// sweep's start (nil: it did not). Counted from the run's start, not
-    /// from the sweep's first sounding frame: a lost first cycle (seen on
-    /// PipeWire under load, its null sink silent for one quantum) holds one
-    /// frame less of sound than a period, as the fade-in starts at zero. A
-    /// path answers at its delay or before it (a filter's response rises
-    /// before its peak), never after; one that rounds to 16 bits without
-    /// dither stays at zero through the fade-in's first few dozen frames,
-    /// which is less.
-    static func lateStart(_ recorded: [Float], played: [Float], delay: Int, period: Int) -> Int? {
-        guard played.contains(where: { $0 != 0 }), let heard = recorded.firstIndex(where: { $0 != 0 }) else { return nil }
-        let late = heard - delay
+    /// The silence a run plays before its sweep, frames: 100 ms. A run's
+    /// first cycle can be lost without an xrun (seen on PipeWire under load:
+    /// its null sink silent for the run's first quantum, run after run),
+    /// which then costs silence, not the sweep's start.
+    static func leadFrames(_ rate: Int) -> Int { rate / 10 }
+
+    /// How many of the sweep's first frames came back as silence, counted
+    /// from the sweep's start (`sweepStart` frames into the run) at the
+    /// delay the impulse response's peak gives, if a period or more (and 64
+    /// frames at least): the path lost the sweep's start (nil: it did not).
+    /// Counted from the sweep's start, not from its first sounding frame: a
+    /// lost cycle holds one frame less of sound than a period, as the
+    /// fade-in starts at zero. A path answers at its delay or before it (a
+    /// filter's response rises before its peak), never after; one that
+    /// rounds to 16 bits without dither stays at zero through the fade-in's
+    /// first few dozen frames, which is less.
+    static func lateStart(_ recorded: [Float], sweepStart: Int, delay: Int, period: Int) -> Int? {
+        guard let heard = recorded.firstIndex(where: { $0 != 0 }) else { return nil }
+        let late = heard - delay - sweepStart
         return late >= max(64, period) ? late : nil
     }
 }

@@ -54,21 +54,28 @@ final class DropoutCheckTests: XCTestCase {
                                              sweep: SweepStimulus(startFrequency: 20, endFrequency: 20_000, seconds: 1, levelDBFS: -6,
                                                                   sampleRate: 48000))
         XCTAssertEqual(analysis.delayFrames, 256)
-        XCTAssertNil(SweepMeasurement.lateStart(delayed, played: sweep, delay: 256, period: 256))
+        XCTAssertNil(SweepMeasurement.lateStart(delayed, sweepStart: 0, delay: 256, period: 256))
         // The sweep sounds from its second frame (the fade-in starts at zero): its first 256 sounding frames lost.
         var lost = delayed
         for index in 0..<(256 + 1 + 256) { lost[index] = 0 }
-        XCTAssertEqual(SweepMeasurement.lateStart(lost, played: sweep, delay: 256, period: 256), 257)
-        XCTAssertNil(SweepMeasurement.lateStart(lost, played: sweep, delay: 256, period: 1024), "less than a period late")
+        XCTAssertEqual(SweepMeasurement.lateStart(lost, sweepStart: 0, delay: 256, period: 256), 257)
+        XCTAssertNil(SweepMeasurement.lateStart(lost, sweepStart: 0, delay: 256, period: 1024), "less than a period late")
         // The run's first cycle lost (PipeWire under load: its null sink silent for one quantum): 255 sounding frames.
         var firstCycle = delayed
         for index in 0..<(256 + 256) { firstCycle[index] = 0 }
-        XCTAssertEqual(SweepMeasurement.lateStart(firstCycle, played: sweep, delay: 256, period: 256), 256)
-        XCTAssertNil(SweepMeasurement.lateStart(delayed, played: sweep, delay: 400, period: 256), "heard before the peak")
+        XCTAssertEqual(SweepMeasurement.lateStart(firstCycle, sweepStart: 0, delay: 256, period: 256), 256)
+        // With the lead of silence a run plays first, the same lost cycle costs silence only; the sweep's start is whole.
+        let lead = SweepMeasurement.leadFrames(48000)
+        XCTAssertGreaterThanOrEqual(lead, 4096, "a lost cycle of up to 4096 frames falls in the lead")
+        var led = [Float](repeating: 0, count: 256 + lead) + sweep.prefix(sweep.count - 256 - lead)
+        XCTAssertNil(SweepMeasurement.lateStart(led, sweepStart: lead, delay: 256, period: 256))
+        for index in 0..<(256 + lead + 256) { led[index] = 0 }
+        XCTAssertEqual(SweepMeasurement.lateStart(led, sweepStart: lead, delay: 256, period: 256), 256, "the sweep's first cycle lost")
+        XCTAssertNil(SweepMeasurement.lateStart(delayed, sweepStart: 0, delay: 400, period: 256), "heard before the peak")
         // Rounded to 16 bits without dither, the fade-in's first frames are zeros: not a lost start, even at 32 frames.
         let rounded = delayed.map { (($0 * 32768).rounded()) / 32768 }
         let silentFrames = (rounded.firstIndex { $0 != 0 } ?? 0) - 257
         XCTAssertGreaterThan(silentFrames, 10, "the fade-in rounds to zero for a while")
-        XCTAssertNil(SweepMeasurement.lateStart(rounded, played: sweep, delay: 256, period: 32), "\(silentFrames) frames of rounding")
+        XCTAssertNil(SweepMeasurement.lateStart(rounded, sweepStart: 0, delay: 256, period: 32), "\(silentFrames) frames of rounding")
     }
 }
