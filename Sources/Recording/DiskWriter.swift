@@ -84,7 +84,9 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     let settings: Settings
     /// Where events go: the sidecar log and the recorder's event stream.
     let record: @Sendable (RecordingEvent) -> Void
-    let stats: Mutex<Stats>
+    /// The take's counters: written only here (the disk loop, and the
+    /// recorder's reports through `countXruns` and `noteSourceGap`).
+    private let stats: Mutex<Stats>
     /// Why the recording ends, for the log's last line.
     private let stopReason = Mutex<String?>(nil)
     /// Rung after each pass of the disk loop that wrote something, and at its
@@ -141,8 +143,8 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     private let writtenGaps = Mutex<[ManifestLine.Gap]>([])
     /// The time a full disk cost before the open set (in no file).
     private var unwrittenBeforeSet: ManifestLine.Gap?
-    /// The disk is full: since which position, frames not written since, when room was last looked for.
-    private var diskFull: (at: Int64, frames: Int64, folder: String, lastLook: UInt64)?
+    /// While the disk is full: frames counted, not written, until there is room.
+    private var diskFull = DiskFullPolicy()
     private var timeline: CaptureTimeline
     /// The frames of the cycles the timeline holds back, oldest first.
     private var heldFrames: [[Float]] = []
@@ -269,10 +271,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
             }
         }
         closeSet()
-        if let full = diskFull {
-            diskFull = nil
-            noteUnwritten(full, resumed: false)
-        }
+        if let outage = diskFull.end() { noteUnwritten(outage, resumed: false) }
         claims.forEach { $0.release() }
         passBell.ring()
         let frames = stats.withLock { $0.framesWritten }
@@ -457,7 +456,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// at each rotation boundary, so no frame is lost or repeated across
     /// files. False when writing failed (the take has stopped).
     private func store(_ samples: UnsafeBufferPointer<Float>?, frames: Int) -> Bool {
-        if diskFull != nil && !resumeWritingIfRoom() {
+        if diskFull.isFull && !resumeWritingIfRoom() {
             countUnwritten(frames)
             return false
         }
@@ -616,7 +615,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         record(event)
         let allowed = allowedFrames(frames)
         let at = stats.withLock { $0.framesWritten }
-        if diskFull == nil, let reason = event.gapReason {
+        if !diskFull.isFull, let reason = event.gapReason {
             noteGap(at: at, frames: allowed, reason: reason)
         }
         guard store(nil, frames: allowed) else { return }
@@ -788,17 +787,16 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// manifest), and frames are counted, not written, until there is room.
     private func stopWritingForRoom(path: String) {
         let at = stats.withLock { $0.framesWritten }
-        let folder = (path as NSString).deletingLastPathComponent
         record(.diskFull(atFrame: at, path: path))
         closeSet()
-        diskFull = (at, 0, folder.isEmpty ? "." : folder, MonotonicClock.nanoseconds)
+        diskFull.filled(at: at, path: path, now: MonotonicClock.nanoseconds)
         settings.retention?.poke()
     }
 
     /// Frames that could not be written: on the timeline, in no file.
     private func countUnwritten(_ frames: Int) {
         guard frames > 0 else { return }
-        diskFull?.frames += Int64(frames)
+        diskFull.countUnwritten(frames)
         let reachedLimit = stats.withLock { stats -> Bool in
             stats.unwrittenFrames += Int64(frames)
             if let limit = settings.limitFrames, stats.timelineFrames >= limit, !stats.finished {
@@ -814,21 +812,18 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// again, a new set opens (named by its first frame) and the frames that
     /// could not be written are logged as a gap.
     private func resumeWritingIfRoom() -> Bool {
-        guard let full = diskFull else { return true }
-        let now = MonotonicClock.nanoseconds
-        guard now &- full.lastLook >= 1_000_000_000 else { return false }
-        diskFull?.lastLook = now
-        guard let space = FreeSpace(folder: full.folder),
+        guard diskFull.isFull else { return true }
+        guard let folder = diskFull.folderToLookAt(now: MonotonicClock.nanoseconds), let space = FreeSpace(folder: folder),
               space.availableBytes >= FreeSpace.bytes(seconds: 2, sampleRate: sampleRate, channels: channels,
-                                                      format: settings.format) else { return false }
-        diskFull = nil
+                                                      format: settings.format),
+              let outage = diskFull.end() else { return false }
         openSet(at: stats.withLock { $0.framesWritten }, sampleRate: sampleRate, reason: .resume)
-        noteUnwritten(full, resumed: files != nil)
+        noteUnwritten(outage, resumed: files != nil)
         return files != nil
     }
 
     /// Logs the frames a full disk cost, as a gap before the next set.
-    private func noteUnwritten(_ full: (at: Int64, frames: Int64, folder: String, lastLook: UInt64), resumed: Bool) {
+    private func noteUnwritten(_ full: DiskFullPolicy.Outage, resumed: Bool) {
         guard full.frames > 0 else { return }
         record(.unwrittenGap(atFrame: full.at, frames: full.frames, reason: "disk-full", resumed: resumed))
         if resumed { unwrittenBeforeSet = ManifestLine.Gap(atFrame: 0, frames: full.frames, reason: "disk-full", written: false) }
@@ -839,8 +834,39 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     }
 
     /// A gap noted elsewhere (recorded ports away), at timeline position `at`: for the manifest.
-    func noteGap(at: Int64, frames: Int, reason: String) {
+    private func noteGap(at: Int64, frames: Int, reason: String) {
         writtenGaps.withLock { $0.append(ManifestLine.Gap(atFrame: at, frames: Int64(frames), reason: reason, written: true)) }
+    }
+
+    /// The counters as they are now.
+    var snapshot: Stats { stats.withLock { $0 } }
+
+    /// Counts `count` xruns the server reported, if the take is recording
+    /// (not armed, not finished); whether it counted them.
+    func countXruns(_ count: Int) -> Bool {
+        stats.withLock { stats in
+            let counts = stats.recording && !stats.finished
+            if counts { stats.xruns += count }
+            return counts
+        }
+    }
+
+    /// Sources gone from file position `at` and back at `end`, found by the
+    /// source watch: a gap of the take, counted and listed for the manifest;
+    /// where it was placed. Sources gone while the server's clock stood
+    /// still (a netjack2 slave's ports, made anew when its master returns)
+    /// are gone from where that silence, already logged, ends.
+    func noteSourceGap(from at: Int64, to end: Int64) -> (at: Int64, frames: Int) {
+        let gap = stats.withLock { stats -> (at: Int64, frames: Int) in
+            var start = at
+            if let stood = stats.lastClockGap, stood.lowerBound >= start, stood.upperBound <= end { start = stood.upperBound }
+            let frames = Int(max(0, end - start))
+            stats.gaps += 1
+            stats.gapFrames += Int64(frames)
+            return (start, frames)
+        }
+        noteGap(at: gap.at, frames: gap.frames, reason: "source-lost")
+        return gap
     }
 
     private func advance(by frames: Int, _ update: (inout Stats) -> Void) {

@@ -288,10 +288,11 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             ports: ports, session: session,
             isWatching: { [weak self] in
                 guard let self, !self.serverLost.load(ordering: .relaxed) else { return false }
-                return writer.stats.withLock { $0.recording && !$0.finished }
+                let stats = writer.snapshot
+                return stats.recording && !stats.finished
             },
             position: { frameTime in
-                frameTime.map { writer.settledPosition(ofFrameTime: $0) } ?? writer.stats.withLock { $0.framesWritten }
+                frameTime.map { writer.settledPosition(ofFrameTime: $0) } ?? writer.snapshot.framesWritten
             },
             onLost: { [weak self] absence in
                 self?.emit(.sourceLost(ports: absence.ports, atFrame: absence.at))
@@ -300,20 +301,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                 }
             },
             onBack: { [weak self] absence, end, frameTime in
-                // Sources gone while the server's clock stood still (a netjack2
-                // slave's ports, made anew when its master returns) are gone
-                // from where that silence, already logged, ends.
-                var at = absence.at
-                if let stood = writer.stats.withLock({ $0.lastClockGap }), stood.lowerBound >= at, stood.upperBound <= end {
-                    at = stood.upperBound
-                }
-                let frames = Int(max(0, end - at))
-                writer.noteGap(at: at, frames: frames, reason: "source-lost")
-                writer.stats.withLock { stats in
-                    stats.gaps += 1
-                    stats.gapFrames += Int64(frames)
-                }
-                self?.emit(.sourceGap(atFrame: at, frames: frames, ports: absence.ports, resumedFrameTime: frameTime))
+                let gap = writer.noteSourceGap(from: absence.at, to: end)
+                self?.emit(.sourceGap(atFrame: gap.at, frames: gap.frames, ports: absence.ports, resumedFrameTime: frameTime))
             })
         sourceWatch.start()
         self.sourceWatch = sourceWatch
@@ -342,7 +331,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     }
 
     /// Whether the recording reached its duration or stopped on a write error.
-    public var isFinished: Bool { writer?.stats.withLock { $0.finished } ?? false }
+    public var isFinished: Bool { writer?.snapshot.finished ?? false }
 
     /// Ends the take now, for `reason`, as a reached duration does:
     /// `isFinished` becomes true, and the summary's `stopReason` says why.
@@ -369,8 +358,9 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         defer { stopDone.signal() }
         preparation.lock()
         preparation.unlock()
-        let why = reason ?? writer?.stats.withLock { stats in
-            stats.problem.map { "failed: \($0)" } ?? (stats.finished ? "duration reached" : nil)
+        let why = reason ?? writer.flatMap { writer in
+            let stats = writer.snapshot
+            return stats.problem.map { "failed: \($0)" } ?? (stats.finished ? "duration reached" : nil)
         } ?? "stopped by the program"
         sourceWatch?.stop()
         // The take ends here, not after jack_deactivate's disconnections.
@@ -397,19 +387,18 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                                      serverLost: false)
         }
         let peaks = writer.takePeaks().map { $0 > 0 ? 20 * log10(Double($0)) : -Double.infinity }
-        return writer.stats.withLock { stats in
-            RecordingProgress(isRecording: stats.recording && !stats.finished, framesWritten: stats.framesWritten,
-                              sampleRate: sampleRate, peakDBFS: peaks,
-                              ringFill: Double(capture.ring.availableToRead) / Double(capture.ring.capacity),
-                              overruns: stats.overruns, xruns: stats.xruns, gaps: stats.gaps,
-                              gapFrames: stats.gapFrames, path: stats.paths.last,
-                              serverLost: serverLost.load(ordering: .relaxed), rateErrorPPM: stats.rateErrorPPM)
-        }
+        let stats = writer.snapshot
+        return RecordingProgress(isRecording: stats.recording && !stats.finished, framesWritten: stats.framesWritten,
+                                 sampleRate: sampleRate, peakDBFS: peaks,
+                                 ringFill: Double(capture.ring.availableToRead) / Double(capture.ring.capacity),
+                                 overruns: stats.overruns, xruns: stats.xruns, gaps: stats.gaps,
+                                 gapFrames: stats.gapFrames, path: stats.paths.last,
+                                 serverLost: serverLost.load(ordering: .relaxed), rateErrorPPM: stats.rateErrorPPM)
     }
 
     /// What the recording did (complete after `stop()`).
     public var summary: RecordingSummary {
-        let stats = writer?.stats.withLock { $0 }
+        let stats = writer?.snapshot
         let paths = stats?.paths ?? []
         return RecordingSummary(
             path: paths.first ?? takePath, paths: paths, logPath: logPath,
@@ -445,11 +434,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                 switch event {
                 case let .xrun(count, _, delay, firstFrameTime):
                     guard let writer = self.writer, let client = self.session.client else { continue }
-                    let recording = writer.stats.withLock { stats -> Bool in
-                        let counts = stats.recording && !stats.finished
-                        if counts { stats.xruns += count }
-                        return counts
-                    }
+                    let recording = writer.countXruns(count)
                     // Where the first of them came, not where the report (up to 250 ms later) is read.
                     let frameTime = firstFrameTime ?? client.cycleFrameTime
                     if recording { self.emit(.xrun(atFrame: writer.position(ofFrameTime: frameTime), delayMicroseconds: delay)) }
@@ -461,7 +446,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                     if type == .began {
                         let by = self.session.interruptingClient ?? "another session"
                         writer.noteInterruption(by: by)
-                        self.emit(.interrupted(by: by, atFrame: writer.stats.withLock { $0.framesWritten }))
+                        self.emit(.interrupted(by: by, atFrame: writer.snapshot.framesWritten))
                     } else {
                         PortTap.activateAgain(self.session, stopped: { [weak self] in self?.stopped.withLock { $0 } ?? true },
                                               refused: { [weak self] in self?.emit(.resumeRefused(reason: $0.message)) },
@@ -470,7 +455,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                 case let .mediaServicesWereLost(reason):
                     self.capture?.serverEpoch.add(1, ordering: .relaxed)
                     self.serverLost.store(true, ordering: .relaxed)
-                    let at = self.writer?.stats.withLock { $0.framesWritten } ?? 0
+                    let at = self.writer?.snapshot.framesWritten ?? 0
                     self.emit(.serverLost(atFrame: at, reason: reason))
                 case let .mediaServicesWereReset(reset):
                     self.serverLost.store(false, ordering: .relaxed)
