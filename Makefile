@@ -1,9 +1,10 @@
 # JackAudioSession: every step installs what it needs itself (idempotent).
 #   make run    install, build, run `jas selftest` on a private jackd
-#   make test   install, build once (release, with testable imports), run the whole suite (its PipeWire lane on the
-#               system's PipeWire; in shards side by side, one per idle core, through scripts/test-shards.py;
-#               TEST_SHARDS=1 for one),
-#               the PipeWire lane again on bookworm-backports' PipeWire 1.4, `make rtsan` and `make bench-smoke`
+#   make test   install, build once (release, with testable imports), run the whole suite (its PipeWire tests on the
+#               system's PipeWire and again on bookworm-backports' PipeWire 1.4; in shards side by side, one per idle
+#               core, through scripts/test-shards.py; TEST_SHARDS=1 for one) with install-check, docs and the example
+#               package's build beside it at nice 19, `make bench-smoke` beside the classes the shards leave to run
+#               alone (after the suite with one shard), then `make rtsan` and `make example-check`
 #   make rtsan  the loopback test with RealtimeSanitizer inside the callback
 #   make bench  every benchmark against its reference (not part of test; make test runs each briefly)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the release jas, man page, completions; make uninstall
@@ -11,6 +12,7 @@
 #   make soak   jas monitor, record and meter through 1000 jackd restarts, and 500 killed sessions (not part of test)
 
 SHELL := /bin/bash
+, := ,
 .SHELLFLAGS := -eu -o pipefail -c
 SWIFT ?= swift
 # libkissfft-dev: the analyzer's FFT (BSD-3-Clause). sox: the tests open recordings with it too; tmux: the live meter is tested in a real terminal of a given size; gdb: a test stops a program inside jackd's metadata store to kill it there;
@@ -30,7 +32,7 @@ export JACK_NO_AUDIO_RESERVATION := 1
 # beside a busy core), about half the time of one. TEST_SHARDS=1 runs the classes one after another.
 TEST_SHARDS ?= auto
 
-.PHONY: docs deps build release install uninstall install-check example-check run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke baseline-jas soak clean
+.PHONY: docs deps build release install uninstall install-check example-check side-builds run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke baseline-jas soak clean
 
 deps:
 	@missing=""; \
@@ -68,21 +70,26 @@ PHASE = @echo "== $(1): $$(date -u +%H:%M:%S)"
 test: deps pipewire-1.4
 	$(call PHASE,build)
 	$(SWIFT) build -c release --build-tests $(TESTABLE)
-	$(call PHASE,swift test)
-	python3 scripts/test-shards.py --shards $(TEST_SHARDS) --bundle .build/release/JackAudioSessionPackageTests.xctest
-	$(call PHASE,pipewire-lane)
-	$(MAKE) pipewire-lane $(IN_ONE_BUILD)
+	$(call PHASE,swift test; beside it at nice 19: install-check$(,) docs$(,) the example package's build; bench-smoke beside the classes that run alone)
+	nice -n 19 $(MAKE) --no-print-directory side-builds $(IN_ONE_BUILD) > .build/side-builds.log 2>&1 & side=$$!; \
+	status=0; \
+	python3 scripts/test-shards.py --shards $(TEST_SHARDS) --bundle .build/release/JackAudioSessionPackageTests.xctest \
+	  --again JAS_PIPEWIRE_ROOT=$(CURDIR)/$(PIPEWIRE_1_4)/root PipeWireTests \
+	  --beside-alone 'nice -n 10 $(MAKE) --no-print-directory bench-smoke $(IN_ONE_BUILD)' || status=$$?; \
+	echo "== the builds beside the suite: $$(date -u +%H:%M:%S)"; \
+	if wait $$side; then cat .build/side-builds.log; else cat .build/side-builds.log; echo "side-builds failed"; status=1; fi; \
+	exit $$status
 	$(call PHASE,rtsan)
 	$(MAKE) rtsan $(IN_ONE_BUILD)
-	$(call PHASE,bench-smoke)
-	$(MAKE) bench-smoke $(IN_ONE_BUILD)
-	$(call PHASE,install-check)
-	$(MAKE) install-check $(IN_ONE_BUILD)
 	$(call PHASE,example-check)
 	$(MAKE) example-check
-	$(call PHASE,docs)
-	$(MAKE) docs $(IN_ONE_BUILD)
 	$(call PHASE,done)
+
+# What make test builds beside the suite (CPU only, no server; at nice 19 there, so the suite's servers keep their
+# time): the install into a scratch folder, the API documentation and the example package (example-check runs it
+# after the suite, against a server of its own).
+side-builds: install-check docs
+	cd Examples/DependentPackage && $(SWIFT) build
 
 # The backports suite's PipeWire (1.4), unpacked beside the system's (0.3.65), which stays installed.
 PIPEWIRE_1_4 := .build-pipewire-1.4

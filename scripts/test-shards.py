@@ -21,10 +21,22 @@ depends on jackd keeping time at short periods, which jackd without
 real-time scheduling cannot do beside another shard's servers on a loaded
 two-core machine (JACK-NOTES: limit how many servers run at once).
 
+A command can run beside the classes of ALONE (--beside-alone, e.g. the
+benchmarks' smoke run): those leave a core idle, and the command's servers
+live in this /dev/shm, apart from theirs. With one shard there is no such
+phase, and it runs after the suite. Its output is printed when it ends; its
+failure fails the run.
+
+A class can be run once more under another environment (--again, e.g. the
+PipeWire tests on the backports' PipeWire 1.4): that run is one more job,
+balanced into the shards like a class, a process of its own after the
+shard's classes.
+
 Fails when a shard fails, crashes, or ran fewer tests than it was given.
 Without root (no mount namespace), runs one shard in this /dev/shm.
 
-usage: test-shards.py [--shards N] [--bundle PATH] [--write-seconds FILE]
+usage: test-shards.py [--shards N] [--bundle PATH] [--write-seconds FILE] [--again VAR=VALUE CLASS]
+                      [--beside-alone COMMAND]
 """
 import argparse
 import collections
@@ -32,6 +44,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -71,19 +84,24 @@ def known_seconds():
     return seconds
 
 
-def plan(classes, shards):
-    """The shards run side by side; then each class of ALONE, one after another."""
+def plan(classes, shards, again=()):
+    """The shards run side by side; then each class of ALONE, one after another.
+    A load is [seconds, class specifiers, runs again (environment, class specifier)]."""
     seconds = known_seconds()
     cost = {c: seconds.get(c.split(".")[-1], 5.0 * len(tests)) for c, tests in classes.items()}
-    loads = [[0.0, []] for _ in range(shards)]
+    loads = [[0.0, [], []] for _ in range(shards)]
     alone = []
-    for name in sorted(classes, key=lambda c: -cost[c]):
-        if shards > 1 and name.split(".")[-1] in ALONE:
-            alone.append([cost[name], [name]])
+    jobs = [(name, None) for name in classes] + [(name, environment) for environment, name in again]
+    for name, environment in sorted(jobs, key=lambda job: -cost[job[0]]):
+        if shards > 1 and environment is None and name.split(".")[-1] in ALONE:
+            alone.append([cost[name], [name], []])
             continue
         lightest = min(loads, key=lambda load: load[0])
         lightest[0] += cost[name]
-        lightest[1].append(name)
+        if environment is None:
+            lightest[1].append(name)
+        else:
+            lightest[2].append((environment, name))
     return loads + sorted(alone, key=lambda load: ALONE.index(load[1][0].split(".")[-1]))
 
 
@@ -108,6 +126,10 @@ def main():
                         help="shards side by side, or 'auto' (the default): the idle cores, at most 2")
     parser.add_argument("--bundle", default=os.path.join(ROOT, ".build", "debug", "JackAudioSessionPackageTests.xctest"))
     parser.add_argument("--write-seconds", metavar="FILE", help="write each class's measured seconds to FILE")
+    parser.add_argument("--again", nargs=2, action="append", default=[], metavar=("VAR=VALUE", "CLASS"),
+                        help="run CLASS once more with VAR=VALUE in its environment (a job of its own in a shard)")
+    parser.add_argument("--beside-alone", metavar="COMMAND",
+                        help="a shell command run beside the classes of ALONE (after the suite with one shard)")
     options = parser.parse_args()
 
     if not os.access(options.bundle, os.X_OK):
@@ -122,12 +144,20 @@ def main():
     if shards > 1 and not isolated():
         print("test-shards: cannot make a mount namespace (needs root): running one shard in this /dev/shm")
         shards = 1
-    loads = plan(classes, shards)
-    expected = sum(len(t) for t in classes.values())
+    again = []
+    for assignment, wanted in options.again:
+        variable, _, value = assignment.partition("=")
+        matching = [name for name in classes if name.split(".")[-1] == wanted]
+        if not variable or len(matching) != 1:
+            sys.exit(f"test-shards: --again {assignment} {wanted}: give VAR=VALUE and one test class of the bundle")
+        again.append(({variable: value}, matching[0]))
+    loads = plan(classes, shards, again)
+    expected = sum(len(t) for t in classes.values()) + sum(len(classes[name]) for _, name in again)
     print(f"test-shards: {expected} tests in {len(classes)} classes; {shards} shard(s) side by side: "
-          + ", ".join(f"{len(names)} classes ~{load:.0f} s" for load, names in loads[:shards])
-          + (f"; then by themselves: {', '.join(n for _, names in loads[shards:] for n in names)} "
-             f"~{sum(load for load, _ in loads[shards:]):.0f} s" if loads[shards:] else ""), flush=True)
+          + ", ".join(f"{len(names)} classes" + "".join(f" + {name} again ({', '.join(env)})" for env, name in runs)
+                      + f" ~{load:.0f} s" for load, names, runs in loads[:shards])
+          + (f"; then by themselves: {', '.join(n for _, names, _ in loads[shards:] for n in names)} "
+             f"~{sum(load for load, _, _ in loads[shards:]):.0f} s" if loads[shards:] else ""), flush=True)
 
     lock = threading.Lock()
     seen = [collections.Counter() for _ in loads]
@@ -136,46 +166,53 @@ def main():
     started = time.monotonic()
 
     def launch(index):
+        """Runs the load's classes, then its runs again, one process after another, on a thread."""
+        _, names, runs = loads[index]
         # Not under stdbuf: its LD_PRELOAD would reach every program the tests start, gdb's inferiors
         # among them; XCTest flushes each line itself. (The jack_lsp aborts once blamed on it were
         # jack_lsp's own bug with 24-byte server names: LoopbackServer.safeForJackLsp.)
-        command = [options.bundle, ",".join(loads[index][1])]
-        if len(loads) > 1:
-            # A private /dev/shm for this shard; the namespace ends with its last process.
-            command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                       'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"', "shard"] + command
-        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                   errors="replace", bufsize=1)
+        commands = ([([options.bundle, ",".join(names)], None)] if names else []) \
+            + [([options.bundle, name], environment) for environment, name in runs]
+        statuses = []
 
-        def pump():
-            for line in process.stdout:
-                match = CASE_LINE.match(line)
-                with lock:
-                    if match:
-                        seen[index][match.group(3)] += 1
-                        if match.group(3) == "started":
-                            started_names[index].add(f"{match.group(1)}/{match.group(2)}")
-                        if match.group(4):
-                            measured[match.group(1)] += float(match.group(4))
-                    sys.stdout.write(line)
-                    sys.stdout.flush()
+        def run_all():
+            for command, environment in commands:
+                if len(loads) > 1:
+                    # A private /dev/shm for this run; the namespace ends with its last process.
+                    command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                               'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"', "shard"] + command
+                process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                           errors="replace", bufsize=1,
+                                           env=None if environment is None else {**os.environ, **environment})
+                for line in process.stdout:
+                    match = CASE_LINE.match(line)
+                    with lock:
+                        if match:
+                            seen[index][match.group(3)] += 1
+                            if match.group(3) == "started" and environment is None:
+                                started_names[index].add(f"{match.group(1)}/{match.group(2)}")
+                            if match.group(4) and environment is None:
+                                measured[match.group(1)] += float(match.group(4))
+                        sys.stdout.write(line)
+                        sys.stdout.flush()
+                statuses.append(process.wait())
 
-        thread = threading.Thread(target=pump)
+        thread = threading.Thread(target=run_all)
         thread.start()
-        return process, thread
+        return thread, statuses
 
-    def finish(index, process, thread):
-        status = process.wait()
+    def finish(index, thread, statuses):
         thread.join()
-        given = sum(len(classes[name]) for name in loads[index][1])
+        _, names, runs = loads[index]
+        status = next((code for code in statuses if code != 0), 0)
+        given = sum(len(classes[name]) for name in names) + sum(len(classes[name]) for _, name in runs)
         ran = seen[index]["started"]
         verdict = "passed" if status == 0 and ran == given else "FAILED"
         why = "" if status == 0 else f", exit status {status}" if status > 0 else f", killed by signal {-status}"
-        label = f"{loads[index][1][0]} alone" if index >= shards else f"shard {index + 1}"
+        label = f"{names[0]} alone" if index >= shards else f"shard {index + 1}"
         print(f"test-shards: {label}: {verdict}: ran {ran} of {given} tests ({seen[index]['failed']} failed, "
               f"{seen[index]['skipped']} skipped{why})", flush=True)
-        missing = [t for name in loads[index][1] for t in classes[name]
-                   if t.split(".", 1)[1] not in started_names[index]]
+        missing = [t for name in names for t in classes[name] if t.split(".", 1)[1] not in started_names[index]]
         if missing:
             print(f"test-shards: {label} never started {len(missing)}: " + ", ".join(missing[:8])
                   + (" ..." if len(missing) > 8 else ""), flush=True)
@@ -183,9 +220,27 @@ def main():
 
     side_by_side = [(index, *launch(index)) for index in range(min(shards, len(loads)))]
     failed = not all([finish(*running) for running in side_by_side])
+    beside = None
+    if options.beside_alone:
+        beside_log = tempfile.TemporaryFile(mode="w+")
+        if len(loads) > shards:
+            print(f"test-shards: beside the classes of ALONE: {options.beside_alone}", flush=True)
+            beside = subprocess.Popen(["bash", "-c", options.beside_alone], cwd=ROOT, stdout=beside_log,
+                                      stderr=subprocess.STDOUT)
     for index in range(shards, len(loads)):
         print(f"test-shards: now by itself: {loads[index][1][0]}", flush=True)
         failed |= not finish(index, *launch(index))
+    if options.beside_alone:
+        if beside is None:
+            print(f"test-shards: after the suite: {options.beside_alone}", flush=True)
+            beside = subprocess.Popen(["bash", "-c", options.beside_alone], cwd=ROOT, stdout=beside_log,
+                                      stderr=subprocess.STDOUT)
+        status = beside.wait()
+        beside_log.seek(0)
+        sys.stdout.write(beside_log.read())
+        print(f"test-shards: {options.beside_alone}: {'passed' if status == 0 else f'FAILED (exit status {status})'}",
+              flush=True)
+        failed |= status != 0
     print(f"test-shards: {'FAILED' if failed else 'passed'} in {time.monotonic() - started:.0f} s", flush=True)
     if options.write_seconds:
         with open(options.write_seconds, "w") as out:
