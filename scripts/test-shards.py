@@ -11,8 +11,8 @@ listed there counts 5 s a test). Each shard is one run of the xctest bundle,
 as `swift test` runs it (a second `swift test` would wait for the first's
 lock on .build). The output is XCTest's own, lines interleaved.
 
-As many shards as cores are idle when it starts (at most two; one when
-another process keeps a core busy, as the suite must pass then too, and
+As many shards as cores are idle when it starts (niced work counts as
+idle; at most two; one when another process keeps a core busy, as the suite must pass then too, and
 two shards beside it starve each other's servers). JAS_TEST_SHARDS or
 --shards sets the number.
 
@@ -106,10 +106,11 @@ def plan(classes, shards, again=()):
 
 
 def idle_cores(seconds=1.0):
-    """How many of this machine's cores were idle over `seconds` (from /proc/stat)."""
+    """How many of this machine's cores were idle over `seconds` (from /proc/stat); time given to niced
+    work counts as idle (make test's builds beside the suite run at nice 19 and yield to it)."""
     def sample():
         fields = [int(v) for v in open("/proc/stat").readline().split()[1:]]
-        return fields[3] + fields[4], sum(fields)   # idle + iowait, all
+        return fields[1] + fields[3] + fields[4], sum(fields)   # nice + idle + iowait, all
     idle0, total0 = sample()
     time.sleep(seconds)
     idle1, total1 = sample()
