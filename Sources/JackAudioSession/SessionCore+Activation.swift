@@ -111,10 +111,6 @@ extension SessionCore {
             hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: activation.plan.route,
                                   streams: []))
         }
-        if routeRefreshDeferred {
-            routeRefreshDeferred = false
-            session?.scheduleRouteRefresh()
-        }
     }
 
     /// A client's rate and period.

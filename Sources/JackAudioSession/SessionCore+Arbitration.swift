@@ -132,10 +132,7 @@ extension SessionCore {
         updateProducingSound()
         let me = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
         let interrupter = isActive ? Arbitration.interrupter(of: me, among: others) : nil
-        if let event = machine.othersPublished(interrupter: interrupter, all: all) {
-            if case .interruption(type: .began, _, _) = event { silenceForInterruption() }
-            hub.post(event)
-        }
+        perform(machine.othersPublished(interrupter: interrupter, all: all))
         let processor = activation.processor
         if let processor { watchLevel(of: processor, othersRegistered: !others.isEmpty) }
         let meNow = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
@@ -154,7 +151,7 @@ extension SessionCore {
     }
 
     /// Silences the session at once and stops its client: another session took the audio.
-    private func silenceForInterruption() {
+    func silenceForInterruption() {
         // Counted before the silence begins: a measurement that heard it sees the count moved.
         board.interruptionsBegun.add(1, ordering: .releasing)
         if let processor = activation.processor {

@@ -13,11 +13,8 @@ extension SessionCore {
         // lifecycle lane, and libjack calls racing it crashed the 100-restart
         // test (rehearsal 28: WaitGraphChange's assertion). The reset refreshes.
         guard let client = openClient, !client.isClosed, !client.serverWentAway else { return }
-        // An activation waiting for JACK has its route planned: refreshed once it is over.
-        guard machine.attempt == nil else {
-            routeRefreshDeferred = true
-            return
-        }
+        // An activation waiting for JACK has its route planned: refreshed once it succeeds.
+        guard machine.routeRefreshRequested() else { return }
         let catalog = DeviceCatalog(reading: client)
         let change = activation.history.update(from: activation.catalog, to: catalog)
         activation.catalog = catalog

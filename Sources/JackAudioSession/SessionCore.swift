@@ -97,8 +97,6 @@ final class SessionCore {
     /// real-time call would go through thunks.
     var renderBlock: RenderBlock = renderSilence
     var cycleCostRecorder: CycleCostRecorder?
-    /// A route refresh came while an activation waited for JACK: run once it is over.
-    var routeRefreshDeferred = false
     /// Xruns already posted (the board counts them as they come).
     var xrunsReported = 0
     /// Set once a registry that could not be written was reported.
@@ -162,6 +160,10 @@ final class SessionCore {
                 if let client = openClient { publishState(on: client) }
             case .reconnect:
                 break
+            case .refreshRoute:
+                session?.scheduleRouteRefresh()
+            case .silenceForInterruption:
+                silenceForInterruption()
             }
         }
     }

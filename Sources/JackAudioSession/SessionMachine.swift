@@ -94,9 +94,16 @@ struct SessionMachine: Sendable {
         case reconnect(Loss)
         /// The attempt had published the session as active: publish it as inactive again.
         case withdrawAnnouncement
+        /// Read the devices again: a refresh put off while an activation waited for JACK.
+        case refreshRoute
+        /// Another session took the audio: silence this one at once and stop
+        /// its client (before the interruption is posted).
+        case silenceForInterruption
     }
 
     private(set) var phase = Phase.closed
+    /// A route refresh asked for while an activation waited for JACK.
+    private(set) var routeRefreshDeferred = false
     /// Whether the session was ever active (the first activation posts the route it took).
     private(set) var hasBeenActive = false
     /// Bumped by each loss and by close: a reconnect of an older generation stops.
@@ -199,7 +206,22 @@ struct SessionMachine: Sendable {
             generation += 1
             effects.append(.post(.mediaServicesWereReset(loss.reset(to: server, reactivated: true, at: now))))
         }
+        if routeRefreshDeferred {
+            routeRefreshDeferred = false
+            effects.append(.refreshRoute)
+        }
         return effects
+    }
+
+    /// The devices may have changed: whether to read them now. While an
+    /// activation waits for JACK its route is planned already, so the
+    /// refresh is put off until the activation succeeds (`.refreshRoute`).
+    mutating func routeRefreshRequested() -> Bool {
+        guard attempt == nil else {
+            routeRefreshDeferred = true
+            return false
+        }
+        return true
     }
 
     /// The attempt failed. `clientOpen`: the driver holds an open client
@@ -340,29 +362,29 @@ struct SessionMachine: Sendable {
 
     /// What the arbitration read in the registry: `interrupter`, another
     /// session that takes the audio from this one (`Arbitration.interrupter`),
-    /// and every session published now. Returns the event to post: an
-    /// interruption that begins (the driver silences and deactivates first)
-    /// or ends.
-    mutating func othersPublished(interrupter: PublishedSession?, all: [PublishedSession]) -> AudioSessionEvent? {
+    /// and every session published now. Returns what to do: for an
+    /// interruption that begins, silence the session first, then post it;
+    /// for one that ends, post it.
+    mutating func othersPublished(interrupter: PublishedSession?, all: [PublishedSession]) -> [Effect] {
         switch phase {
         case .active:
-            guard let interrupter else { return nil }
+            guard let interrupter else { return [] }
             phase = .interrupted(by: interrupter)
-            return .interruption(type: .began, options: [],
-                                 reason: interrupter.state.priority == .call ? .callStarted : .default)
+            return [.silenceForInterruption, .post(.interruption(type: .began, options: [],
+                                                                 reason: interrupter.state.priority == .call ? .callStarted : .default))]
         case let .interrupted(by: waitingOn):
             let now = all.first { $0.uuid == waitingOn.uuid }
             // Gone (closed or crashed: resume), deactivated (resume if it
             // said so), or active again since (a new activation: its
             // interruption of this session has ended; resume only if told).
             guard now == nil || now?.state.active == false || now?.state.order != waitingOn.state.order else {
-                return nil
+                return []
             }
             let resume = now == nil || now?.state.resumeOthers == true
             phase = .idle
-            return .interruption(type: .ended, options: resume ? .shouldResume : [], reason: .default)
+            return [.post(.interruption(type: .ended, options: resume ? .shouldResume : [], reason: .default))]
         default:
-            return nil
+            return []
         }
     }
 }

@@ -59,6 +59,23 @@ final class SessionMachineTests: XCTestCase {
                        "a closed session starts afresh")
     }
 
+    func testARouteRefreshDuringAnActivationWaitsForItsSuccess() {
+        var machine = Machine()
+        XCTAssertTrue(machine.routeRefreshRequested(), "no activation under way: read the devices now")
+        let first = machine.activationRequested()!
+        XCTAssertFalse(machine.routeRefreshRequested(), "its route is planned: put off")
+        XCTAssertFalse(machine.routeRefreshRequested(), "asked twice, done once")
+        XCTAssertEqual(machine.activationFailed(first.number, clientOpen: true, server: before, at: t0), [])
+        XCTAssertTrue(machine.routeRefreshDeferred, "a failed activation leaves it put off")
+        let second = machine.activationRequested()!
+        XCTAssertEqual(machine.activationSucceeded(second.number, server: before, at: t0), [.postFirstRoute, .refreshRoute])
+        XCTAssertFalse(machine.routeRefreshDeferred)
+        machine.deactivated()
+        let third = machine.activationRequested()!
+        XCTAssertEqual(machine.activationSucceeded(third.number, server: before, at: t0), [], "nothing put off this time")
+        XCTAssertTrue(machine.routeRefreshRequested())
+    }
+
     func testAFailedAnnouncedActivationIsWithdrawnAndLeavesTheSessionIdle() {
         var machine = Machine()
         let attempt = machine.activationRequested()!
@@ -198,15 +215,16 @@ final class SessionMachineTests: XCTestCase {
         var machine = Machine()
         let call = other(7, priority: .call)
         _ = machine.clientOpened(server: before, at: t0)
-        XCTAssertNil(machine.othersPublished(interrupter: call, all: [call]), "an idle session is not interrupted")
+        XCTAssertEqual(machine.othersPublished(interrupter: call, all: [call]), [], "an idle session is not interrupted")
         machine = active()
         XCTAssertEqual(machine.othersPublished(interrupter: call, all: [call]),
-                       .interruption(type: .began, options: [], reason: .callStarted))
+                       [.silenceForInterruption, .post(.interruption(type: .began, options: [], reason: .callStarted))],
+                       "silenced before the interruption is said")
         XCTAssertEqual(machine.interrupter, call)
         XCTAssertFalse(machine.isActive)
-        XCTAssertNil(machine.othersPublished(interrupter: nil, all: [call]), "the call goes on")
+        XCTAssertEqual(machine.othersPublished(interrupter: nil, all: [call]), [], "the call goes on")
         XCTAssertEqual(machine.othersPublished(interrupter: nil, all: []),
-                       .interruption(type: .ended, options: .shouldResume, reason: .default), "gone: resume")
+                       [.post(.interruption(type: .ended, options: .shouldResume, reason: .default))], "gone: resume")
         XCTAssertEqual(machine.phase, .idle)
 
         for (now, options) in [(other(7, active: false), InterruptionOptions()),
@@ -215,7 +233,7 @@ final class SessionMachineTests: XCTestCase {
             var machine = active()
             _ = machine.othersPublished(interrupter: other(7), all: [other(7)])
             XCTAssertEqual(machine.othersPublished(interrupter: nil, all: [now]),
-                           .interruption(type: .ended, options: options, reason: .default))
+                           [.post(.interruption(type: .ended, options: options, reason: .default))])
         }
     }
 
@@ -228,7 +246,8 @@ final class SessionMachineTests: XCTestCase {
         let attempt = try XCTUnwrap(machine.activationRequested())
         XCTAssertEqual(machine.activationFailed(attempt.number, clientOpen: true, server: before, at: t0), [])
         XCTAssertEqual(machine.interrupter, call)
-        XCTAssertEqual(machine.othersPublished(interrupter: nil, all: [])?.interruptionType, .ended)
+        XCTAssertEqual(machine.othersPublished(interrupter: nil, all: []),
+                       [.post(.interruption(type: .ended, options: .shouldResume, reason: .default))])
     }
 
     /// The server restarts while the session is interrupted: the
@@ -245,7 +264,8 @@ final class SessionMachineTests: XCTestCase {
         }
         XCTAssertEqual(resets(effects).count, 1)
         XCTAssertEqual(machine.interrupter, call)
-        XCTAssertEqual(machine.othersPublished(interrupter: nil, all: [])?.interruptionType, .ended)
+        XCTAssertEqual(machine.othersPublished(interrupter: nil, all: []),
+                       [.post(.interruption(type: .ended, options: .shouldResume, reason: .default))])
     }
 
     func testAWedgedLibraryIsSaidOnceAndNothingReconnects() throws {
@@ -323,17 +343,20 @@ final class SessionMachineTests: XCTestCase {
             var losses: [Machine.Loss] = []
             var unanswered: Machine.Loss?
             var attempts: [Machine.Attempt] = []
+            var refreshPutOff = false
             let others = [other(1), other(2, order: 5), other(3, priority: .call)]
             for _ in 0..<40 {
                 let generation = machine.generation
                 let wasActivating = machine.attempt != nil
                 var effects: [Machine.Effect] = []
                 var reactivation: Machine.Attempt?
-                switch Int.random(in: 0..<11, using: &generator) {
+                switch Int.random(in: 0..<12, using: &generator) {
                 case 0: if let attempt = machine.activationRequested() { attempts.append(attempt) }
                 case 1:
-                    if let attempt = attempts.randomElement(using: &generator) {
-                        effects = machine.activationSucceeded(attempt.number, server: after, at: t0) ?? []
+                    if let attempt = attempts.randomElement(using: &generator),
+                       let succeeded = machine.activationSucceeded(attempt.number, server: after, at: t0) {
+                        effects = succeeded
+                        check(!machine.routeRefreshDeferred, "a refresh still put off after an activation succeeded")
                     }
                 case 2:
                     if let attempt = attempts.randomElement(using: &generator) {
@@ -358,11 +381,13 @@ final class SessionMachineTests: XCTestCase {
                 case 8:
                     let interrupter = Bool.random(using: &generator) ? others.randomElement(using: &generator) : nil
                     let all = others.filter { _ in Bool.random(using: &generator) }
-                    if let event = machine.othersPublished(interrupter: interrupter, all: all) {
-                        effects = [.post(event)]
-                    }
+                    effects = machine.othersPublished(interrupter: interrupter, all: all)
                 case 9:
                     if let attempt = machine.attempt { machine.announced(attempt.number) }
+                case 10:
+                    let now = machine.routeRefreshRequested()
+                    check(now == (machine.attempt == nil), "a refresh put off with no activation waiting, or run during one")
+                    if !now { refreshPutOff = true }
                 default: machine.close()
                 }
                 check(machine.generation >= generation, "the generation went back")
@@ -380,6 +405,11 @@ final class SessionMachineTests: XCTestCase {
                         unanswered = nil
                     case .post(.mediaServicesWereLost(let reason)) where reason.hasPrefix("libjack is wedged"):
                         unanswered = nil
+                    case .refreshRoute:
+                        check(refreshPutOff, "a refresh nobody put off")
+                        refreshPutOff = false
+                    case .silenceForInterruption:
+                        check(machine.interrupter != nil && !machine.isActive, "silenced with no interruption begun")
                     default: break
                     }
                 }
@@ -427,12 +457,5 @@ private extension SessionMachine.Phase {
         case .lost: "lost"
         case .wedged: "wedged"
         }
-    }
-}
-
-private extension AudioSessionEvent {
-    var interruptionType: InterruptionType? {
-        if case let .interruption(type, _, _) = self { return type }
-        return nil
     }
 }
