@@ -1,8 +1,8 @@
 # JackAudioSession: every step installs what it needs itself (idempotent).
 #   make run    install, build, run `jas selftest` on a private jackd
 #   make test   install, build once (release, with testable imports), run the whole suite (its PipeWire tests on the
-#               system's PipeWire and again on bookworm-backports' PipeWire 1.4; in shards side by side, one per idle
-#               core, through scripts/test-shards.py; TEST_SHARDS=1 for one) with install-check, docs and the example
+#               system's PipeWire and again on bookworm-backports' PipeWire 1.4; in two shards side by side while a core
+#               is idle, through scripts/test-shards.py; TEST_SHARDS=1 for one) with install-check, docs and the example
 #               package's build beside it at nice 19, `make bench-smoke` beside the classes the shards leave to run
 #               alone (after the suite with one shard), then `make rtsan` and `make example-check`
 #   make rtsan  the loopback test with RealtimeSanitizer inside the callback
@@ -28,8 +28,8 @@ RTSAN_RUNTIME = $(shell $(CLANG) -print-resource-dir)/lib/linux/libclang_rt.rtsa
 RTSAN_LINK = -Xlinker --whole-archive -Xlinker $(RTSAN_RUNTIME) -Xlinker --no-whole-archive -Xlinker --export-dynamic
 RTSAN_PIDS := .build-rtsan/servers
 export JACK_NO_AUDIO_RESERVATION := 1
-# The suite's shards side by side (scripts/test-shards.py): one per core idle when the suite starts (two at most; one
-# beside a busy core), about half the time of one. TEST_SHARDS=1 runs the classes one after another.
+# The suite's shards side by side (scripts/test-shards.py): two while a core or more is idle when the suite starts (beside
+# a busy core too), about half the time of one. TEST_SHARDS=1 runs the classes one after another.
 TEST_SHARDS ?= auto
 
 .PHONY: docs deps build release install uninstall install-check example-check side-builds run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke baseline-jas soak clean

@@ -11,9 +11,11 @@ listed there counts 5 s a test). Each shard is one run of the xctest bundle,
 as `swift test` runs it (a second `swift test` would wait for the first's
 lock on .build). The output is XCTest's own, lines interleaved.
 
-As many shards as cores are idle when it starts (niced work counts as
-idle; at most two; one when another process keeps a core busy, as the suite must pass then too, and
-two shards beside it starve each other's servers). JAS_TEST_SHARDS or
+Two shards when a core or more is idle when it starts (niced work counts
+as idle), beside a process that keeps the other core busy too: the classes
+that cannot keep time beside another shard's servers and a busy core run
+alone afterwards (ALONE), and the rest pass two by two beside it; one
+shard on a machine busier than that, or of one core. JAS_TEST_SHARDS or
 --shards sets the number.
 
 The classes in ALONE run after the shards, by themselves: their verdict
@@ -138,7 +140,7 @@ def main():
     classes = listed_tests(options.bundle)
     if options.shards == "auto":
         idle = idle_cores()
-        shards = max(1, min(2, int(idle + 0.3)))
+        shards = max(1, min(2, os.cpu_count() or 1, int(idle + 0.3) + 1))
         print(f"test-shards: {idle:.1f} of {os.cpu_count()} cores idle", flush=True)
     else:
         shards = max(1, int(options.shards))
