@@ -224,20 +224,19 @@ def main():
     side_by_side = [(index, *launch(index)) for index in range(min(shards, len(loads)))]
     failed = not all([finish(*running) for running in side_by_side])
     beside = None
-    if options.beside_alone:
-        beside_log = tempfile.TemporaryFile(mode="w+")
-        if len(loads) > shards:
-            print(f"test-shards: beside the classes of ALONE: {options.beside_alone}", flush=True)
-            beside = subprocess.Popen(["bash", "-c", options.beside_alone], cwd=ROOT, stdout=beside_log,
-                                      stderr=subprocess.STDOUT)
+    beside_log = tempfile.TemporaryFile(mode="w+")
+
+    def start_beside(when):
+        print(f"test-shards: {when}: {options.beside_alone}", flush=True)
+        return subprocess.Popen(["bash", "-c", options.beside_alone], cwd=ROOT, stdout=beside_log, stderr=subprocess.STDOUT)
+
+    if options.beside_alone and len(loads) > shards:
+        beside = start_beside("beside the classes of ALONE")
     for index in range(shards, len(loads)):
         print(f"test-shards: now by itself: {loads[index][1][0]}", flush=True)
         failed |= not finish(index, *launch(index))
     if options.beside_alone:
-        if beside is None:
-            print(f"test-shards: after the suite: {options.beside_alone}", flush=True)
-            beside = subprocess.Popen(["bash", "-c", options.beside_alone], cwd=ROOT, stdout=beside_log,
-                                      stderr=subprocess.STDOUT)
+        beside = beside or start_beside("after the suite")
         status = beside.wait()
         beside_log.seek(0)
         sys.stdout.write(beside_log.read())
