@@ -197,13 +197,16 @@ extension SessionCore {
 
     /// Deactivates at the app's request (`isBusy` while an attached audio object runs).
     func deactivate(checkBusy: Bool) throws(AudioSessionError) {
-        guard machine.deactivationNeeded else { return }
-        if checkBusy && board.hasRunningAudioObject {
+        switch machine.deactivationRequested(byApp: checkBusy, audioObjectRunning: board.hasRunningAudioObject) {
+        case .nothing:
+            return
+        case .refuseBusy:
             throw AudioSessionError(.isBusy, "an audio object attached to the session is still running; stop it "
                                         + "before deactivating the session")
+        case .deactivate:
+            try stopClient()
+            machine.deactivated()
         }
-        try stopClient()
-        machine.deactivated()
     }
 
     /// Stops the client's processing and lets go of its ports (kept

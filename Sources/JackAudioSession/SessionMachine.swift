@@ -262,6 +262,24 @@ struct SessionMachine: Sendable {
     /// (then the driver stops the client and says `deactivated()`).
     var deactivationNeeded: Bool { isActive }
 
+    /// What a deactivation comes to.
+    enum Deactivation: Equatable {
+        /// Not active: nothing to do.
+        case nothing
+        /// Stop the client, then say `deactivated()`.
+        case deactivate
+        /// Refused with `isBusy`: an audio object attached to the session still runs.
+        case refuseBusy
+    }
+
+    /// A deactivation asked for by the app (`byApp`, refused while an
+    /// attached audio object runs, as AVAudioSession refuses it) or by the
+    /// session itself (a category change while active rebuilds the ports).
+    func deactivationRequested(byApp: Bool, audioObjectRunning: Bool) -> Deactivation {
+        guard isActive else { return .nothing }
+        return byApp && audioObjectRunning ? .refuseBusy : .deactivate
+    }
+
     mutating func deactivated() {
         guard isActive else { return }
         phase = .idle

@@ -59,6 +59,19 @@ final class SessionMachineTests: XCTestCase {
                        "a closed session starts afresh")
     }
 
+    func testADeactivationIsRefusedWhileAnAudioObjectRunsOnlyWhenTheAppAsks() {
+        var machine = Machine()
+        XCTAssertEqual(machine.deactivationRequested(byApp: true, audioObjectRunning: true), .nothing, "not active")
+        machine = active()
+        XCTAssertEqual(machine.deactivationRequested(byApp: true, audioObjectRunning: true), .refuseBusy)
+        XCTAssertTrue(machine.isActive, "a refusal leaves it active")
+        XCTAssertEqual(machine.deactivationRequested(byApp: false, audioObjectRunning: true), .deactivate,
+                       "a category change while active rebuilds the ports whatever runs")
+        XCTAssertEqual(machine.deactivationRequested(byApp: true, audioObjectRunning: false), .deactivate)
+        machine.deactivated()
+        XCTAssertEqual(machine.deactivationRequested(byApp: true, audioObjectRunning: false), .nothing)
+    }
+
     func testARouteRefreshDuringAnActivationWaitsForItsSuccess() {
         var machine = Machine()
         XCTAssertTrue(machine.routeRefreshRequested(), "no activation under way: read the devices now")
