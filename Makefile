@@ -32,7 +32,7 @@ export JACK_NO_AUDIO_RESERVATION := 1
 # a busy core too), about half the time of one. TEST_SHARDS=1 runs the classes one after another.
 TEST_SHARDS ?= auto
 
-.PHONY: docs deps build release install uninstall install-check example-check side-builds run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke baseline-jas soak clean
+.PHONY: docs docs-files deps build release install install-files uninstall install-check example-check side-builds run test pipewire-1.4 pipewire-lane rtsan bench bench-tools bench-smoke bench-smoke-runs baseline-jas soak clean
 
 deps:
 	@missing=""; \
@@ -75,7 +75,7 @@ test: deps pipewire-1.4
 	status=0; \
 	python3 scripts/test-shards.py --shards $(TEST_SHARDS) --bundle .build/release/JackAudioSessionPackageTests.xctest \
 	  --again JAS_PIPEWIRE_ROOT=$(CURDIR)/$(PIPEWIRE_1_4)/root PipeWireTests \
-	  --beside-alone 'nice -n 10 $(MAKE) --no-print-directory bench-smoke $(IN_ONE_BUILD)' || status=$$?; \
+	  --beside-alone 'nice -n 10 $(MAKE) --no-print-directory bench-tools bench-smoke-runs' || status=$$?; \
 	echo "== the builds beside the suite: $$(date -u +%H:%M:%S)"; \
 	if wait $$side; then cat .build/side-builds.log; else cat .build/side-builds.log; echo "side-builds failed"; status=1; fi; \
 	exit $$status
@@ -88,7 +88,9 @@ test: deps pipewire-1.4
 # What make test builds beside the suite (CPU only, no server; at nice 19 there, so the suite's servers keep their
 # time): the install into a scratch folder, the API documentation and the example package (example-check runs it
 # after the suite, against a server of its own).
-side-builds: install-check docs
+side-builds:
+	$(MAKE) --no-print-directory install-check INSTALL_CHECK_TARGET=install-files
+	$(MAKE) --no-print-directory docs-files
 	cd Examples/DependentPackage && $(SWIFT) build
 
 # The backports suite's PipeWire (1.4), unpacked beside the system's (0.3.65), which stays installed.
@@ -138,6 +140,12 @@ UNIT := $(DESTDIR)$(PREFIX)/lib/systemd/system/jas-record@.service
 # For the fleet's Prometheus and Grafana: the alerting rules and a dashboard.
 CONTRIB := $(DESTDIR)$(PREFIX)/share/jas/prometheus/jas-alerts.yml $(DESTDIR)$(PREFIX)/share/jas/grafana/jas-dashboard.json
 install: release
+	$(MAKE) --no-print-directory install-files
+
+# What install does with the release build made: make test runs it (through install-check) beside the suite, where a
+# build of the package could relink the jas the tests run (a "Text file busy" seen when Hummingbird recompiled).
+# generate-manual's build touches nothing the tests run.
+install-files:
 	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual
 	rm -rf .build/man .build/man-pages && mkdir -p .build/man .build/man-pages
 	.build/release/generate-manual .build/release/jas --output-directory .build/man
@@ -179,12 +187,16 @@ example-check: deps
 # .build/docs/MODULE.doccarchive with docc preview, or serve it).
 DOC_MODULES := JackAudioSession Measurement Recording Metering
 docs: release
+	$(MAKE) --no-print-directory docs-files
+
+docs-files:
 	scripts/build-docs.sh .build/release .build/docs $(DOC_MODULES)
 
 # make install into a scratch folder: every file is there and names every subcommand (part of make test).
+INSTALL_CHECK_TARGET ?= install
 install-check:
 	scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
-	$(MAKE) --no-print-directory install DESTDIR=$$scratch PREFIX=/usr > $$scratch.log 2>&1 || { cat $$scratch.log; exit 1; }; \
+	$(MAKE) --no-print-directory $(INSTALL_CHECK_TARGET) DESTDIR=$$scratch PREFIX=/usr > $$scratch.log 2>&1 || { cat $$scratch.log; exit 1; }; \
 	$$scratch/usr/bin/jas --version | grep -q '^jas .* libjack ' || { echo "install-check: jas --version"; exit 1; }; \
 	for command in $$($$scratch/usr/bin/jas --help | sed -n '/^SUBCOMMANDS:/,/^$$/p' | awk '/^  [a-z]/ { print $$1 }'); do \
 	  for file in $(subst $(DESTDIR)$(PREFIX),$$scratch/usr,$(filter-out %/bin/jas,$(INSTALLED))); do \
@@ -242,6 +254,11 @@ PRIVATE_SHM := unshare --mount --ipc --propagation private -- /bin/sh -c 'mount 
 
 # Every benchmark binary of the release build, briefly, so that none can rot (part of make test).
 bench-smoke: release bench-tools
+	$(MAKE) --no-print-directory bench-smoke-runs
+
+# The runs alone, on the release build made: make test runs them beside the classes that run alone, where a build of
+# the package could relink the jas those run.
+bench-smoke-runs:
 	timeout 300 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --cycles 300 --rounds 2
 	timeout 300 .build/release/callback-bench --c-reference Benchmarks/bin/c-passthrough --cycles 300 --rounds 2 --pipewire
 	timeout 300 .build/release/recovery-bench --restarts 3
