@@ -56,7 +56,7 @@ extension SessionCore {
             guard let attempt = machine.activationRequested() else { return nil }
             return try begin(attempt)
         }
-        try deactivate(checkBusy: true)
+        try deactivate()
         didDeactivate(notifyingOthers: options.contains(.notifyOthersOnDeactivation))
         return nil
     }
@@ -69,18 +69,24 @@ extension SessionCore {
         preferences.mode = mode
         preferences.options = options
         if !category.hasOutput || category != .playAndRecord { preferences.outputOverride = .none }
-        guard isActive else {
+        let previous = activation.plan.route
+        switch machine.categoryChanged() {
+        case .applyAtActivation:
             // "If your session is inactive, the category request is sent when you activate your session":
             // nothing is said now; the route shown is the one that activation would take.
             if openClient != nil { activation.plan = idlePlan() }
             return nil
+        case let .rebuild(attempt):
+            do {
+                try stopClient()
+            } catch {
+                fail(attempt)
+                throw error
+            }
+            var wait = try begin(attempt)
+            wait.categoryChangeFrom = previous
+            return wait
         }
-        let previous = activation.plan.route
-        try deactivate(checkBusy: false)
-        guard let attempt = machine.activationRequested() else { return nil }
-        var wait = try begin(attempt)
-        wait.categoryChangeFrom = previous
-        return wait
     }
 
     /// Starts an activation the machine allowed: everything up to the
@@ -89,20 +95,25 @@ extension SessionCore {
         do {
             return try activate(attempt)
         } catch {
-            let client = openClient
-            perform(machine.activationFailed(attempt.number, clientOpen: client != nil, server: client.map(Self.format),
-                                             at: .now))
+            fail(attempt)
             throw error
         }
+    }
+
+    /// Tells the machine the attempt failed, and carries out what it says.
+    private func fail(_ attempt: SessionMachine.Attempt) {
+        let client = openClient
+        perform(machine.activationFailed(attempt.number, clientOpen: client != nil, server: client.map(Self.format), at: .now))
     }
 
     /// Ends an activation once its wait is over: active, unless a loss or a
     /// close overtook it meanwhile.
     func finish(_ wait: ActivationWait) throws(AudioSessionError) {
-        guard machine.attempt?.number == wait.attempt.number else {
-            throw AudioSessionError(.mediaServicesFailed, machine.phase == .closed
-                ? "the session was closed while it activated"
-                : "the media server '\(serverName)' went away while the session activated")
+        switch machine.overtaken(wait.attempt.number) {
+        case nil: break
+        case .closed?: throw AudioSessionError(.mediaServicesFailed, "the session was closed while it activated")
+        case .serverGone?:
+            throw AudioSessionError(.mediaServicesFailed, "the media server '\(serverName)' went away while the session activated")
         }
         activation.plan = wait.plan
         perform(machine.activationSucceeded(wait.attempt.number, server: Self.format(of: wait.client), at: .now) ?? [])
@@ -196,8 +207,8 @@ extension SessionCore {
     }
 
     /// Deactivates at the app's request (`isBusy` while an attached audio object runs).
-    func deactivate(checkBusy: Bool) throws(AudioSessionError) {
-        switch machine.deactivationRequested(byApp: checkBusy, audioObjectRunning: board.hasRunningAudioObject) {
+    func deactivate() throws(AudioSessionError) {
+        switch machine.deactivationRequested(audioObjectRunning: board.hasRunningAudioObject) {
         case .nothing:
             return
         case .refuseBusy:

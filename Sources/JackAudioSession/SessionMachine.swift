@@ -213,6 +213,21 @@ struct SessionMachine: Sendable {
         return effects
     }
 
+    /// Why an attempt is no longer the session's, once its wait for JACK is over.
+    enum Overtaken: Sendable, Equatable {
+        /// The app closed the session meanwhile.
+        case closed
+        /// The server went away meanwhile (or libjack got stuck).
+        case serverGone
+    }
+
+    /// Whether attempt `number` was overtaken while it waited for JACK
+    /// (nil: it is still the session's; `activationSucceeded` ends it).
+    func overtaken(_ number: Int) -> Overtaken? {
+        guard attempt?.number != number else { return nil }
+        return phase == .closed ? .closed : .serverGone
+    }
+
     /// The devices may have changed: whether to read them now. While an
     /// activation waits for JACK its route is planned already, so the
     /// refresh is put off until the activation succeeds (`.refreshRoute`).
@@ -272,12 +287,30 @@ struct SessionMachine: Sendable {
         case refuseBusy
     }
 
-    /// A deactivation asked for by the app (`byApp`, refused while an
-    /// attached audio object runs, as AVAudioSession refuses it) or by the
-    /// session itself (a category change while active rebuilds the ports).
-    func deactivationRequested(byApp: Bool, audioObjectRunning: Bool) -> Deactivation {
+    /// A deactivation asked for by the app: refused while an attached audio
+    /// object runs, as AVAudioSession refuses it.
+    func deactivationRequested(audioObjectRunning: Bool) -> Deactivation {
         guard isActive else { return .nothing }
-        return byApp && audioObjectRunning ? .refuseBusy : .deactivate
+        return audioObjectRunning ? .refuseBusy : .deactivate
+    }
+
+    /// What setting the category comes to.
+    enum CategoryChange: Sendable, Equatable {
+        /// Not active: the category applies at the next activation.
+        case applyAtActivation
+        /// Active: the session stops its client and carries out the attempt,
+        /// which registers the new category's ports and takes its route.
+        case rebuild(Attempt)
+    }
+
+    /// The app set the category (its rules resolved): while active, the
+    /// session deactivates and activates again at once, whatever audio
+    /// object runs.
+    mutating func categoryChanged() -> CategoryChange {
+        guard isActive else { return .applyAtActivation }
+        phase = .idle
+        guard let attempt = activationRequested() else { return .applyAtActivation }
+        return .rebuild(attempt)
     }
 
     mutating func deactivated() {

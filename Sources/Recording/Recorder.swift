@@ -105,7 +105,6 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     private var capture: RealtimeCapture?
     private var writer: DiskWriter?
     private var log: RecordingLog?
-    private var claim: OutputClaim?
     /// The first file's name as written (the pattern filled in) and the take's log.
     private var takePath: String
     private var logPath: String?
@@ -193,36 +192,20 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         logPath = RecordingLog.path(for: takePath)
         let fifo = try Self.checkDestination(config, path: takePath, channels: channels, sampleRate: sampleRate)
         let namedByFirstFrame = naming.hasTimeFields && fifo == nil
-        let paths = namedByFirstFrame ? [] : naming.paths(index: firstIndex, utc: now)
-        let claim: OutputClaim
-        do {
-            if let logPath { try DiskWriter.makeFolders(for: [logPath]) }
-            claim = try OutputClaim.claim(paths: paths, logPath: logPath, overwrite: config.overwrite)
-        } catch {
-            if let fifo { close(fifo) }
-            throw error
-        }
-        do {
-            if let manifest {
-                try DiskWriter.makeFolders(for: [manifest.path])
-                try manifest.open()
-            }
-        } catch {
-            claim.abandon()
-            throw error
-        }
-        let files: RecordingFiles?
+        let first = try TakeFileSets.prepareFirst(
+            paths: namedByFirstFrame ? [] : naming.paths(index: firstIndex, utc: now), logPath: logPath,
+            channels: channels, sampleRate: sampleRate, format: config.format, overwrite: config.overwrite, fifo: fifo)
         let log: RecordingLog
         do {
-            files = namedByFirstFrame ? nil
-                : try RecordingFiles(paths: paths, channels: channels, sampleRate: sampleRate, format: config.format,
-                                     fifoDescriptor: fifo)
+            if let manifest {
+                try TakeFileSets.makeFolders(for: [manifest.path])
+                try manifest.open()
+            }
             log = try RecordingLog(path: logPath)
         } catch {
-            claim.abandon()
+            first.abandon()
             throw error
         }
-        self.claim = claim
         self.log = log
         let events = events
         if let manifest {
@@ -254,31 +237,35 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)
             captureLatencyFrames = try session.inputLatencyRange.max
         } catch {
-            files?.close()
-            claim.abandon()
+            first.abandon()
             throw .session(error)
         }
-        let settings = DiskWriter.Settings(
-            naming: naming, format: config.format,
-            prerollFrames: Int(config.prerollSeconds * Double(sampleRate)),
-            triggerLevel: config.triggerDBFS.map { Float(pow(10, $0 / 20)) },
-            waitsForStart: config.waitsForStartCommand,
-            limitFrames: config.duration.map { Int64(($0 * Double(sampleRate)).rounded()) },
-            rotation: config.rotateSeconds.map {
-                RotationRule(seconds: $0, sampleRate: sampleRate, alignment: config.rotationAlignment)
-            },
-            clock: config.clock, zone: config.timeZone,
-            captureLatencyFrames: captureLatencyFrames, overwrite: config.overwrite,
-            silenceThresholdDBFS: config.silenceThresholdDBFS, silenceHoldSeconds: config.silenceHoldSeconds,
-            catalogue: catalogue, retention: retentionKeeper, stopsOnDiskFull: config.stopsOnDiskFull,
-            firstIndex: firstIndex, onWritten: config.onWritten)
-        let session = session
         let hooks = levelHooks(log: log)
-        let writer = DiskWriter(capture: capture, files: files, claim: claim, sampleRate: sampleRate, settings: settings, record: { event in
+        let record: @Sendable (RecordingEvent) -> Void = { event in
             log.append(event)
             events.yield(event)
             hooks(event)
-        }, currentSampleRate: { Int(session.sampleRate) })
+        }
+        let ledger = TakeLedger(channels: channels, limitFrames: config.duration.map { Int64(($0 * Double(sampleRate)).rounded()) })
+        let fileSets = TakeFileSets(
+            settings: TakeFileSets.Settings(
+                naming: naming, format: config.format,
+                rotation: config.rotateSeconds.map {
+                    RotationRule(seconds: $0, sampleRate: sampleRate, alignment: config.rotationAlignment)
+                },
+                zone: config.timeZone, overwrite: config.overwrite, catalogue: catalogue, retention: retentionKeeper,
+                firstIndex: firstIndex),
+            first: first, channels: channels, ledger: ledger, record: record)
+        let settings = DiskWriter.Settings(
+            prerollFrames: Int(config.prerollSeconds * Double(sampleRate)),
+            triggerLevel: config.triggerDBFS.map { Float(pow(10, $0 / 20)) },
+            waitsForStart: config.waitsForStartCommand,
+            clock: config.clock, captureLatencyFrames: captureLatencyFrames,
+            silenceThresholdDBFS: config.silenceThresholdDBFS, silenceHoldSeconds: config.silenceHoldSeconds,
+            stopsOnDiskFull: config.stopsOnDiskFull, onWritten: config.onWritten)
+        let session = session
+        let writer = DiskWriter(capture: capture, fileSets: fileSets, ledger: ledger, sampleRate: sampleRate,
+                                settings: settings, record: record, currentSampleRate: { Int(session.sampleRate) })
         writer.connectedFrom = PortTap.connectedFrom(session)
         self.writer = writer
         watchSession()
@@ -288,11 +275,11 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             ports: ports, session: session,
             isWatching: { [weak self] in
                 guard let self, !self.serverLost.load(ordering: .relaxed) else { return false }
-                let stats = writer.snapshot
+                let stats = writer.ledger.snapshot
                 return stats.recording && !stats.finished
             },
             position: { frameTime in
-                frameTime.map { writer.settledPosition(ofFrameTime: $0) } ?? writer.snapshot.framesWritten
+                frameTime.map { writer.settledPosition(ofFrameTime: $0) } ?? writer.ledger.snapshot.framesWritten
             },
             onLost: { [weak self] absence in
                 self?.emit(.sourceLost(ports: absence.ports, atFrame: absence.at))
@@ -301,7 +288,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                 }
             },
             onBack: { [weak self] absence, end, frameTime in
-                let gap = writer.noteSourceGap(from: absence.at, to: end)
+                let gap = writer.ledger.noteSourceGap(from: absence.at, to: end)
                 self?.emit(.sourceGap(atFrame: gap.at, frames: gap.frames, ports: absence.ports, resumedFrameTime: frameTime))
             })
         sourceWatch.start()
@@ -331,7 +318,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     }
 
     /// Whether the recording reached its duration or stopped on a write error.
-    public var isFinished: Bool { writer?.snapshot.finished ?? false }
+    public var isFinished: Bool { writer?.ledger.snapshot.finished ?? false }
 
     /// Ends the take now, for `reason`, as a reached duration does:
     /// `isFinished` becomes true, and the summary's `stopReason` says why.
@@ -359,7 +346,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         preparation.lock()
         preparation.unlock()
         let why = reason ?? writer.flatMap { writer in
-            let stats = writer.snapshot
+            let stats = writer.ledger.snapshot
             return stats.problem.map { "failed: \($0)" } ?? (stats.finished ? "duration reached" : nil)
         } ?? "stopped by the program"
         sourceWatch?.stop()
@@ -370,7 +357,6 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         writer?.stopAndWait(reason: why)
         retentionKeeper?.stop()
         catalogue?.waitUntilWritten()
-        claim?.release()
         session.close()
         eventTask?.cancel()
         events.finish()
@@ -386,8 +372,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                                      ringFill: 0, overruns: 0, xruns: 0, gaps: 0, gapFrames: 0, path: nil,
                                      serverLost: false)
         }
-        let peaks = writer.takePeaks().map { $0 > 0 ? 20 * log10(Double($0)) : -Double.infinity }
-        let stats = writer.snapshot
+        let peaks = writer.ledger.takePeaks().map { $0 > 0 ? 20 * log10(Double($0)) : -Double.infinity }
+        let stats = writer.ledger.snapshot
         return RecordingProgress(isRecording: stats.recording && !stats.finished, framesWritten: stats.framesWritten,
                                  sampleRate: sampleRate, peakDBFS: peaks,
                                  ringFill: Double(capture.ring.availableToRead) / Double(capture.ring.capacity),
@@ -398,7 +384,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
 
     /// What the recording did (complete after `stop()`).
     public var summary: RecordingSummary {
-        let stats = writer?.snapshot
+        let stats = writer?.ledger.snapshot
         let paths = stats?.paths ?? []
         return RecordingSummary(
             path: paths.first ?? takePath, paths: paths, logPath: logPath,
@@ -434,10 +420,10 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                 switch event {
                 case let .xrun(count, _, delay, firstFrameTime):
                     guard let writer = self.writer, let client = self.session.client else { continue }
-                    let recording = writer.countXruns(count)
+                    let recording = writer.ledger.countXruns(count)
                     // Where the first of them came, not where the report (up to 250 ms later) is read.
                     let frameTime = firstFrameTime ?? client.cycleFrameTime
-                    if recording { self.emit(.xrun(atFrame: writer.position(ofFrameTime: frameTime), delayMicroseconds: delay)) }
+                    if recording { self.emit(.xrun(atFrame: writer.ledger.position(ofFrameTime: frameTime), delayMicroseconds: delay)) }
                 case let .interruption(type, _, _):
                     // The seeds' guideline for recording and metering apps:
                     // stop on an interruption, and always try to reactivate
@@ -446,7 +432,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                     if type == .began {
                         let by = self.session.interruptingClient ?? "another session"
                         writer.noteInterruption(by: by)
-                        self.emit(.interrupted(by: by, atFrame: writer.snapshot.framesWritten))
+                        self.emit(.interrupted(by: by, atFrame: writer.ledger.snapshot.framesWritten))
                     } else {
                         PortTap.activateAgain(self.session, stopped: { [weak self] in self?.stopped.withLock { $0 } ?? true },
                                               refused: { [weak self] in self?.emit(.resumeRefused(reason: $0.message)) },
@@ -455,7 +441,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                 case let .mediaServicesWereLost(reason):
                     self.capture?.serverEpoch.add(1, ordering: .relaxed)
                     self.serverLost.store(true, ordering: .relaxed)
-                    let at = self.writer?.snapshot.framesWritten ?? 0
+                    let at = self.writer?.ledger.snapshot.framesWritten ?? 0
                     self.emit(.serverLost(atFrame: at, reason: reason))
                 case let .mediaServicesWereReset(reset):
                     self.serverLost.store(false, ordering: .relaxed)

@@ -116,7 +116,15 @@ final class RecordWallClockTests: JackTestCase {
         let summer = try XCTUnwrap(names.firstIndex { $0.contains("/010020") }, "\(names)")
         XCTAssertEqual(summer, newDay + 2, "00:00:00, 00:00:10, then the change at 00:00:20: \(names)")
         let summerReference = Double(try XCTUnwrap(SoundFileReader(path: localPaths[summer]).broadcastTimeReference))
-        XCTAssertEqual(summerReference / rate, 3620, accuracy: 0.001)
+        // Next to a logged xrun the cut may come late, within 100 ms, as above (a run had xruns at the
+        // change and its file began 8 ms after it).
+        let summerFrame = try localPaths[..<summer].reduce(0) { $0 + Int(try SoundFileReader(path: $1).frames) }
+        if localXruns.contains(where: { abs($0 - summerFrame) <= 12000 }) {
+            XCTAssertTrue((3619.999...3620.1).contains(summerReference / rate),
+                          "\(summerReference / rate) s after midnight, next to xruns at \(localXruns)")
+        } else {
+            XCTAssertEqual(summerReference / rate, 3620, accuracy: 0.001, "xruns at \(localXruns)")
+        }
         XCTAssertLessThan(abs(midnight - Date().timeIntervalSince1970), 120)
     }
 

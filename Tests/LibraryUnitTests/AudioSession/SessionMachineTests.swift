@@ -59,17 +59,50 @@ final class SessionMachineTests: XCTestCase {
                        "a closed session starts afresh")
     }
 
-    func testADeactivationIsRefusedWhileAnAudioObjectRunsOnlyWhenTheAppAsks() {
+    func testADeactivationIsRefusedWhileAnAudioObjectRuns() {
         var machine = Machine()
-        XCTAssertEqual(machine.deactivationRequested(byApp: true, audioObjectRunning: true), .nothing, "not active")
+        XCTAssertEqual(machine.deactivationRequested(audioObjectRunning: true), .nothing, "not active")
         machine = active()
-        XCTAssertEqual(machine.deactivationRequested(byApp: true, audioObjectRunning: true), .refuseBusy)
+        XCTAssertEqual(machine.deactivationRequested(audioObjectRunning: true), .refuseBusy)
         XCTAssertTrue(machine.isActive, "a refusal leaves it active")
-        XCTAssertEqual(machine.deactivationRequested(byApp: false, audioObjectRunning: true), .deactivate,
-                       "a category change while active rebuilds the ports whatever runs")
-        XCTAssertEqual(machine.deactivationRequested(byApp: true, audioObjectRunning: false), .deactivate)
+        XCTAssertEqual(machine.deactivationRequested(audioObjectRunning: false), .deactivate)
         machine.deactivated()
-        XCTAssertEqual(machine.deactivationRequested(byApp: true, audioObjectRunning: false), .nothing)
+        XCTAssertEqual(machine.deactivationRequested(audioObjectRunning: false), .nothing)
+    }
+
+    func testACategoryChangeWhileActiveRebuildsThePortsWhateverRuns() throws {
+        var machine = Machine()
+        XCTAssertEqual(machine.categoryChanged(), .applyAtActivation, "closed: at the next activation")
+        machine = active()
+        guard case let .rebuild(attempt) = machine.categoryChanged() else { return XCTFail("active: rebuilt at once") }
+        XCTAssertEqual(attempt.fallback, .idle, "a failed rebuild leaves the client open and the session inactive")
+        XCTAssertNil(attempt.reset)
+        XCTAssertEqual(machine.attempt, attempt)
+        XCTAssertEqual(machine.categoryChanged(), .applyAtActivation, "while it rebuilds: the rebuild takes the newest")
+        XCTAssertEqual(machine.activationSucceeded(attempt.number, server: before, at: t0), [],
+                       "its route change is the category's, not a first route")
+        XCTAssertTrue(machine.isActive)
+
+        machine.deactivated()
+        XCTAssertEqual(machine.categoryChanged(), .applyAtActivation, "inactive")
+        XCTAssertEqual(machine.phase, .idle)
+        var interrupted = active()
+        let call = other(7, priority: .call)
+        _ = interrupted.othersPublished(interrupter: call, all: [call])
+        XCTAssertEqual(interrupted.categoryChanged(), .applyAtActivation)
+        XCTAssertEqual(interrupted.phase, .interrupted(by: call), "an interruption waits on as it was")
+    }
+
+    func testAnAttemptOvertakenWhileItWaitedSaysByWhat() throws {
+        var machine = Machine()
+        let first = try XCTUnwrap(machine.activationRequested())
+        XCTAssertNil(machine.overtaken(first.number), "still the session's")
+        machine.close()
+        XCTAssertEqual(machine.overtaken(first.number), .closed)
+        let second = try XCTUnwrap(machine.activationRequested())
+        _ = machine.clientOpened(server: before, at: t0)
+        _ = machine.serverLost(reason: "gone", lastSeen: before, at: t0)
+        XCTAssertEqual(machine.overtaken(second.number), .serverGone)
     }
 
     func testARouteRefreshDuringAnActivationWaitsForItsSuccess() {
@@ -363,9 +396,13 @@ final class SessionMachineTests: XCTestCase {
                 let wasActivating = machine.attempt != nil
                 var effects: [Machine.Effect] = []
                 var reactivation: Machine.Attempt?
-                switch Int.random(in: 0..<12, using: &generator) {
+                switch Int.random(in: 0..<13, using: &generator) {
                 case 0: if let attempt = machine.activationRequested() { attempts.append(attempt) }
                 case 1:
+                    if let attempt = attempts.randomElement(using: &generator) {
+                        check((machine.overtaken(attempt.number) == nil) == (machine.attempt?.number == attempt.number),
+                              "an attempt said overtaken while it is the session's, or the reverse")
+                    }
                     if let attempt = attempts.randomElement(using: &generator),
                        let succeeded = machine.activationSucceeded(attempt.number, server: after, at: t0) {
                         effects = succeeded
@@ -401,6 +438,15 @@ final class SessionMachineTests: XCTestCase {
                     let now = machine.routeRefreshRequested()
                     check(now == (machine.attempt == nil), "a refresh put off with no activation waiting, or run during one")
                     if !now { refreshPutOff = true }
+                case 11:
+                    let wasActive = machine.isActive
+                    if case let .rebuild(attempt) = machine.categoryChanged() {
+                        check(wasActive && machine.attempt == attempt && attempt.fallback == .idle,
+                              "a rebuild of a session that was not active, or not under way")
+                        attempts.append(attempt)
+                    } else {
+                        check(!wasActive, "an active session's category change not rebuilt")
+                    }
                 default: machine.close()
                 }
                 check(machine.generation >= generation, "the generation went back")

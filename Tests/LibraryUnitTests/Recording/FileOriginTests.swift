@@ -33,19 +33,23 @@ final class FileOriginTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let capture = RealtimeCapture(channels: 1, ringSeconds: Double(cycles * period) / Double(rate) + 1,
                                       sampleRate: rate)
-        let settings = DiskWriter.Settings(
-            naming: TakeNaming(pattern: "\(folder)/take.wav", rotates: true, channels: 1, perChannel: false, zone: .utc),
-            format: RecordingFormat(), prerollFrames: 0, triggerLevel: nil, waitsForStart: false,
-            limitFrames: Int64(cycles * period), rotation: .everyFrames(Int64(rate)),
-            clock: FixedOffsetClock(offset: Self.utcOfMonotonicZero), zone: .utc, captureLatencyFrames: 0)
-        var settingsWithManifest = settings
         let manifest = TakeManifest(path: "\(folder)/take.manifest.jsonl")
         try manifest.open()
         let catalogue = TakeCatalogue(manifest: manifest) { problem in XCTFail(problem) }
-        settingsWithManifest.catalogue = catalogue
         let events = EventLog()
-        let writer = DiskWriter(capture: capture, files: nil, claim: nil, sampleRate: rate, settings: settingsWithManifest,
-                                record: { events.append($0) }, currentSampleRate: { [rate] in rate })
+        let record: @Sendable (RecordingEvent) -> Void = { events.append($0) }
+        let ledger = TakeLedger(channels: 1, limitFrames: Int64(cycles * period))
+        let first = try TakeFileSets.prepareFirst(paths: [], logPath: nil, channels: 1, sampleRate: rate,
+                                                  format: RecordingFormat(), overwrite: false, fifo: nil)
+        let fileSets = TakeFileSets(
+            settings: TakeFileSets.Settings(
+                naming: TakeNaming(pattern: "\(folder)/take.wav", rotates: true, channels: 1, perChannel: false, zone: .utc),
+                format: RecordingFormat(), rotation: .everyFrames(Int64(rate)), zone: .utc, catalogue: catalogue),
+            first: first, channels: 1, ledger: ledger, record: record)
+        let settings = DiskWriter.Settings(prerollFrames: 0, triggerLevel: nil, waitsForStart: false,
+                                           clock: FixedOffsetClock(offset: Self.utcOfMonotonicZero), captureLatencyFrames: 0)
+        let writer = DiskWriter(capture: capture, fileSets: fileSets, ledger: ledger, sampleRate: rate, settings: settings,
+                                record: record, currentSampleRate: { [rate] in rate })
         writer.start()
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: period)
         defer { buffer.deallocate() }
