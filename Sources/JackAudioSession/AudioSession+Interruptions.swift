@@ -73,7 +73,7 @@ extension AudioSession {
     public var interruptingClient: String? { board.read { $0.machine.interrupter?.state.client } }
 
     /// Whether another session lowers this one now.
-    public var isDucked: Bool { board.read { $0.arbitration.ducked } }
+    public var isDucked: Bool { board.read { $0.machine.ducked } }
 
     /// Every session published on the server, this one included.
     public func publishedSessions() -> [PublishedSession] {

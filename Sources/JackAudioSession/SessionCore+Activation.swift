@@ -271,7 +271,6 @@ extension SessionCore {
         let client = try session.makeClient()
         install(client)
         perform(machine.clientOpened(server: Self.format(of: client), at: .now))
-        startArbitrationTimer()
         return client
     }
 

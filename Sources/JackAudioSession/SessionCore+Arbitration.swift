@@ -24,8 +24,6 @@ extension SessionCore {
         var lastAudibleCycle: UInt64 = 0
         /// When the output was last heard, on the monotonic clock (nil: never).
         var lastAudibleAt: ContinuousClock.Instant?
-        var ducked = false
-        var secondaryHint = false
         var otherAudioPlaying = false
         /// The value last written to the server.
         var published: String?
@@ -92,7 +90,6 @@ extension SessionCore {
         arbitration.lastAudibleCycle = 0
         arbitration.lastAudibleAt = .now
         arbitration.producingSound = true
-        startArbitrationTimer()
         arbitrate()
     }
 
@@ -101,7 +98,6 @@ extension SessionCore {
         arbitration.resumeOthers = notifyingOthers
         arbitration.deactivatedAt = .now
         arbitration.producingSound = false
-        arbitration.ducked = false
         arbitrate()
     }
 
@@ -138,14 +134,8 @@ extension SessionCore {
         let meNow = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
         let gain = Arbitration.duckGain(for: meNow, among: others)
         processor?.outputStage.setTargetGain(gain)
-        arbitration.ducked = isActive && gain < 1
-        // "This notification is sent only to registered listeners who are
-        // currently in the foreground and have an active audio session": an
-        // inactive session's hint is off, silently, and comes on (said) when it activates.
-        let hint = isActive && Arbitration.secondaryAudioShouldBeSilenced(for: myUUID, among: others)
-        let hintChanged = hint != arbitration.secondaryHint
-        arbitration.secondaryHint = hint
-        if hintChanged && isActive { hub.post(.silenceSecondaryAudioHint(begin: hint)) }
+        perform(machine.arbitrated(duckGain: gain,
+                                   hintWanted: Arbitration.secondaryAudioShouldBeSilenced(for: myUUID, among: others)))
         publishState(on: client)
         board.arbitrationsCompleted.add(1, ordering: .releasing)
     }
@@ -160,7 +150,6 @@ extension SessionCore {
         }
         try? stopClient()
         arbitration.producingSound = false
-        arbitration.ducked = false
     }
 
     /// How the output stage watches the level (what `producingSound` is
@@ -234,7 +223,7 @@ extension SessionCore {
                          order: state.order, interrupted: machine.interrupter != nil,
                          interruptedBy: machine.interrupter?.state.client, producingSound: state.producingSound,
                          ducking: active && prefs.options.contains(.duckOthers) && (announcing || state.ducking),
-                         ducked: state.ducked, duckLevelDB: state.duckLevelDB, resumeOthers: state.resumeOthers,
+                         ducked: machine.ducked, duckLevelDB: state.duckLevelDB, resumeOthers: state.resumeOthers,
                          streams: streams)
         }
     }

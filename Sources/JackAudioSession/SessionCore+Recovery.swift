@@ -56,7 +56,6 @@ extension SessionCore {
             lookAtDevices(on: fresh)
             activation.plan = idlePlan()
             publishState(on: fresh)
-            startArbitrationTimer()
             perform(effects)
             return .adopted
         }

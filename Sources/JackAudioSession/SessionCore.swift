@@ -69,6 +69,10 @@ final class SessionCore {
             board.store { [machine] in $0.machine = machine }
             board.reconnectGeneration.store(machine.generation, ordering: .relaxed)
             if machine.generation != oldValue.generation { board.reconnectWatch.withLock { $0 }?.interrupt() }
+            // The machine says while the others are watched; the timer and the registry watch follow.
+            if machine.watchesOthers != (arbitrationTimer != nil) {
+                if machine.watchesOthers { startArbitrationTimer() } else { stopArbitrationTimer() }
+            }
         }
     }
     var preferences = Preferences() {
@@ -137,7 +141,6 @@ final class SessionCore {
     /// and stops any reconnecting; returns the client for the caller to
     /// close off the queue (a close waits for libjack's notification thread).
     func close() -> Client? {
-        stopArbitrationTimer()
         let client = activation.client
         activation = Activation()
         machine.close()

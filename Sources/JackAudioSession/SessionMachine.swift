@@ -104,6 +104,15 @@ struct SessionMachine: Sendable {
     private(set) var phase = Phase.closed
     /// A route refresh asked for while an activation waited for JACK.
     private(set) var routeRefreshDeferred = false
+    /// Another session lowers this one's output now (only while active).
+    var ducked: Bool { isActive && duckedWhenArbitrated }
+    private var duckedWhenArbitrated = false
+    /// The secondary-audio hint as last said (on only while active).
+    private(set) var secondaryHint = false
+    /// Whether the session watches the other sessions (the registry, and
+    /// the arbitration's timer): from the first client it opens until it
+    /// closes, through losses and a wedged libjack.
+    private(set) var watchesOthers = false
     /// Whether the session was ever active (the first activation posts the route it took).
     private(set) var hasBeenActive = false
     /// Bumped by each loss and by close: a reconnect of an older generation stops.
@@ -322,6 +331,7 @@ struct SessionMachine: Sendable {
     /// a new client (`server`: its rate and period). A session that was lost
     /// has its server back: the reset is said here.
     mutating func clientOpened(server: ServerFormat, at now: ContinuousClock.Instant) -> [Effect] {
+        watchesOthers = true
         switch phase {
         case let .lost(loss):
             phase = loss.interrupter.map { .interrupted(by: $0) } ?? .idle
@@ -346,6 +356,7 @@ struct SessionMachine: Sendable {
     /// Closes: any phase ends, and any reconnect stops.
     mutating func close() {
         phase = .closed
+        watchesOthers = false
         hasBeenActive = false
         generation += 1
     }
@@ -437,6 +448,21 @@ struct SessionMachine: Sendable {
         default:
             return []
         }
+    }
+
+    /// What the arbitration found for this session once an interruption
+    /// was settled (`othersPublished`): `duckGain`, the gain the others'
+    /// ducking leaves its output, and `hintWanted`, whether the others'
+    /// audio asks secondary audio to fall silent. Neither holds while
+    /// inactive: "this notification is sent only to registered listeners
+    /// who are currently in the foreground and have an active audio
+    /// session", so an inactive session's hint goes off in silence and
+    /// comes on, said, when it activates. Returns the hint's post.
+    mutating func arbitrated(duckGain: Float, hintWanted: Bool) -> [Effect] {
+        duckedWhenArbitrated = duckGain < 1
+        let hint = isActive && hintWanted
+        defer { secondaryHint = hint }
+        return hint != secondaryHint && isActive ? [.post(.silenceSecondaryAudioHint(begin: hint))] : []
     }
 }
 

@@ -4,12 +4,12 @@ import Foundation
 import JackKit
 import Synchronization
 
-/// Meters JACK ports as they play: a tap session (see `PortTap`) whose
+/// Meters JACK ports as they play: a tap session (`TapSession`) whose
 /// process callback only copies into a ring (`RealtimeCapture`), and a worker
 /// thread that drains it into a `ProgrammeMeter` and hands out a reading
 /// every `interval` seconds of audio. It survives a server restart (the
 /// session rebuilds itself; metering goes on with the new server's audio).
-public final class LiveMeter: @unchecked Sendable { // capture, source watch and event task are set by `start` before any worker runs; the meter is behind `meterBox`, flags are atomics
+public final class LiveMeter: @unchecked Sendable { // `connectedFrom` is set by `start` before the worker runs; the meter is behind `meterBox`, flags are atomics
     /// What to meter.
     public struct Configuration: Sendable {
         /// The JACK server (nil: `$JACK_DEFAULT_SERVER` or "default").
@@ -32,19 +32,19 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
     }
 
     public let configuration: Configuration
+    /// The ports metered and their session.
+    private let tap: TapSession
     /// The tap session.
-    public let session: AudioSession
+    public var session: AudioSession { tap.session }
     private let meterBox = Mutex<IntervalMeter?>(nil)
     /// Set once `start` has made it.
     private var meter: IntervalMeter? { meterBox.withLock { $0 } }
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var connectedFrom: UInt32?
-    private var eventTask: Task<Void, Never>?
     private let xruns = Atomic<Int>(0)
-    /// The ring the session's callback fills (set by `start`).
-    private var capture: RealtimeCapture?
-    private var sourceWatch: SourceWatch?
+    /// Set as the meter stops: its events are its owner's no more.
+    private let deaf = Atomic<Bool>(false)
 
     /// Metered ports that went away, or came back (`seconds`: of audio
     /// metered; `awaySeconds` nil while away, `returned` false when the meter
@@ -63,17 +63,15 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
     /// A meter with `configuration`; it opens nothing until it starts.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        session = AudioSession(clientName: configuration.clientName, serverName: configuration.serverName,
-                               recordConsent: .givenByCaller)
+        tap = TapSession(clientName: configuration.clientName, serverName: configuration.serverName)
     }
 
     deinit {
-        eventTask?.cancel()
-        session.close()
+        tap.close()
     }
 
     /// The ports metered, channel order (after `start`).
-    public private(set) var ports: [String] = []
+    public var ports: [String] { tap.ports }
 
     /// Resolves the ports, starts the session and the worker; `onReading` is
     /// called on the worker for every interval, `onEvent` with every event of
@@ -81,37 +79,33 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
     public func start(onReading: @escaping @Sendable (MeterReading) -> Void,
                       onEvent: @escaping @Sendable (AudioSessionEvent) -> Void = { _ in },
                       onSource: @escaping @Sendable (SourceChange) -> Void = { _ in }) throws(MeteringError) {
-        let resolved: (ports: [String], sampleRate: Int)
         do {
-            resolved = try PortTap.resolve(configuration.portPatterns, channels: nil,
-                                           serverName: session.serverName, clientName: configuration.clientName)
+            try tap.resolve(configuration.portPatterns, channels: nil)
         } catch {
             throw .capture(error)
         }
-        ports = resolved.ports
         if let layout = configuration.layout, layout.channelCount != ports.count {
             throw .layoutMismatch(layout: layout, channels: ports.count,
                                   source: "the ports matched (\(ports.joined(separator: ", ")))")
         }
         var meterConfiguration = ProgrammeMeter.Configuration(
-            channels: ports.count, sampleRate: resolved.sampleRate,
+            channels: ports.count, sampleRate: tap.sampleRate,
             layout: configuration.layout ?? ChannelLayout.standard(forChannels: ports.count), sources: ports)
         meterConfiguration.vuReferenceDBFS = configuration.vuReferenceDBFS
         meterConfiguration.kScale = configuration.kScale
         meterConfiguration.joinsMidStream = true
         let meter = try IntervalMeter(configuration: meterConfiguration, interval: configuration.interval,
                                       onReading: onReading)
-        let capture = RealtimeCapture(channels: ports.count, ringSeconds: 2, sampleRate: resolved.sampleRate)
+        let capture: RealtimeCapture
         do {
-            try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)
+            capture = try tap.start(ringSeconds: 2)
         } catch {
             throw .session(error)
         }
-        connectedFrom = PortTap.connectedFrom(session)
-        self.capture = capture
+        connectedFrom = tap.connectedFrom
         // Set only now: `stop` waits for the worker when there is a meter.
         meterBox.withLock { $0 = meter }
-        watchSources(rate: Double(resolved.sampleRate), onSource: onSource)
+        watchSources(rate: Double(tap.sampleRate), onSource: onSource)
         watchSession(onEvent: onEvent)
         let thread = Thread { [self] in drain(meter: meter, capture: capture) }
         thread.start()
@@ -120,8 +114,7 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
     /// Says when metered ports go away and come back (a client that ends, an
     /// unplugged device), in seconds of audio metered.
     private func watchSources(rate: Double, onSource: @escaping @Sendable (SourceChange) -> Void) {
-        let watch = SourceWatch(
-            ports: ports, session: session,
+        tap.watchSources(
             isWatching: { [weak self] in self.map { !$0.stopping.load(ordering: .acquiring) && $0.session.isActive } ?? false },
             position: { [weak self] _ in
                 guard let self else { return 0 }
@@ -134,41 +127,30 @@ public final class LiveMeter: @unchecked Sendable { // capture, source watch and
                 onSource(SourceChange(ports: absence.ports, seconds: Double(end) / rate,
                                       awaySeconds: Double(end - absence.at) / rate, returned: frameTime != nil))
             })
-        watch.start()
-        sourceWatch = watch
     }
 
-    /// Hands on the session's events, and activates again when an
-    /// interruption ends (`PortTap.activateAgain`); a route change is looked
-    /// at for metered ports that went or came.
+    /// Hands on the session's events, counting its xruns (the tap looks at
+    /// the sources on a route change and activates again when an
+    /// interruption ends).
     private func watchSession(onEvent: @escaping @Sendable (AudioSessionEvent) -> Void) {
-        let events = session.events
-        let session = session
-        eventTask = Task.detached { [weak self] in
-            for await event in events {
-                if case let .xrun(count, _, _, _) = event { self?.xruns.add(count, ordering: .relaxed) }
-                if case .routeChange = event { self?.sourceWatch?.checkSoon() }
-                onEvent(event)
-                guard case .interruption(.ended, _, _) = event else { continue }
-                PortTap.activateAgain(session, stopped: { [weak self] in self?.stopping.load(ordering: .acquiring) ?? true })
-            }
+        tap.watchEvents { [weak self] event in
+            guard let self, !self.deaf.load(ordering: .acquiring) else { return }
+            if case let .xrun(count, _, _, _) = event { self.xruns.add(count, ordering: .relaxed) }
+            onEvent(event)
         }
     }
 
     /// Stops the session, meters what the ring still holds and returns the summary.
     public func stop() -> MeterSummary? {
-        eventTask?.cancel()
-        sourceWatch?.stop()
-        // Not one cycle more: jackd's deactivation disconnects the ports one
-        // by one and runs cycles in between, whose silence nobody played (a
-        // step into it reads as a true peak above the signal's).
-        capture?.accepting.store(false, ordering: .releasing)
-        try? session.setActive(false)
+        deaf.store(true, ordering: .releasing)
+        // Not one cycle more: a step into the silence of jackd's
+        // deactivation reads as a true peak above the signal's.
+        tap.stopListening()
         if !stopping.exchange(true, ordering: .acquiringAndReleasing), meter != nil {
-            capture?.wakeup.wakeNow()
+            tap.capture?.wakeup.wakeNow()
             finished.wait()
         }
-        session.close()
+        tap.close()
         return (meter?.summary()).map { summary in
             var summary = summary
             summary.xruns = xruns.load(ordering: .relaxed)

@@ -97,23 +97,23 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
 
     /// What the recording was asked to do.
     public let configuration: Configuration
+    /// The ports the take listens to, and its session.
+    private let tap: TapSession
     /// The recording session.
-    public let session: AudioSession
+    public var session: AudioSession { tap.session }
     private let events: AsyncStream<RecordingEvent>.Continuation
     /// Everything that happens to the recording, as it happens (also in the sidecar log).
     public let eventStream: AsyncStream<RecordingEvent>
-    private var capture: RealtimeCapture?
+    private var capture: RealtimeCapture? { tap.capture }
     private var writer: DiskWriter?
     private var log: RecordingLog?
     /// The first file's name as written (the pattern filled in) and the take's log.
     private var takePath: String
     private var logPath: String?
-    private var ports: [String] = []
-    private var sampleRate = 0
+    private var ports: [String] { tap.ports }
+    private var sampleRate: Int { tap.sampleRate }
     private var captureLatencyFrames = 0
     private let serverLost = Atomic<Bool>(false)
-    private var eventTask: Task<Void, Never>?
-    private var sourceWatch: SourceWatch?
     private let stopped = Mutex(false)
     /// Held while `prepare()` runs: a `stop()` waits for it, so that no file
     /// it creates is left without its claim released and its take finished.
@@ -130,14 +130,12 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         self.configuration = configuration
         takePath = configuration.outputPath
         logPath = RecordingLog.path(for: configuration.outputPath)
-        session = AudioSession(clientName: configuration.clientName, serverName: configuration.serverName,
-                               recordConsent: .givenByCaller)
+        tap = TapSession(clientName: configuration.clientName, serverName: configuration.serverName)
         (eventStream, events) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
     }
 
     deinit {
-        eventTask?.cancel()
-        session.close()
+        tap.close()
     }
 
     /// Checks everything that can be checked (parameters, ports, format, path,
@@ -153,8 +151,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         let config = configuration
         try Self.checkParameters(config)
         do {
-            (ports, sampleRate) = try PortTap.resolve(config.portPatterns, channels: config.channels,
-                                                      serverName: session.serverName, clientName: config.clientName)
+            try tap.resolve(config.portPatterns, channels: config.channels)
         } catch {
             throw .capture(error)
         }
@@ -230,11 +227,9 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             }
         }
 
-        let capture = RealtimeCapture(channels: channels, ringSeconds: config.bufferSeconds, sampleRate: sampleRate,
-                                      wakeReaderEvery: Self.wakeEveryFrames(sampleRate: sampleRate))
-        self.capture = capture
+        let capture: RealtimeCapture
         do {
-            try PortTap.activate(session, listeningTo: ports, renderBlock: capture.renderBlock)
+            capture = try tap.start(ringSeconds: config.bufferSeconds, wakeReaderEvery: Self.wakeEveryFrames(sampleRate: sampleRate))
             captureLatencyFrames = try session.inputLatencyRange.max
         } catch {
             first.abandon()
@@ -266,13 +261,12 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         let session = session
         let writer = DiskWriter(capture: capture, fileSets: fileSets, ledger: ledger, sampleRate: sampleRate,
                                 settings: settings, record: record, currentSampleRate: { Int(session.sampleRate) })
-        writer.connectedFrom = PortTap.connectedFrom(session)
+        writer.connectedFrom = tap.connectedFrom
         self.writer = writer
         watchSession()
         writer.start()
         retentionKeeper?.start()
-        let sourceWatch = SourceWatch(
-            ports: ports, session: session,
+        tap.watchSources(
             isWatching: { [weak self] in
                 guard let self, !self.serverLost.load(ordering: .relaxed) else { return false }
                 let stats = writer.ledger.snapshot
@@ -291,8 +285,6 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                 let gap = writer.ledger.noteSourceGap(from: absence.at, to: end)
                 self?.emit(.sourceGap(atFrame: gap.at, frames: gap.frames, ports: absence.ports, resumedFrameTime: frameTime))
             })
-        sourceWatch.start()
-        self.sourceWatch = sourceWatch
         if config.triggerDBFS != nil || config.waitsForStartCommand {
             emit(.armed(prerollSeconds: config.prerollSeconds, triggerDBFS: config.triggerDBFS))
         }
@@ -349,16 +341,13 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             let stats = writer.ledger.snapshot
             return stats.problem.map { "failed: \($0)" } ?? (stats.finished ? "duration reached" : nil)
         } ?? "stopped by the program"
-        sourceWatch?.stop()
         // The take ends here, not after jack_deactivate's disconnections.
-        capture?.accepting.store(false, ordering: .releasing)
-        try? session.setActive(false)
+        tap.stopListening()
         endHooks()
         writer?.stopAndWait(reason: why)
         retentionKeeper?.stop()
         catalogue?.waitUntilWritten()
-        session.close()
-        eventTask?.cancel()
+        tap.close()
         events.finish()
     }
 
@@ -413,46 +402,34 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     /// Turns the session's events into the recording's: xruns placed in the
     /// file, server loss (the next frames belong to another epoch) and return.
     private func watchSession() {
-        let stream = session.events
-        eventTask = Task.detached { [weak self] in
-            for await event in stream {
-                guard let self else { return }
-                switch event {
-                case let .xrun(count, _, delay, firstFrameTime):
-                    guard let writer = self.writer, let client = self.session.client else { continue }
-                    let recording = writer.ledger.countXruns(count)
-                    // Where the first of them came, not where the report (up to 250 ms later) is read.
-                    let frameTime = firstFrameTime ?? client.cycleFrameTime
-                    if recording { self.emit(.xrun(atFrame: writer.ledger.position(ofFrameTime: frameTime), delayMicroseconds: delay)) }
-                case let .interruption(type, _, _):
-                    // The seeds' guideline for recording and metering apps:
-                    // stop on an interruption, and always try to reactivate
-                    // when it ends, with or without shouldResume.
-                    guard let writer = self.writer else { continue }
-                    if type == .began {
-                        let by = self.session.interruptingClient ?? "another session"
-                        writer.noteInterruption(by: by)
-                        self.emit(.interrupted(by: by, atFrame: writer.ledger.snapshot.framesWritten))
-                    } else {
-                        PortTap.activateAgain(self.session, stopped: { [weak self] in self?.stopped.withLock { $0 } ?? true },
-                                              refused: { [weak self] in self?.emit(.resumeRefused(reason: $0.message)) },
-                                              resumed: { [weak self] in self?.emit(.resumed(attempts: $0)) })
-                    }
-                case let .mediaServicesWereLost(reason):
-                    self.capture?.serverEpoch.add(1, ordering: .relaxed)
-                    self.serverLost.store(true, ordering: .relaxed)
-                    let at = self.writer?.ledger.snapshot.framesWritten ?? 0
-                    self.emit(.serverLost(atFrame: at, reason: reason))
-                case let .mediaServicesWereReset(reset):
-                    self.serverLost.store(false, ordering: .relaxed)
-                    self.emit(.serverBack(sampleRate: Int(reset.sampleRate), downtimeSeconds: reset.downtime))
-                case .routeChange:
-                    self.sourceWatch?.checkSoon()
-                default:
-                    continue
-                }
+        // The seeds' guideline for recording and metering apps: stop on an
+        // interruption, and always try to reactivate when it ends, with or
+        // without shouldResume (the tap does).
+        tap.watchEvents({ [weak self] event in
+            guard let self, let writer = self.writer else { return }
+            switch event {
+            case let .xrun(count, _, delay, firstFrameTime):
+                guard let client = self.session.client else { return }
+                let recording = writer.ledger.countXruns(count)
+                // Where the first of them came, not where the report (up to 250 ms later) is read.
+                let frameTime = firstFrameTime ?? client.cycleFrameTime
+                if recording { self.emit(.xrun(atFrame: writer.ledger.position(ofFrameTime: frameTime), delayMicroseconds: delay)) }
+            case .interruption(.began, _, _):
+                let by = self.session.interruptingClient ?? "another session"
+                writer.noteInterruption(by: by)
+                self.emit(.interrupted(by: by, atFrame: writer.ledger.framesWritten))
+            case let .mediaServicesWereLost(reason):
+                self.capture?.serverEpoch.add(1, ordering: .relaxed)
+                self.serverLost.store(true, ordering: .relaxed)
+                self.emit(.serverLost(atFrame: writer.ledger.framesWritten, reason: reason))
+            case let .mediaServicesWereReset(reset):
+                self.serverLost.store(false, ordering: .relaxed)
+                self.emit(.serverBack(sampleRate: Int(reset.sampleRate), downtimeSeconds: reset.downtime))
+            default:
+                break
             }
-        }
+        }, refused: { [weak self] in self?.emit(.resumeRefused(reason: $0.message)) },
+           resumed: { [weak self] in self?.emit(.resumed(attempts: $0)) })
     }
 
     /// The take has ended: commands still running get `hookGraceSeconds`, then are ended, each logged.

@@ -105,6 +105,51 @@ final class SessionMachineTests: XCTestCase {
         XCTAssertEqual(machine.overtaken(second.number), .serverGone)
     }
 
+    func testDuckedAndTheSecondaryAudioHintHoldOnlyWhileActive() {
+        var machine = Machine()
+        XCTAssertEqual(machine.arbitrated(duckGain: 0.1, hintWanted: true), [], "inactive: the hint is not said")
+        XCTAssertFalse(machine.ducked)
+        XCTAssertFalse(machine.secondaryHint)
+        machine = active()
+        XCTAssertEqual(machine.arbitrated(duckGain: 0.1, hintWanted: true), [.post(.silenceSecondaryAudioHint(begin: true))])
+        XCTAssertTrue(machine.ducked)
+        XCTAssertEqual(machine.arbitrated(duckGain: 0.1, hintWanted: true), [], "said once")
+        XCTAssertEqual(machine.arbitrated(duckGain: 1, hintWanted: false), [.post(.silenceSecondaryAudioHint(begin: false))])
+        XCTAssertFalse(machine.ducked)
+        XCTAssertEqual(machine.arbitrated(duckGain: 0.5, hintWanted: true).count, 1)
+        machine.deactivated()
+        XCTAssertFalse(machine.ducked, "a deactivated session is not ducked")
+        XCTAssertEqual(machine.arbitrated(duckGain: 0.5, hintWanted: true), [], "the hint goes off in silence")
+        XCTAssertFalse(machine.secondaryHint)
+        let again = machine.activationRequested()!
+        _ = machine.activationSucceeded(again.number, server: before, at: t0)
+        XCTAssertEqual(machine.arbitrated(duckGain: 1, hintWanted: true), [.post(.silenceSecondaryAudioHint(begin: true))],
+                       "on again, said, once active")
+        let call = other(9, priority: .call)
+        _ = machine.arbitrated(duckGain: 0.5, hintWanted: true)
+        XCTAssertTrue(machine.ducked)
+        _ = machine.othersPublished(interrupter: call, all: [call])
+        XCTAssertFalse(machine.ducked, "an interrupted session is silent, not ducked")
+    }
+
+    func testTheOthersAreWatchedFromTheFirstClientUntilTheSessionCloses() throws {
+        var machine = Machine()
+        let attempt = try XCTUnwrap(machine.activationRequested())
+        XCTAssertFalse(machine.watchesOthers, "no client yet")
+        _ = machine.activationFailed(attempt.number, clientOpen: false, server: nil, at: t0)
+        XCTAssertFalse(machine.watchesOthers, "a failure that reached no client")
+        _ = machine.activationRequested()
+        _ = machine.clientOpened(server: before, at: t0)
+        XCTAssertTrue(machine.watchesOthers)
+        let loss = try XCTUnwrap(lossOf(machine.serverLost(reason: "gone", lastSeen: before, at: t0)))
+        XCTAssertTrue(machine.watchesOthers, "through a loss")
+        _ = machine.libraryWedged("stuck")
+        XCTAssertTrue(machine.watchesOthers, "and a wedged libjack")
+        XCTAssertEqual(machine.reconnected(for: loss, server: after, automatic: true, at: t0), .refuse)
+        machine.close()
+        XCTAssertFalse(machine.watchesOthers)
+    }
+
     func testARouteRefreshDuringAnActivationWaitsForItsSuccess() {
         var machine = Machine()
         XCTAssertTrue(machine.routeRefreshRequested(), "no activation under way: read the devices now")
@@ -396,7 +441,7 @@ final class SessionMachineTests: XCTestCase {
                 let wasActivating = machine.attempt != nil
                 var effects: [Machine.Effect] = []
                 var reactivation: Machine.Attempt?
-                switch Int.random(in: 0..<13, using: &generator) {
+                switch Int.random(in: 0..<14, using: &generator) {
                 case 0: if let attempt = machine.activationRequested() { attempts.append(attempt) }
                 case 1:
                     if let attempt = attempts.randomElement(using: &generator) {
@@ -447,6 +492,14 @@ final class SessionMachineTests: XCTestCase {
                     } else {
                         check(!wasActive, "an active session's category change not rebuilt")
                     }
+                case 12:
+                    let hintBefore = machine.secondaryHint
+                    effects = machine.arbitrated(duckGain: Bool.random(using: &generator) ? 0.1 : 1,
+                                                 hintWanted: Bool.random(using: &generator))
+                    for case let .post(.silenceSecondaryAudioHint(begin)) in effects {
+                        check(machine.isActive && begin != hintBefore, "a hint said while inactive, or said twice")
+                    }
+                    check(machine.isActive || !machine.secondaryHint, "the hint on while inactive")
                 default: machine.close()
                 }
                 check(machine.generation >= generation, "the generation went back")
