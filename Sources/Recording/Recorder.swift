@@ -161,30 +161,9 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                                 perChannel: config.perChannelFiles, zone: config.timeZone)
         // The log is named when the take is set up; a file named by time, by its first frame.
         let now = config.clock.read().utc
-        let firstPath = naming.basePath(index: 1, utc: now)
-        // A logger restarted on its manifest goes on from it (its files are
-        // listed there, never refused as someone else's).
-        var manifest: TakeManifest?
-        if RecordingLog.path(for: firstPath) != nil && !Self.isFIFO(firstPath) {
-            manifest = TakeManifest(path: config.manifestPath ?? TakeManifest.defaultPath(forPattern: config.outputPath),
-                                    signingKey: config.manifestSigningKey)
-        }
-        // A take whose manifest another recorder is writing now is not continued (its files are refused as usual).
-        let continuing = manifest.map { !TakeManifest.isInUse($0.path) } ?? false
-        var firstIndex = continuing ? (manifest?.highestIndex ?? 0) + 1 : 1
-        // A run killed between creating a file and listing it left a file the
-        // manifest does not know at the next index: it is this logger's (the
-        // index is the one its manifest, which lists files already, gives
-        // next), so it is listed as recovered, and numbering goes on after
-        // it. Without a manifest that lists files, an existing file is refused.
-        var unlisted: [(path: String, index: Int)] = []
-        if continuing && firstIndex > 1 && !naming.hasTimeFields {
-            while case let existing = naming.paths(index: firstIndex, utc: now)
-                .filter({ FileManager.default.fileExists(atPath: $0) }), !existing.isEmpty {
-                unlisted += existing.map { ($0, firstIndex) }
-                firstIndex += 1
-            }
-        }
+        let continuation = TakeContinuation(naming: naming, manifestPath: config.manifestPath,
+                                            signingKey: config.manifestSigningKey, now: now)
+        let (manifest, firstIndex) = (continuation.manifest, continuation.firstIndex)
         takePath = naming.basePath(index: firstIndex, utc: now)
         logPath = RecordingLog.path(for: takePath)
         let fifo = try Self.checkDestination(config, path: takePath, channels: channels, sampleRate: sampleRate)
@@ -204,29 +183,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             throw error
         }
         self.log = log
-        let events = events
-        if let manifest {
-            let catalogue = TakeCatalogue(manifest: manifest) { problem in
-                let event = RecordingEvent.writeFailed(atFrame: -1, reason: problem)
-                log.append(event)
-                events.yield(event)
-            }
-            for path in catalogue.recoverOrphans() { emit(.recovered(path: path)) }
-            for file in unlisted where catalogue.recoverUnlisted(file.path, index: file.index, zone: config.timeZone) {
-                emit(.recovered(path: file.path))
-            }
-            self.catalogue = catalogue
-            if config.retention.isActive {
-                let folder = (takePath as NSString).deletingLastPathComponent
-                retentionKeeper = RetentionKeeper(retention: config.retention, catalogue: catalogue,
-                                                  folder: Self.existingFolder(folder.isEmpty ? "." : folder),
-                                                  clock: config.clock) { event in
-                    log.append(event)
-                    events.yield(event)
-                }
-            }
-        }
-
+        if let manifest { openCatalogue(manifest, log: log, unlisted: continuation.unlisted) }
         let capture: RealtimeCapture
         do {
             capture = try tap.start(ringSeconds: config.bufferSeconds, wakeReaderEvery: Self.wakeEveryFrames(sampleRate: sampleRate))
@@ -235,7 +192,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
             first.abandon()
             throw .session(error)
         }
-        let hooks = levelHooks(log: log)
+        let hooks = levelHooks(log: log), events = events
         let record: @Sendable (RecordingEvent) -> Void = { event in
             log.append(event)
             events.yield(event)
@@ -266,6 +223,40 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         watchSession()
         writer.start()
         retentionKeeper?.start()
+        watchSources(writer)
+        if config.triggerDBFS != nil || config.waitsForStartCommand {
+            emit(.armed(prerollSeconds: config.prerollSeconds, triggerDBFS: config.triggerDBFS))
+        }
+    }
+
+    /// Lists the take's files in `manifest` (those a killed run left, and
+    /// `unlisted`, as recovered) and keeps its retention.
+    private func openCatalogue(_ manifest: TakeManifest, log: RecordingLog, unlisted: [(path: String, index: Int)]) {
+        let config = configuration, events = events
+        let catalogue = TakeCatalogue(manifest: manifest) { problem in
+            let event = RecordingEvent.writeFailed(atFrame: -1, reason: problem)
+            log.append(event)
+            events.yield(event)
+        }
+        for path in catalogue.recoverOrphans() { emit(.recovered(path: path)) }
+        for file in unlisted where catalogue.recoverUnlisted(file.path, index: file.index, zone: config.timeZone) {
+            emit(.recovered(path: file.path))
+        }
+        self.catalogue = catalogue
+        guard config.retention.isActive else { return }
+        let folder = (takePath as NSString).deletingLastPathComponent
+        retentionKeeper = RetentionKeeper(retention: config.retention, catalogue: catalogue,
+                                          folder: Self.existingFolder(folder.isEmpty ? "." : folder),
+                                          clock: config.clock) { event in
+            log.append(event)
+            events.yield(event)
+        }
+    }
+
+    /// Says when recorded ports go away and come back: a gap of the take
+    /// (or its end, with `stopsOnSourceLost`).
+    private func watchSources(_ writer: DiskWriter) {
+        let config = configuration
         tap.watchSources(
             isWatching: { [weak self] in
                 guard let self, !self.serverLost.load(ordering: .relaxed) else { return false }
@@ -285,9 +276,6 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
                 let gap = writer.ledger.noteSourceGap(from: absence.at, to: end)
                 self?.emit(.sourceGap(atFrame: gap.at, frames: gap.frames, ports: absence.ports, resumedFrameTime: frameTime))
             })
-        if config.triggerDBFS != nil || config.waitsForStartCommand {
-            emit(.armed(prerollSeconds: config.prerollSeconds, triggerDBFS: config.triggerDBFS))
-        }
     }
 
     /// The start command (when waiting for one): the recording begins at the
