@@ -136,7 +136,7 @@ extension AudioSession {
     /// timers and the app's calls need the queue meanwhile), then hands it to
     /// the core. Whether the session was reset.
     private func tryReset(_ loss: SessionMachine.Loss, openFailed: (JackError?) -> Void) -> Bool {
-        guard board.read({ $0.activation.client }) == nil else { return false }
+        guard board.read({ $0.machine.awaitsReconnect(for: loss) }) else { return false }
         let fresh: Client
         do {
             fresh = try makeClient()

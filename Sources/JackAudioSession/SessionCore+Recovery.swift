@@ -34,7 +34,6 @@ extension SessionCore {
     /// lost again since, or the app reached the server first) or the server
     /// went again during the reactivation.
     func adopt(_ fresh: Client, after loss: SessionMachine.Loss) -> Adoption {
-        guard openClient == nil else { return .refused }
         let automatic = board.resetSettings.withLock { $0.policy } == .automatic
         switch machine.reconnected(for: loss, server: Self.format(of: fresh), automatic: automatic, at: .now) {
         case .refuse:

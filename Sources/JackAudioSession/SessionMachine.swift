@@ -386,6 +386,11 @@ struct SessionMachine: Sendable {
         return [.post(.mediaServicesWereLost(reason: reason)), .reconnect(loss)]
     }
 
+    /// Whether the reconnect for `loss` should open a client now: the session
+    /// is still lost to it (not answered by the app's reaching the server,
+    /// lost again or closed since).
+    func awaitsReconnect(for loss: Loss) -> Bool { pendingLoss?.generation == loss.generation }
+
     /// What to do with a client the reconnect opened for `loss`.
     enum Reconnected: Sendable, Equatable {
         /// Stale (closed, lost again, or the app got there first): close it.

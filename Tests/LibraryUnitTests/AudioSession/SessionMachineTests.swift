@@ -146,6 +146,7 @@ final class SessionMachineTests: XCTestCase {
         _ = machine.libraryWedged("stuck")
         XCTAssertTrue(machine.watchesOthers, "and a wedged libjack")
         XCTAssertEqual(machine.reconnected(for: loss, server: after, automatic: true, at: t0), .refuse)
+        XCTAssertFalse(machine.awaitsReconnect(for: loss), "wedged: nothing reconnects")
         machine.close()
         XCTAssertFalse(machine.watchesOthers)
     }
@@ -189,6 +190,7 @@ final class SessionMachineTests: XCTestCase {
         XCTAssertTrue(loss.wasActive)
         XCTAssertFalse(machine.isActive)
         XCTAssertNil(machine.serverLost(reason: "again", lastSeen: before, at: t0), "no client: nothing more to lose")
+        XCTAssertTrue(machine.awaitsReconnect(for: loss))
         guard case let .reactivate(attempt) = machine.reconnected(for: loss, server: after, automatic: true,
                                                                   at: t0 + .seconds(2)) else {
             return XCTFail("an active session is reactivated")
@@ -463,8 +465,11 @@ final class SessionMachineTests: XCTestCase {
                 case 5: effects = machine.serverLost(reason: "lost", lastSeen: before, at: t0) ?? []
                 case 6:
                     if let loss = losses.randomElement(using: &generator) {
-                        switch machine.reconnected(for: loss, server: after, automatic: Bool.random(using: &generator),
-                                                   at: t0) {
+                        let awaited = machine.awaitsReconnect(for: loss)
+                        let answer = machine.reconnected(for: loss, server: after, automatic: Bool.random(using: &generator),
+                                                         at: t0)
+                        check(awaited == (answer != .refuse), "a reconnect opened for nothing, or refused when awaited")
+                        switch answer {
                         case .refuse: break
                         case let .install(installed): effects = installed
                         case let .reactivate(attempt):
