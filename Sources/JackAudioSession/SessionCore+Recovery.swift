@@ -17,14 +17,7 @@ extension SessionCore {
         activation.ports = nil
         activation.processor = nil
         activation.plan = .none
-        perform(effects)
-        for case let .reconnect(loss) in effects {
-            if let session {
-                session.reconnect(after: client, loss)
-            } else {
-                Thread.detachNewThread { client.close() }
-            }
-        }
+        perform(effects, lettingGoOf: client)
     }
 
     /// Makes `fresh`, just opened on the returned server, the session's

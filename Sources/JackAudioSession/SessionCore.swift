@@ -149,8 +149,9 @@ final class SessionCore {
         return client
     }
 
-    /// Carries out what the machine decided (a reconnect is the loss's own: `mediaServicesLost`).
-    func perform(_ effects: [SessionMachine.Effect]) {
+    /// Carries out what the machine decided. `dead`: the client a loss let
+    /// go of, closed by the reconnect off the queue (`mediaServicesLost`).
+    func perform(_ effects: [SessionMachine.Effect], lettingGoOf dead: Client? = nil) {
         for effect in effects {
             switch effect {
             case let .post(event):
@@ -161,8 +162,14 @@ final class SessionCore {
             case .withdrawAnnouncement:
                 arbitration.producingSound = false
                 if let client = openClient { publishState(on: client) }
-            case .reconnect:
-                break
+            case let .reconnect(loss):
+                guard let dead else { break }
+                if let session {
+                    session.reconnect(after: dead, loss)
+                } else {
+                    // Released without close(): nothing reconnects, and the dead client is closed off the queue.
+                    Thread.detachNewThread { dead.close() }
+                }
             case .refreshRoute:
                 session?.scheduleRouteRefresh()
             case .silenceForInterruption:
