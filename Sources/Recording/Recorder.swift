@@ -168,15 +168,15 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         logPath = RecordingLog.path(for: takePath)
         let fifo = try Self.checkDestination(config, path: takePath, channels: channels, sampleRate: sampleRate)
         let namedByFirstFrame = naming.hasTimeFields && fifo == nil
-        let first = try TakeFileSets.prepareFirst(
-            paths: namedByFirstFrame ? [] : naming.paths(index: firstIndex, utc: now), logPath: logPath,
-            channels: channels, sampleRate: sampleRate, format: config.format, overwrite: config.overwrite, fifo: fifo)
+        var first = try TakeFileSets.claimFirst(paths: namedByFirstFrame ? [] : naming.paths(index: firstIndex, utc: now),
+                                                logPath: logPath, overwrite: config.overwrite, fifo: fifo)
         let log: RecordingLog
         do {
             if let manifest {
                 try TakeFileSets.makeFolders(for: [manifest.path])
                 try manifest.open()
             }
+            try first.open(channels: channels, sampleRate: sampleRate, format: config.format)
             log = try RecordingLog(path: logPath)
         } catch {
             first.abandon()

@@ -79,11 +79,23 @@ final class TakeFileSets {
 
     // MARK: While the take is prepared
 
-    /// The take's first set while it is prepared: claimed with the log, and
-    /// open if it is named before its first frame.
+    /// The take's first set while it is prepared: claimed with the log
+    /// first, opened once nothing else can refuse the take (a file that
+    /// existed is not touched before), if it is named before its first frame.
     struct FirstSet {
         let claim: OutputClaim
-        let files: RecordingFiles?
+        /// Its paths (empty: named by its first frame, opened then).
+        let paths: [String]
+        /// The FIFO it is written to (nil: files).
+        let fifo: Int32?
+        private(set) var files: RecordingFiles?
+
+        /// Opens the files claimed (nothing when the set is named by its first frame).
+        mutating func open(channels: Int, sampleRate: Int, format: RecordingFormat) throws(RecordingError) {
+            guard !paths.isEmpty, files == nil else { return }
+            files = try RecordingFiles(paths: paths, channels: channels, sampleRate: sampleRate, format: format,
+                                       fifoDescriptor: fifo)
+        }
 
         /// The take did not start: the files are closed, and those the claim created go.
         func abandon() {
@@ -93,25 +105,15 @@ final class TakeFileSets {
     }
 
     /// Claims the take's log and the first set's `paths` (empty: it is named
-    /// by its first frame), and opens that set now if it is named (`fifo`:
-    /// the FIFO it is written to). Nothing is left on a refusal.
-    static func prepareFirst(paths: [String], logPath: String?, channels: Int, sampleRate: Int,
-                             format: RecordingFormat, overwrite: Bool, fifo: Int32?) throws(RecordingError) -> FirstSet {
-        let claim: OutputClaim
+    /// by its first frame; `fifo`: the FIFO it is written to). Nothing is
+    /// left on a refusal.
+    static func claimFirst(paths: [String], logPath: String?, overwrite: Bool, fifo: Int32?) throws(RecordingError) -> FirstSet {
         do {
             if let logPath { try makeFolders(for: [logPath]) }
-            claim = try OutputClaim.claim(paths: paths, logPath: logPath, overwrite: overwrite)
+            return FirstSet(claim: try OutputClaim.claim(paths: paths, logPath: logPath, overwrite: overwrite), paths: paths,
+                            fifo: fifo)
         } catch {
             if let fifo { Glibc.close(fifo) }
-            throw error
-        }
-        guard !paths.isEmpty else { return FirstSet(claim: claim, files: nil) }
-        do {
-            let files = try RecordingFiles(paths: paths, channels: channels, sampleRate: sampleRate, format: format,
-                                           fifoDescriptor: fifo)
-            return FirstSet(claim: claim, files: files)
-        } catch {
-            claim.abandon()
             throw error
         }
     }

@@ -39,8 +39,7 @@ final class FileOriginTests: XCTestCase {
         let events = EventLog()
         let record: @Sendable (RecordingEvent) -> Void = { events.append($0) }
         let ledger = TakeLedger(channels: 1, limitFrames: Int64(cycles * period))
-        let first = try TakeFileSets.prepareFirst(paths: [], logPath: nil, channels: 1, sampleRate: rate,
-                                                  format: RecordingFormat(), overwrite: false, fifo: nil)
+        let first = try TakeFileSets.claimFirst(paths: [], logPath: nil, overwrite: false, fifo: nil)
         let fileSets = TakeFileSets(
             settings: TakeFileSets.Settings(
                 naming: TakeNaming(pattern: "\(folder)/take.wav", rotates: true, channels: 1, perChannel: false, zone: .utc),

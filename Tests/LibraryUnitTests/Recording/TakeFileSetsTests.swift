@@ -30,16 +30,15 @@ final class TakeFileSetsTests: XCTestCase {
     private func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: "\(folder)/\(name)") }
 
     func testTheFirstSetNamedAheadIsClaimedWithTheLogAndOpenedWhilePrepared() throws {
-        let first = try TakeFileSets.prepareFirst(paths: ["\(folder)/take.wav"], logPath: "\(folder)/logs/take.log",
-                                                  channels: 1, sampleRate: rate, format: RecordingFormat(),
-                                                  overwrite: false, fifo: nil)
-        XCTAssertNotNil(first.files, "named ahead: open now")
+        var first = try TakeFileSets.claimFirst(paths: ["\(folder)/take.wav"], logPath: "\(folder)/logs/take.log",
+                                                overwrite: false, fifo: nil)
         XCTAssertTrue(exists("take.wav"))
         XCTAssertTrue(exists("logs/take.log"), "the log's folder made and its file claimed")
+        try first.open(channels: 1, sampleRate: rate, format: RecordingFormat())
+        XCTAssertNotNil(first.files, "named ahead: open while prepared")
         // A second take on the same names is refused while the first holds them, and leaves them be.
-        XCTAssertThrowsError(try TakeFileSets.prepareFirst(paths: ["\(folder)/take.wav"], logPath: nil, channels: 1,
-                                                           sampleRate: rate, format: RecordingFormat(),
-                                                           overwrite: true, fifo: nil)) { error in
+        XCTAssertThrowsError(try TakeFileSets.claimFirst(paths: ["\(folder)/take.wav"], logPath: nil,
+                                                         overwrite: true, fifo: nil)) { error in
             XCTAssertEqual(error as? RecordingError, .outputBusy(path: "\(folder)/take.wav"))
         }
         first.abandon()
@@ -47,10 +46,18 @@ final class TakeFileSetsTests: XCTestCase {
         XCTAssertFalse(exists("logs/take.log"))
     }
 
+    func testAFileItReplacesIsUntouchedUntilTheSetOpens() throws {
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(folder)/take.wav", contents: Data("before".utf8)))
+        let first = try TakeFileSets.claimFirst(paths: ["\(folder)/take.wav"], logPath: nil, overwrite: true, fifo: nil)
+        // Refused after the claim (a manifest that cannot be opened, say): the file the user had is as it was.
+        first.abandon()
+        XCTAssertEqual(try String(contentsOfFile: "\(folder)/take.wav", encoding: .utf8), "before")
+    }
+
     func testAFirstSetNamedByItsFirstFrameOpensAtTheTakesStart() throws {
-        let first = try TakeFileSets.prepareFirst(paths: [], logPath: nil, channels: 1, sampleRate: rate,
-                                                  format: RecordingFormat(), overwrite: false, fifo: nil)
-        XCTAssertNil(first.files)
+        var first = try TakeFileSets.claimFirst(paths: [], logPath: nil, overwrite: false, fifo: nil)
+        try first.open(channels: 1, sampleRate: rate, format: RecordingFormat())
+        XCTAssertNil(first.files, "named by its first frame: not yet")
         let ledger = TakeLedger(channels: 1, limitFrames: nil)
         let sets = TakeFileSets(settings: TakeFileSets.Settings(naming: naming("take-%H%M%S.wav", rotates: false),
                                                                 format: RecordingFormat(), zone: .utc),
@@ -74,8 +81,8 @@ final class TakeFileSetsTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: "\(folder)/take-002.wav", contents: Data("theirs".utf8)))
         let events = Events()
         let ledger = TakeLedger(channels: 1, limitFrames: nil)
-        let first = try TakeFileSets.prepareFirst(paths: ["\(folder)/take-001.wav"], logPath: nil, channels: 1,
-                                                  sampleRate: rate, format: RecordingFormat(), overwrite: false, fifo: nil)
+        var first = try TakeFileSets.claimFirst(paths: ["\(folder)/take-001.wav"], logPath: nil, overwrite: false, fifo: nil)
+        try first.open(channels: 1, sampleRate: rate, format: RecordingFormat())
         let sets = TakeFileSets(settings: TakeFileSets.Settings(naming: naming("take.wav", rotates: true),
                                                                 format: RecordingFormat(), rotation: .everyFrames(1_000),
                                                                 zone: .utc, catalogue: catalogue),
