@@ -1,18 +1,19 @@
 import Foundation
+import Synchronization
 
 /// The files a take writes (its sound files and its log), claimed before
 /// anything is created or truncated, and held until the take is finished:
 /// an existing file is never replaced unless asked (`overwrite`), and two
 /// recorders never write the same file (each holds an exclusive `flock` on
 /// every file it writes; the second is refused, naming the file).
-final class OutputClaim: @unchecked Sendable { // its descriptors are closed once, by the one owner that releases the claim
-    private var descriptors: [(path: String, descriptor: Int32)]
+final class OutputClaim: Sendable {
+    /// The claimed files' descriptors, each closed once, when its file is let go.
+    private let descriptors: Mutex<[(path: String, descriptor: Int32)]>
     /// The files the claim created (they did not exist before).
     private let created: [String]
-    private let lock = NSLock()
 
     private init(descriptors: [(path: String, descriptor: Int32)], created: [String]) {
-        self.descriptors = descriptors
+        self.descriptors = Mutex(descriptors)
         self.created = created
     }
 
@@ -77,7 +78,7 @@ final class OutputClaim: @unchecked Sendable { // its descriptors are closed onc
     func release(paths: [String]) { release { paths.contains($0) } }
 
     private func release(where chosen: (String) -> Bool) {
-        lock.withLock {
+        descriptors.withLock { descriptors in
             for (path, descriptor) in descriptors where chosen(path) { close(descriptor) }
             descriptors.removeAll { chosen($0.path) }
         }

@@ -1,36 +1,35 @@
 import EventSchema
 import Foundation
+import Synchronization
 
 /// The sidecar log next to a recording: one JSON object per line, written
 /// and flushed as each event happens, so it survives a crash too.
-final class RecordingLog: @unchecked Sendable { // the file handle is written only behind `lock`
+final class RecordingLog: Sendable {
     let path: String?
-    private let lock = NSLock()
-    private let handle: FileHandle?
+    /// The file, written by one event at a time.
+    private let handle: Mutex<FileHandle?>
 
     /// Creates (truncates) the log at `path`; nil: a take without a log
     /// file (to a device), whose events go only to its event stream.
     init(path: String?) throws(RecordingError) {
         self.path = path
         guard let path else {
-            handle = nil
+            handle = Mutex(nil)
             return
         }
         guard FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path) else {
+              let opened = FileHandle(forWritingAtPath: path) else {
             throw .unwritablePath(path: path, reason: "cannot create the recording's log file")
         }
-        self.handle = handle
+        handle = Mutex(opened)
     }
 
-    deinit { try? handle?.close() }
+    deinit { handle.withLock { try? $0?.close() } }
 
     /// Appends `event` with the wall-clock time.
     func append(_ event: RecordingEvent) {
         let line = EventEncoding.line(event, at: Date()) + "\n"
-        lock.lock()
-        defer { lock.unlock() }
-        try? handle?.write(contentsOf: Data(line.utf8))
+        handle.withLock { try? $0?.write(contentsOf: Data(line.utf8)) }
     }
 
     /// The sidecar path for a recording at `outputPath`: its extension

@@ -97,9 +97,10 @@ final class TakeFileSets {
                                        fifoDescriptor: fifo)
         }
 
-        /// The take did not start: the files are closed, and those the claim created go.
+        /// The take did not start: the files (or the FIFO not yet written to)
+        /// are closed, and those the claim created go.
         func abandon() {
-            files?.close()
+            if let files { files.close() } else if let fifo { Glibc.close(fifo) }
             claim.abandon()
         }
     }
