@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One line of a take's manifest (JSON Lines): a file opened, a file
 /// closed (its frames, gaps and SHA-256), or a file deleted by retention.
@@ -126,11 +127,9 @@ public struct ManifestLine: Codable, Sendable, Equatable {
 /// manifest; while one recorder writes it (an exclusive `flock`), no other
 /// does. Each line is linked to the one before it, and signed when a key
 /// is given (`ManifestChain`); `ManifestVerification` checks both.
-public final class TakeManifest: @unchecked Sendable { // its state and the descriptor are behind `lock`
+public final class TakeManifest: Sendable {
     /// The manifest file.
     public let path: String
-    private let lock = NSLock()
-    private var descriptor: Int32 = -1
     /// What it lists now, kept small for a year of files: the closed files
     /// not deleted, the files opened and never closed, the highest index.
     private struct State {
@@ -151,9 +150,14 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
             }
         }
     }
-    private var state = State()
-    /// The link the next line names: to the last whole line (set by `open()`).
-    private var head = ManifestChain.firstLink
+    /// What one writer at a time holds: the open file, what it lists, and
+    /// the link the next line names (to the last whole line, set by `open()`).
+    private struct Held {
+        var descriptor: Int32 = -1
+        var state = State()
+        var head = ManifestChain.firstLink
+    }
+    private let held: Mutex<Held>
     private let signingKey: ManifestSigningKey?
 
     /// Reads what the manifest at `path` lists (nothing if there is none
@@ -161,7 +165,9 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
     public init(path: String, signingKey: ManifestSigningKey? = nil) {
         self.path = path
         self.signingKey = signingKey
-        for line in Self.read(path).lines { state.apply(line) }
+        var listed = Held()
+        for line in Self.read(path).lines { listed.state.apply(line) }
+        held = Mutex(listed)
     }
 
     /// Whether a recorder is writing the manifest at `path` now.
@@ -189,13 +195,13 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
             fstat(opened, &info)
             ftruncate(opened, info.st_size - off_t(written.tornBytes))
         }
-        lock.withLock {
-            descriptor = opened
-            head = written.lines.last.map(ManifestChain.link(to:)) ?? ManifestChain.firstLink
+        held.withLock {
+            $0.descriptor = opened
+            $0.head = written.lines.last.map(ManifestChain.link(to:)) ?? ManifestChain.firstLink
         }
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit { held.withLock { if $0.descriptor >= 0 { close($0.descriptor) } } }
 
     /// Every whole line of the manifest at `path`, and how many bytes of a torn last line follow them.
     public static func read(_ path: String) -> (lines: [ManifestLine], tornBytes: Int) {
@@ -205,11 +211,11 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
     }
 
     /// The highest set index it lists (0: none): a restarted logger goes on from the next.
-    public var highestIndex: Int { lock.withLock { state.highestIndex } }
+    public var highestIndex: Int { held.withLock { $0.state.highestIndex } }
 
     /// Files it lists as opened and never closed (a run that was killed).
     public var openedNeverClosed: [ManifestLine] {
-        lock.withLock { Array(state.openOnly.values) }.sorted { $0.startUTC < $1.startUTC }
+        held.withLock { Array($0.state.openOnly.values) }.sorted { $0.startUTC < $1.startUTC }
     }
 
     /// Appends `line`, linked to the one before it and signed when the
@@ -219,9 +225,10 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var linked = line
         linked.signingKey = signingKey?.publicKey.fingerprint
-        let failure: String? = lock.withLock {
+        let failure: String? = held.withLock { held in
+            let descriptor = held.descriptor
             guard descriptor >= 0 else { return "it is not open" }
-            linked.previous = head
+            linked.previous = held.head
             guard let data = try? encoder.encode(linked) else { return "it cannot be encoded" }
             var body = [UInt8](data)
             if let signingKey { body = ManifestChain.signed(body, signature: signingKey.signature(for: body)) }
@@ -238,8 +245,8 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
                 return reason
             }
             fsync(descriptor)
-            head = ManifestChain.link(to: body)
-            state.apply(linked)
+            held.head = ManifestChain.link(to: body)
+            held.state.apply(linked)
             return nil
         }
         if let failure { throw .file(path: path, reason: "cannot add to the take's manifest: \(failure)") }
@@ -264,7 +271,7 @@ public final class TakeManifest: @unchecked Sendable { // its state and the desc
 
     /// The files it lists that are closed and not deleted, oldest first.
     public var closedFiles: [ManifestLine] {
-        lock.withLock { Array(state.closed.values) }.sorted { $0.startUTC < $1.startUTC }
+        held.withLock { Array($0.state.closed.values) }.sorted { $0.startUTC < $1.startUTC }
     }
 
     /// The default manifest for an output pattern: in the pattern's folder
