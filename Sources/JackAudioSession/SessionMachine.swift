@@ -282,10 +282,6 @@ struct SessionMachine: Sendable {
         return effects
     }
 
-    /// The app asks to deactivate: whether there is anything to deactivate
-    /// (then the driver stops the client and says `deactivated()`).
-    var deactivationNeeded: Bool { isActive }
-
     /// What a deactivation comes to.
     enum Deactivation: Equatable {
         /// Not active: nothing to do.

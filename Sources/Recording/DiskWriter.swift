@@ -32,8 +32,6 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         var onWritten: (@Sendable (UnsafeBufferPointer<Float>?, Int) -> Void)?
     }
 
-    typealias Stats = TakeLedger.Stats
-
     /// Cycles before this JACK frame time ran before the ports were connected
     /// and are skipped (set once, before the thread starts).
     var connectedFrom: UInt32?

@@ -16,85 +16,6 @@ import Synchronization
 /// armed), `start()` when waiting for a start command, `waitUntilFinished`
 /// or `stop()`, then `summary`.
 public final class Recorder: @unchecked Sendable { // `capture` and `writer` are set while preparing, before the workers that read them start
-    /// What to record, where, and how.
-    public struct Configuration: Sendable {
-        /// The JACK server (nil: `$JACK_DEFAULT_SERVER` or "default").
-        public var serverName: String?
-        /// Shell wildcards of ports to record (empty: the first physical capture ports).
-        public var portPatterns: [String] = []
-        /// How many channels (default: every matched port, or 2 physical ports).
-        public var channels: Int?
-        /// The file to write (with per-channel files, its stem gets `_1`,
-        /// `_2`, ...); strftime fields (`take-%Y%m%d-%H%M%S.wav`) are filled
-        /// in with each file's start (see `TakeNaming`).
-        public var outputPath: String
-        /// The file type and sample format.
-        public var format = RecordingFormat()
-        /// One file per channel instead of one interleaved file.
-        public var perChannelFiles = false
-        /// Seconds to record, then stop (nil: until stopped).
-        public var duration: Double?
-        /// Start a new file every this many seconds (nil: one file): on the
-        /// wall clock's boundaries, or every period of the take (`rotationAlignment`).
-        public var rotateSeconds: Double?
-        /// Where rotation counts from: the clock (default; a period that
-        /// divides a day) or the take's start.
-        public var rotationAlignment = RotationAlignment.clock
-        /// The wall clock names, `bext` times and clock-aligned cuts follow
-        /// (measured against the frames as they come; see `FrameClock`).
-        public var clock: any WallClock = SystemWallClock()
-        /// The one time zone of names, `bext` and the clock's boundaries.
-        public var timeZone = RecordingTimeZone.local
-        /// The take's manifest (JSON Lines, see `TakeManifest`); nil: the
-        /// default for the output pattern (`TakeManifest.defaultPath`). A
-        /// take to a device or a FIFO has none.
-        public var manifestPath: String?
-        /// Signs each line of the manifest (Ed25519): `jas verify --key` then
-        /// proves no line was written without the private key.
-        public var manifestSigningKey: ManifestSigningKey?
-        /// Which of its own files the logger deletes, and when.
-        public var retention = Retention()
-        /// End the take when the disk is full (else: close the file, wait for
-        /// room, go on in a new file, and log the frames that could not be written).
-        public var stopsOnDiskFull = false
-        /// Size of the ring between the real-time thread and the disk thread, seconds.
-        public var bufferSeconds = 4.0
-        /// Seconds of audio from before the start (command or trigger) that the file begins with.
-        public var prerollSeconds = 0.0
-        /// Start when any channel's sample peak reaches this level, dBFS.
-        public var triggerDBFS: Double?
-        /// Wait for `start()` instead of starting at once (used with pre-roll).
-        public var waitsForStartCommand = false
-        /// The JACK client name.
-        public var clientName = "jas-record"
-        /// Replace files that exist at the output's paths (never, by default).
-        public var overwrite = false
-        /// Dead air: a channel below this sample-peak level, dBFS, for
-        /// `silenceHoldSeconds` is a `silence` event; its return a `signal` event.
-        public var silenceThresholdDBFS = -60.0
-        /// How long the level must stay below the threshold before a `silence` event, seconds.
-        public var silenceHoldSeconds = 10.0
-        /// Shell commands run at those events (environment: `JAS_EVENT`,
-        /// `JAS_CHANNELS`, `JAS_PORTS`, `JAS_LEVEL_DBFS`, `JAS_POSITION_FRAMES`,
-        /// `JAS_POSITION_SECONDS`, `JAS_SILENT_SECONDS`, `JAS_TIME`, `JAS_FILE`).
-        public var onSilence: String?
-        /// A shell command run when the signal returns after a `silence` event.
-        public var onSignal: String?
-        /// Seconds the end of the take waits for those commands still
-        /// running before it ends them (SIGTERM, then SIGKILL); each so ended is logged.
-        public var hookGraceSeconds = 5.0
-        /// End the take when a recorded port goes away, instead of recording
-        /// silence until it returns (what the seeds suggest for recording apps).
-        public var stopsOnSourceLost = false
-        /// Hears the take as it is written, on the disk thread: interleaved
-        /// frames, or nil for frames written as silence (a logged gap). For
-        /// a meter beside the take; it must not block.
-        public var onWritten: (@Sendable (UnsafeBufferPointer<Float>?, Int) -> Void)?
-
-        /// A take written to `outputPath`, with every other setting at its default.
-        public init(outputPath: String) { self.outputPath = outputPath }
-    }
-
     /// What the recording was asked to do.
     public let configuration: Configuration
     /// The ports the take listens to, and its session.
@@ -381,6 +302,11 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     /// Frames the ring holds when full.
     public var ringCapacityFrames: Int { capture?.capacityFrames ?? 0 }
 
+    /// The disk thread is woken once about 20 ms of frames wait (every
+    /// fourth cycle at 256 frames, 48 kHz): fewer wake-ups than one a
+    /// cycle, with a 4 s ring far from full.
+    public static func wakeEveryFrames(sampleRate: Int) -> Int { max(1, sampleRate / 50) }
+
     /// Turns of the disk thread's loop so far: moves while it drains, waits
     /// or writes, stands still while a write blocks (a watchdog's measure).
     public var diskBeats: UInt64 { writer?.beats.load(ordering: .relaxed) ?? 0 }
@@ -469,111 +395,5 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     private func emit(_ event: RecordingEvent) {
         log?.append(event)
         events.yield(event)
-    }
-
-    // MARK: Checks before anything starts
-
-    static func checkParameters(_ config: Configuration) throws(RecordingError) {
-        if let channels = config.channels, channels < 1 { throw .invalidSetting(.channels, reason: "must be at least 1, not \(channels)") }
-        if let duration = config.duration, !(duration.isFinite && duration > 0 && duration <= 31_536_000) {
-            throw .invalidSetting(.duration, reason: "must be more than 0 to 31536000 seconds (a year), not \(duration)")
-        }
-        for (setting, seconds) in [(RecordingSetting.rotation, config.rotateSeconds), (.buffer, config.bufferSeconds),
-                                   (.preroll, config.prerollSeconds), (.silenceHold, config.silenceHoldSeconds)] {
-            guard let seconds, let range = setting.secondsRange, !range.contains(seconds) else { continue }
-            throw .invalidSetting(setting, reason: "must be \(Self.spoken(range.lowerBound)) to \(Self.spoken(range.upperBound)) "
-                                  + "seconds, not \(seconds)")
-        }
-        if let trigger = config.triggerDBFS, !(trigger < 0 && trigger > -200) {
-            throw .invalidSetting(.trigger, reason: "must be a level below 0 dBFS (e.g. -40), not \(trigger)")
-        }
-        guard config.silenceThresholdDBFS < 0 && config.silenceThresholdDBFS > -200 else {
-            throw .invalidSetting(.silenceThreshold, reason: "must be a level below 0 dBFS (e.g. -60), not \(config.silenceThresholdDBFS)")
-        }
-        for (setting, command) in [(RecordingSetting.onSilence, config.onSilence), (.onSignal, config.onSignal)]
-        where command?.trimmingCharacters(in: .whitespaces).isEmpty == true {
-            throw .invalidSetting(setting, reason: "is empty; give a command, e.g. 'logger dead air'")
-        }
-        if config.prerollSeconds > 0 && config.triggerDBFS == nil && !config.waitsForStartCommand {
-            throw .invalidSetting(.preroll, reason: "needs a start that comes later: a trigger or a start command")
-        }
-    }
-
-    /// A bound in seconds as a message writes it: 600, 0.1, 86400 (a day).
-    private static func spoken(_ seconds: Double) -> String {
-        let number = seconds == seconds.rounded() ? String(Int64(seconds)) : String(seconds)
-        return number + (seconds == 86_400 ? " (a day)" : seconds == 31_536_000 ? " (a year)" : "")
-    }
-
-    /// The disk thread is woken once about 20 ms of frames wait (every
-    /// fourth cycle at 256 frames, 48 kHz): fewer wake-ups than one a
-    /// cycle, with a 4 s ring far from full.
-    public static func wakeEveryFrames(sampleRate: Int) -> Int { max(1, sampleRate / 50) }
-
-    static func isFIFO(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
-    }
-
-    /// `folder`, or its nearest ancestor that exists.
-    static func existingFolder(_ folder: String) -> String {
-        var existing = folder
-        while !FileManager.default.fileExists(atPath: existing) && existing != "/" && existing != "." {
-            let parent = (existing as NSString).deletingLastPathComponent
-            existing = parent.isEmpty ? "." : parent
-        }
-        return existing
-    }
-
-    /// Checks the output path (folder exists and is writable, not a folder
-    /// itself; a FIFO only for FLAC) and the free space; returns an open
-    /// descriptor when the destination is a FIFO.
-    static func checkDestination(_ config: Configuration, path: String, channels: Int,
-                                 sampleRate: Int) throws(RecordingError) -> Int32? {
-        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue {
-            throw .unwritablePath(path: path, reason: "it is a folder")
-        }
-        // The folders the pattern names by time (one per day) are made as
-        // needed; those before them must exist (a mistyped folder is not made).
-        let patternFolder = (config.outputPath as NSString).deletingLastPathComponent
-        var fixed = folder
-        if patternFolder.contains("%") {
-            let components = (patternFolder as NSString).pathComponents.prefix { !$0.contains("%") }
-            fixed = components.isEmpty ? "." : NSString.path(withComponents: Array(components))
-        }
-        guard FileManager.default.fileExists(atPath: fixed, isDirectory: &isFolder), isFolder.boolValue else {
-            throw .unwritablePath(path: path, reason: "the folder '\(fixed)' does not exist")
-        }
-        let existing = existingFolder(folder)
-        guard FileManager.default.fileExists(atPath: existing, isDirectory: &isFolder), isFolder.boolValue else {
-            throw .unwritablePath(path: path, reason: "'\(existing)' is not a folder")
-        }
-        guard access(existing, W_OK) == 0 else {
-            throw .unwritablePath(path: path, reason: existing == folder ? "no permission to write in '\(folder)'"
-                                  : "no permission to make the folder '\(folder)' in '\(existing)'")
-        }
-        var status = stat()
-        if stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO {
-            guard config.rotateSeconds == nil else { throw .pipeOutput(path: path, rotates: true) }
-            guard config.format.container == .flac, !config.perChannelFiles else { throw .pipeOutput(path: path, rotates: false) }
-            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw .unwritablePath(path: path, reason: String(cString: strerror(errno))) }
-            return descriptor
-        }
-        guard let space = FreeSpace(folder: existing) else { return nil }
-        // With --for, the whole recording; without, at least one minute. A
-        // logger that deletes its own files needs its next file and the room it keeps free.
-        func room(_ seconds: Double) -> Int64 {
-            FreeSpace.bytes(seconds: seconds, sampleRate: sampleRate, channels: channels, format: config.format)
-        }
-        var needed = room((config.duration ?? 60) + config.prerollSeconds)
-        if config.retention.isActive {
-            let keptFree = config.retention.minimumFree?.bytes(ofFileSystemSize: space.sizeBytes) ?? 0
-            needed = min(needed, room(config.rotateSeconds ?? 60) + keptFree)
-        }
-        if needed > space.availableBytes { throw .insufficientSpace(path: path, neededBytes: needed, freeBytes: space.availableBytes) }
-        return nil
     }
 }

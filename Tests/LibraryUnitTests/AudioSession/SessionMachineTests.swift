@@ -48,7 +48,7 @@ final class SessionMachineTests: XCTestCase {
         XCTAssertEqual(machine.activationSucceeded(first.number, server: before, at: t0), [.postFirstRoute])
         XCTAssertTrue(machine.isActive)
         XCTAssertNil(machine.activationRequested(), "active already: nothing to do")
-        XCTAssertTrue(machine.deactivationNeeded)
+        XCTAssertEqual(machine.deactivationRequested(audioObjectRunning: false), .deactivate)
         machine.deactivated()
         XCTAssertEqual(machine.phase, .idle)
         let second = try! XCTUnwrap(machine.activationRequested())
@@ -460,7 +460,7 @@ final class SessionMachineTests: XCTestCase {
                         effects = machine.activationFailed(attempt.number, clientOpen: Bool.random(using: &generator),
                                                            server: after, at: t0)
                     }
-                case 3: if machine.deactivationNeeded { machine.deactivated() }
+                case 3: if machine.deactivationRequested(audioObjectRunning: false) == .deactivate { machine.deactivated() }
                 case 4: if machine.openNeedsClient { effects = machine.clientOpened(server: after, at: t0) }
                 case 5: effects = machine.serverLost(reason: "lost", lastSeen: before, at: t0) ?? []
                 case 6:
