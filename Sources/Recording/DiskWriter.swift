@@ -59,8 +59,8 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// Turns of the disk thread's loop (see `Recorder.diskBeats`).
     let beats = Atomic<UInt64>(0)
     private let done = DispatchSemaphore(value: 0)
-    /// Signalled once the recording reached its limit or failed.
-    let finished = DispatchSemaphore(value: 0)
+    /// Reached once the recording reached its limit, failed, was ended or stopped.
+    let finished = TakeEnd()
 
     // The disk thread's own state: the stages.
     private var timeline: CaptureTimeline
@@ -118,13 +118,15 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
         stopRequested.store(true, ordering: .releasing)
         reader.capture.wakeup.wakeNow()
         done.wait()
+        // Stopped before its end: whoever waits for the end goes on too.
+        finished.reach()
     }
 
     /// Ends the take now, for `reason` (the frames written so far are the take).
     func finish(reason: String) {
         stopReason.withLock { $0 = $0 ?? reason }
         // The disk thread writes nothing more and finalises the files at the stop.
-        if ledger.finish() { finished.signal() }
+        if ledger.finish() { finished.reach() }
     }
 
     /// Why the take ended (nil: it has not).
@@ -442,7 +444,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// The timeline is as long as asked: the headers say so now, and whoever waits hears.
     private func reachedLimit() {
         fileSets.files?.updateHeaders()
-        finished.signal()
+        finished.reach()
     }
 
     // MARK: A full disk
@@ -460,7 +462,7 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     /// Frames that could not be written: on the timeline, in no file.
     private func countUnwritten(_ frames: Int) {
         diskFull.countUnwritten(frames)
-        if ledger.countUnwritten(frames) { finished.signal() }
+        if ledger.countUnwritten(frames) { finished.reach() }
     }
 
     /// Once a second while the disk is full: with room for a few seconds
@@ -488,6 +490,6 @@ final class DiskWriter: @unchecked Sendable { // `connectedFrom` is the disk thr
     private func fail(_ error: RecordingError) {
         let at = ledger.failed(error.description)
         record(.writeFailed(atFrame: at, reason: error.description))
-        finished.signal()
+        finished.reach()
     }
 }

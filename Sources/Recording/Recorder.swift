@@ -209,13 +209,18 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         writer?.requestStart(atFrame: client.cycleFrameTime)
     }
 
-    /// Waits until the recording reached its duration or failed; false on timeout.
+    /// Waits until the recording reached its duration, failed, was ended
+    /// (`end(reason:)`) or stopped; false on timeout.
     @discardableResult
     public func waitUntilFinished(timeout: Double? = nil) -> Bool {
         guard let writer else { return true }
-        if let timeout { return writer.finished.wait(timeout: .now() + timeout) == .success }
-        writer.finished.wait()
-        return true
+        return writer.finished.wait(timeout: timeout)
+    }
+
+    /// Suspends until the recording reached its duration, failed, was ended
+    /// (`end(reason:)`) or stopped: at once, not at the next look.
+    public func finished() async {
+        await writer?.finished.reached()
     }
 
     /// Whether the recording reached its duration or stopped on a write error.

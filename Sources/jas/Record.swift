@@ -5,6 +5,7 @@ import JackRuntime
 import Metering
 import Recording
 import RemoteWatch
+import Synchronization
 
 /// `jas record`: multichannel recording through the Recording module.
 struct Record: AsyncParsableCommand {
@@ -188,12 +189,11 @@ struct Record: AsyncParsableCommand {
         configuration.onSignal = onSignal
         configuration.stopsOnSourceLost = stopOnSourceLost
         let takeMeter = TakeMeter()
-        let loudnessAlarm = try ComplianceAlarm(compliance) { Output.diagnostic("jas record: \($0)") }
+        let loudnessAlarm = try compliance.alarm { Output.diagnostic("jas record: \($0)") }
         if http.address != nil || loudnessAlarm != nil { configuration.onWritten = { takeMeter.add($0, frames: $1) } }
         // Nothing a reader of stdout does stops a take.
         Output.whenReaderGoes = .keepRecording
         let recorder = Recorder(configuration: configuration)
-        let display = RecordDisplay(json: json, configuration: configuration)
         var controls = WatchServer.Controls()
         controls.stop = { recorder.end(reason: "stopped over HTTP (POST /api/stop)") }
         controls.resetLoudness = { takeMeter.meter?.resetProgramme() }
@@ -201,7 +201,7 @@ struct Record: AsyncParsableCommand {
         controls.resumeLoudness = { takeMeter.meter?.setProgrammePaused(false) }
         let board = WatchBoard(tool: .record, server: recorder.session.serverName)
         let watch = try await http.start(board, controls: controls, command: "record", json: json)
-        if watch != nil { display.watch = board }
+        let display = RecordDisplay(json: json, configuration: configuration, watch: watch == nil ? nil : board)
         // Before anything starts, so a Ctrl-C during start-up still finalises.
         Signals.onInterrupt(exitStatus: 0) {
             recorder.stop(reason: Signals.endingReason)
@@ -240,11 +240,7 @@ struct Record: AsyncParsableCommand {
         if watch != nil || loudnessAlarm != nil {
             let summary = recorder.summary
             board.describe(["path": summary.path], ports: summary.ports)
-            var meterConfiguration = ProgrammeMeter.Configuration(
-                channels: summary.channels, sampleRate: summary.sampleRate,
-                layout: ChannelLayout.standard(forChannels: summary.channels), sources: summary.ports)
-            meterConfiguration.vuReferenceDBFS = -18
-            takeMeter.meter = try? IntervalMeter(configuration: meterConfiguration, interval: 0.1) { reading in
+            takeMeter.begin(channels: summary.channels, sampleRate: summary.sampleRate, sources: summary.ports) { reading in
                 display.reading(reading)
                 loudnessAlarm?.observe(reading) { change, target in recorder.note(.loudnessAlarm(change, target: target)) }
             }
@@ -262,18 +258,24 @@ struct Record: AsyncParsableCommand {
         }
         let service = RecordServiceReport(notifier: ServiceNotifier())
         let armed = configuration.triggerDBFS != nil || configuration.waitsForStartCommand
-        var tick = 0
-        while !recorder.isFinished {
-            try? await Task.sleep(nanoseconds: 250_000_000)
-            tick += 1
-            let progress = recorder.progress()
-            display.progress(progress, tick: tick)
-            service?.update(progress, armed: armed, diskBeats: recorder.diskBeats)
+        // The status line and the service's watchdog, every quarter second, until the take ends.
+        let status = Task {
+            var tick = 0
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                tick += 1
+                let progress = recorder.progress()
+                display.progress(progress, tick: tick)
+                service?.update(progress, armed: armed, diskBeats: recorder.diskBeats)
+            }
         }
+        await recorder.finished()
+        status.cancel()
+        await status.value
         service?.stopping()
         WedgeWatch.claimEnding()
         recorder.stop()
-        loudnessAlarm?.finish { Output.diagnostic("jas record: \($0)") }
+        loudnessAlarm?.finish { Output.diagnostic("jas record: --on-loudness-alarm: \($0)") }
         let summary = recorder.summary
         display.finish(summary)
         await watch?.stop()
@@ -284,17 +286,19 @@ struct Record: AsyncParsableCommand {
 
 /// What `jas record` shows: a status line refreshing in place on a terminal
 /// (stderr), events as lines, a summary; or JSON Lines on stdout.
-final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind `lock`; `watch` is set before the take starts
+final class RecordDisplay: Sendable {
     let json: Bool
-    /// With --http: every object also goes to the watch board (set before recording starts).
-    var watch: WatchBoard?
+    /// With --http: every object also goes to the watch board.
+    let watch: WatchBoard?
     let configuration: Recorder.Configuration
     private let terminal = isatty(STDERR_FILENO) != 0
-    private let lock = NSLock()
+    /// Held while a line is drawn, so that lines never interleave.
+    private let drawing = Mutex(())
 
-    init(json: Bool, configuration: Recorder.Configuration) {
+    init(json: Bool, configuration: Recorder.Configuration, watch: WatchBoard?) {
         self.json = json
         self.configuration = configuration
+        self.watch = watch
     }
 
     func announce(_ recorder: Recorder) {
@@ -339,9 +343,7 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
             return
         }
         guard terminal else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        _ = try? FileHandle.standardError.write(contentsOf: Data(("\r" + Self.statusLine(progress) + "\u{1B}[K").utf8))
+        drawing.withLock { _ in _ = try? FileHandle.standardError.write(contentsOf: Data(("\r" + Self.statusLine(progress) + "\u{1B}[K").utf8)) }
     }
 
     /// One line of at most 80 columns: state, elapsed time, loudest channel's
@@ -378,16 +380,14 @@ final class RecordDisplay: @unchecked Sendable { // what it has drawn is behind 
     }
 
     private func line(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
         // Names in it (files, ports) are the user's: a newline or an escape in one is shown, never obeyed.
-        Output.diagnostic((terminal ? "\r\u{1B}[K" : "") + Output.safe(text))
+        drawing.withLock { _ in Output.diagnostic((terminal ? "\r\u{1B}[K" : "") + Output.safe(text)) }
     }
 
     /// Prints a line of the schema (with --json), stamped now.
     private func printLine(_ value: some Encodable) {
         let text = EventEncoding.line(value, at: Date())
-        lock.withLock { Output.line(text) }
+        drawing.withLock { _ in Output.line(text) }
     }
 }
 
