@@ -27,7 +27,7 @@ public enum ReportPage {
             svg { display: block; border: 1px solid #ccc; margin-top: .5em; background: #fff; }
             </style></head><body>
             <h1>\(escape(title))</h1>
-            <p>\(iso(span.from)) to \(iso(span.to)) (UTC) · target \(escape(describe(target))) · from \(record.sources.map { escape(($0 as NSString).lastPathComponent) }.joined(separator: ", "))</p>
+            <p>\(iso(span.from)) to \(iso(span.to)) (UTC) · target \(escape(target.description)) · from \(record.sources.map { escape(($0 as NSString).lastPathComponent) }.joined(separator: ", "))</p>
             \(summary(record, span: span, target: target))
             <h2>Loudness</h2>
             <div class="key"><span style="background:rgba(60,140,255,.3)"></span>target band<span style="background:#1f4e9c"></span>short-term (highest per column)<span style="background:#9ab"></span>momentary<span style="background:#2a2;height:2px"></span>integrated (programme)<span style="background:rgba(220,40,40,.35)"></span>alarm<span style="background:rgba(230,170,0,.4)"></span>silence<span style="background:repeating-linear-gradient(45deg,#bbb 0 3px,#eee 3px 6px)"></span>gap</div>
@@ -185,10 +185,6 @@ public enum ReportPage {
     }
 
     // MARK: - Words and numbers
-
-    static func describe(_ target: LoudnessTarget) -> String {
-        String(format: "%@ %.1f LUFS ±%.1f LU, true peak ≤ %.1f dBTP", target.name, target.targetLUFS, target.toleranceLU, target.maxTruePeakDBTP)
-    }
 
     static func iso(_ utc: Double) -> String { LoudnessLogLine.iso(utc) }
     static func f(_ value: Double) -> String { String(format: "%.1f", value) }

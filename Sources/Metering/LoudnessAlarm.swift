@@ -36,6 +36,13 @@ public struct LoudnessTarget: Sendable, Equatable {
     }
 }
 
+extension LoudnessTarget: CustomStringConvertible {
+    /// The target as people read it: `r128: -23.0 LUFS ±1.0 LU, true peak ≤ -1.0 dBTP`.
+    public var description: String {
+        String(format: "%@: %.1f LUFS ±%.1f LU, true peak ≤ %.1f dBTP", name, targetLUFS, toleranceLU, maxTruePeakDBTP)
+    }
+}
+
 /// Compliance alarms on a meter's readings, with hysteresis so a level
 /// that hovers at a threshold does not flap:
 ///

@@ -15,6 +15,20 @@ public final class TakeMeter: Sendable {
         set { box.withLock { $0 = newValue } }
     }
 
+    /// Starts metering a take of `channels` channels at `sampleRate` from
+    /// `sources` (the standard layout for the count, 0 VU at -18 dBFS):
+    /// `onReading` hears a reading every `interval` seconds of the take.
+    /// False if no meter could be made for it.
+    @discardableResult
+    public func begin(channels: Int, sampleRate: Int, sources: [String], interval: Double = 0.1,
+                      onReading: @escaping @Sendable (MeterReading) -> Void) -> Bool {
+        var configuration = ProgrammeMeter.Configuration(
+            channels: channels, sampleRate: sampleRate, layout: ChannelLayout.standard(forChannels: channels), sources: sources)
+        configuration.vuReferenceDBFS = -18
+        meter = try? IntervalMeter(configuration: configuration, interval: interval, onReading: onReading)
+        return meter != nil
+    }
+
     /// What `onWritten` hears: interleaved frames, or nil for frames of silence.
     public func add(_ samples: UnsafeBufferPointer<Float>?, frames: Int) {
         guard let meter else { return }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Metering
+import Recording
 
 /// The compliance target of `jas meter`: a standard's (`--loudness r128`,
 /// `a85`) or figures of one's own, and how long a level must stay out
@@ -56,17 +57,13 @@ struct LoudnessOptions: ParsableArguments {
         try OptionCheck.duration(loudnessHold, "--loudness-hold", in: 0.1...3600, example: "10s or 1min")
     }
 
-    /// What `--on-loudness-alarm` finds in its environment.
-    static func hookEnvironment(_ change: LoudnessAlarm.Change, target: LoudnessTarget) -> [String: String] {
-        [
-            "JAS_EVENT": change.on ? "loudness_alarm" : "loudness_alarm_end",
-            "JAS_ALARM": change.kind.rawValue,
-            "JAS_LEVEL": String(format: "%.2f", change.level),
-            "JAS_THRESHOLD": String(format: "%.2f", change.threshold),
-            "JAS_TARGET": MeterDisplay.describe(target),
-            "JAS_POSITION_SECONDS": String(format: "%.3f", change.seconds),
-            "JAS_TIME": ISO8601DateFormatter().string(from: Date()),
-        ]
+    /// The alarm these options ask for (nil: no target); `onHookProblem`
+    /// hears why a run of `--on-loudness-alarm` failed.
+    func alarm(onHookProblem: @escaping @Sendable (String) -> Void) throws -> ComplianceAlarm? {
+        guard let target = try loudnessTarget() else { return nil }
+        return ComplianceAlarm(target: target, holdSeconds: try holdSeconds(), command: onLoudnessAlarm) {
+            onHookProblem("--on-loudness-alarm: \($0)")
+        }
     }
 
     /// A number typed with or without its unit (`-23`, `-23LUFS`, `-23 LUFS`).

@@ -102,7 +102,7 @@ struct Meter: AsyncParsableCommand {
 
     func run() async throws {
         let display = MeterDisplay(json: json)
-        let loudnessAlarm = try ComplianceAlarm(compliance) { display.warn($0) }
+        let loudnessAlarm = try compliance.alarm { display.warn($0) }
         let checkCompliance: @Sendable (MeterReading) -> Void = { reading in
             loudnessAlarm?.observe(reading) { change, target in display.loudnessAlarm(change, target: target) }
         }
@@ -117,7 +117,7 @@ struct Meter: AsyncParsableCommand {
                 Output.diagnostic("jas meter: \(Output.reason(error))")
                 throw ExitCode(2)
             }
-            loudnessAlarm?.finish { display.warn($0) }
+            loudnessAlarm?.finish { display.warn("--on-loudness-alarm: \($0)") }
             return
         }
         WedgeWatch.awaitServerAfterRestart(server, command: "meter")
@@ -155,7 +155,7 @@ struct Meter: AsyncParsableCommand {
             let summary = meter.stop()
             loudnessLog?.finish()
             if let summary { display.finish(summary) }
-            loudnessAlarm?.finish { display.warn($0) }
+            loudnessAlarm?.finish { display.warn("--on-loudness-alarm: \($0)") }
         }
         Signals.onInterrupt(exitStatus: 0, finish)
         WedgeWatch.start(command: "meter", finalise: finish)

@@ -110,15 +110,10 @@ final class MeterDisplay: Sendable {
             case .truePeakOver: what = String(format: "true peak %.1f dBTP, over %.1f", change.level, change.threshold)
             }
             Output.diagnostic(String(format: "%.1f s: ", change.seconds)
-                              + (change.on ? "LOUDNESS ALARM \(what) (\(Self.describe(target)))"
+                              + (change.on ? "LOUDNESS ALARM \(what) (\(target))"
                                            : "loudness alarm ended (\(change.kind.rawValue.replacingOccurrences(of: "_", with: " ")), "
                                              + String(format: "%.1f s)", change.lastedSeconds ?? 0)))
         }
-    }
-
-    static func describe(_ target: LoudnessTarget) -> String {
-        String(format: "%@: %.1f LUFS ±%.1f LU, true peak ≤ %.1f dBTP", target.name, target.targetLUFS, target.toleranceLU,
-               target.maxTruePeakDBTP)
     }
 
     /// Metered ports that went away or came back.
