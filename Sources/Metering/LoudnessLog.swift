@@ -1,5 +1,6 @@
 import EventSchema
 import Foundation
+import Synchronization
 
 /// A loudness compliance log for long unattended runs: the lines of
 /// `ClockedLoudness` (an `interval` line on each of the clock's boundaries,
@@ -10,14 +11,19 @@ import Foundation
 /// log survives a crash or a restart of the meter; an existing log is
 /// continued, never replaced. Without a path it writes nothing and only
 /// hands its lines on (`onLine`: the live page's hour and day).
-public final class LoudnessLog: @unchecked Sendable { // the file and the gathering are behind `lock`
+public final class LoudnessLog: Sendable {
     /// The log file (nil: lines are only handed on).
     public let path: String?
     /// Length of an interval line, seconds of clock time.
     public let intervalSeconds: Double
     private let handle: FileHandle?
-    private let lock = NSLock()
-    private var clocked: ClockedLoudness
+    /// What is gathered for the lines under way, and whether a write problem was said.
+    private struct Gathering {
+        var clocked: ClockedLoudness
+        var problemSaid = false
+    }
+
+    private let gathering: Mutex<Gathering>
     /// The wall clock each reading is placed by (UTC seconds).
     private let clock: @Sendable () -> Double
     /// Each line made, also when none is written.
@@ -25,7 +31,6 @@ public final class LoudnessLog: @unchecked Sendable { // the file and the gather
     /// Told once when a line cannot be written (a full disk, a removed
     /// folder); the meter goes on, and later lines are tried again.
     private let onProblem: @Sendable (String) -> Void
-    private var problemSaid = false
 
     /// Opens (or creates) the log at `path` for appending (nil: no file).
     public init(path: String?, intervalSeconds: Double, timeZone: TimeZone = .current, readingSeconds: Double = 0.1,
@@ -37,7 +42,8 @@ public final class LoudnessLog: @unchecked Sendable { // the file and the gather
         self.clock = clock
         self.onLine = onLine
         self.onProblem = onProblem
-        clocked = ClockedLoudness(intervalSeconds: intervalSeconds, timeZone: timeZone, readingSeconds: readingSeconds)
+        gathering = Mutex(Gathering(clocked: ClockedLoudness(intervalSeconds: intervalSeconds, timeZone: timeZone,
+                                                             readingSeconds: readingSeconds)))
         guard let path else {
             handle = nil
             return
@@ -56,29 +62,33 @@ public final class LoudnessLog: @unchecked Sendable { // the file and the gather
     /// Adds a reading, placed on the clock now; writes the lines it completes.
     public func add(_ reading: MeterReading) {
         let now = clock()
-        lock.withLock {
-            for line in clocked.add(reading, at: now) { emit(line) }
+        gathering.withLock { gathering in
+            for line in gathering.clocked.add(reading, at: now) { emit(line, &gathering) }
         }
     }
 
     /// A reset, pause or resume of the programme at `seconds` of audio.
     public func note(_ change: MeterEvent.ProgrammeChange, seconds: Double) {
-        lock.withLock {
-            clocked.note(change, seconds: seconds)
-            write(MeterEvent.programme(change, seconds: seconds))
+        gathering.withLock { gathering in
+            gathering.clocked.note(change, seconds: seconds)
+            write(MeterEvent.programme(change, seconds: seconds), &gathering)
         }
     }
 
     /// Another event of the meter, as it happened (an alarm, dead air, the server's loss).
     public func note(_ event: some Encodable) {
-        lock.withLock { write(event) }
+        gathering.withLock { write(event, &$0) }
     }
 
     /// Writes what is under way (the meter stopped): its interval, hour and day, marked partial.
-    public func finish() { lock.withLock { for line in clocked.finish() { emit(line) } } }
+    public func finish() {
+        gathering.withLock { gathering in
+            for line in gathering.clocked.finish() { emit(line, &gathering) }
+        }
+    }
 
-    private func emit(_ line: LoudnessLogLine) {
-        write(line)
+    private func emit(_ line: LoudnessLogLine, _ gathering: inout Gathering) {
+        write(line, &gathering)
         onLine(line)
     }
 
@@ -94,15 +104,15 @@ public final class LoudnessLog: @unchecked Sendable { // the file and the gather
         }
     }
 
-    private func write<Value: Encodable>(_ value: Value) {
+    private func write<Value: Encodable>(_ value: Value, _ gathering: inout Gathering) {
         guard let handle else { return }
         let line = EventEncoding.line(Line(value: value, time: LoudnessLogLine.iso(clock())))
         do {
             try handle.write(contentsOf: Data((line + "\n").utf8))
-            problemSaid = false
+            gathering.problemSaid = false
         } catch {
-            guard !problemSaid else { return }
-            problemSaid = true
+            guard !gathering.problemSaid else { return }
+            gathering.problemSaid = true
             onProblem("cannot write to the loudness log '\(path ?? "")' (\(error.localizedDescription)); metering goes on, "
                       + "and the next lines are tried again: free space or fix the folder")
         }
