@@ -116,8 +116,9 @@ extension SessionCore {
             throw AudioSessionError(.mediaServicesFailed, "the media server '\(serverName)' went away while the session activated")
         }
         activation.plan = wait.plan
-        perform(machine.activationSucceeded(wait.attempt.number, server: Self.format(of: wait.client), at: .now) ?? [])
-        didActivate(processor: wait.processor, order: wait.order)
+        perform(machine.activationSucceeded(wait.attempt.number, server: Self.format(of: wait.client), order: wait.order,
+                                            clockMicroseconds: Client.microsecondTime, at: .now) ?? [])
+        didActivate(processor: wait.processor)
         if let previous = wait.categoryChangeFrom {
             hub.post(.routeChange(reason: .categoryChange, previousRoute: previous, currentRoute: activation.plan.route,
                                   streams: []))

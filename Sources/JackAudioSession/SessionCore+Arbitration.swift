@@ -13,18 +13,6 @@ extension SessionCore {
         /// nil: ducking lasts until deactivation, as the seeds say; else it
         /// ends after this many seconds of silence (ours).
         var duckReleaseHold: Double?
-        /// JACK microseconds at the last activation.
-        var order: UInt64 = 0
-        var resumeOthers = false
-        /// When the session last deactivated (others read how it ended), on the monotonic clock.
-        var deactivatedAt: ContinuousClock.Instant?
-        var producingSound = false
-        /// It lowers the others now (see `SessionState.ducking`).
-        var ducking = false
-        var lastAudibleCycle: UInt64 = 0
-        /// When the output was last heard, on the monotonic clock (nil: never).
-        var lastAudibleAt: ContinuousClock.Instant?
-        var otherAudioPlaying = false
         /// The value last written to the server.
         var published: String?
         /// Refused values already reported (reported once each).
@@ -72,32 +60,19 @@ extension SessionCore {
     /// the request), so the sessions it interrupts are silenced while its own
     /// audio starts rather than one notification later.
     func announceActivation(_ attempt: SessionMachine.Attempt, order: UInt64, on client: Client) {
-        machine.announced(attempt.number)
-        arbitration.order = order
-        arbitration.resumeOthers = false
-        arbitration.producingSound = true
-        arbitration.lastAudibleAt = .now
+        machine.announced(attempt.number, order: order, at: .now)
         publishState(on: client)
     }
 
-    /// After an activation: its place in the activation order (`order`, JACK
-    /// microseconds; nil for a reset, which keeps its place), ducking starts
-    /// at once, and the state is published.
-    func didActivate(processor: RealtimeProcessor, order: UInt64?) {
+    /// After an activation: ducking starts at once, and the state is published.
+    func didActivate(processor: RealtimeProcessor) {
         watchLevel(of: processor, othersRegistered: true)
-        if let order { arbitration.order = order } else if arbitration.order == 0 { arbitration.order = Client.microsecondTime }
-        arbitration.resumeOthers = false
-        arbitration.lastAudibleCycle = 0
-        arbitration.lastAudibleAt = .now
-        arbitration.producingSound = true
         arbitrate()
     }
 
-    /// After a deactivation: published, so those waiting on this session see it.
+    /// After the app's deactivation: published, so those waiting on this session see it.
     func didDeactivate(notifyingOthers: Bool) {
-        arbitration.resumeOthers = notifyingOthers
-        arbitration.deactivatedAt = .now
-        arbitration.producingSound = false
+        machine.appDeactivated(notifyingOthers: notifyingOthers, at: .now)
         arbitrate()
     }
 
@@ -108,10 +83,7 @@ extension SessionCore {
     /// sessions to read whether it deactivated with notifyOthersOnDeactivation
     /// (they are woken by the registry at once, or poll every 100 ms without
     /// inotify). Seconds left to wait.
-    var lingerRemaining: Double {
-        guard let deactivatedAt = arbitration.deactivatedAt else { return 0 }
-        return max(0, 0.3 - (ContinuousClock.now - deactivatedAt).inSeconds)
-    }
+    var lingerRemaining: Double { machine.audibility.lingerRemaining(at: .now) }
 
     // MARK: The arbitration itself
 
@@ -125,7 +97,7 @@ extension SessionCore {
         guard let client = openClient, !client.isClosed, let all = publishedSessions(using: client) else { return }
         let myUUID = client.uuid
         let others = all.filter { $0.uuid != myUUID }
-        updateProducingSound()
+        lookAtOutput()
         let me = PublishedSession(uuid: myUUID, state: currentState(clientName: client.name))
         let interrupter = isActive ? Arbitration.interrupter(of: me, among: others) : nil
         perform(machine.othersPublished(interrupter: interrupter, all: all))
@@ -149,7 +121,6 @@ extension SessionCore {
             processor.setSilencesInputs(true)
         }
         try? stopClient()
-        arbitration.producingSound = false
     }
 
     /// How the output stage watches the level (what `producingSound` is
@@ -172,34 +143,19 @@ extension SessionCore {
     /// server: 21 ms at 48 kHz, one cycle in 8 at 128-frame periods.
     static let loneWatchFrames = 1024
 
-    /// Seconds of silence after which a session no longer counts as producing
-    /// sound (for `isOtherAudioPlaying` and the secondary-audio hint).
-    static let audibleHold = 2.0
-
-    /// Whether the output carried sound within `audibleHold`, and whether the
-    /// session ducks the others now (active with duckOthers, and not silent
-    /// beyond its duck-release hold when it has one).
-    func updateProducingSound() {
-        // An activation under way was announced as sounding: it stays so until it ends.
-        guard machine.attempt == nil else { return }
-        guard isActive, preferences.category.hasOutput, let processor = activation.processor else {
-            arbitration.producingSound = false
-            arbitration.ducking = false
-            return
-        }
-        if preferences.mode == .measurement {
-            // A measurement path is not watched: active means sounding.
-            arbitration.lastAudibleAt = .now
+    /// Looks at the output for the machine: whether it is heard (within
+    /// `Audibility.hold`) and ducks the others now. Whether either changed.
+    @discardableResult
+    func lookAtOutput() -> Bool {
+        let output: Audibility.Output
+        if preferences.category.hasOutput, let processor = activation.processor {
+            output = preferences.mode == .measurement ? .measurement
+                : .watched(lastAudibleCycle: processor.outputStage.lastAudibleCycle)
         } else {
-            let cycle = processor.outputStage.lastAudibleCycle
-            if cycle != arbitration.lastAudibleCycle {
-                arbitration.lastAudibleCycle = cycle
-                arbitration.lastAudibleAt = .now
-            }
+            output = .none
         }
-        let silent = arbitration.lastAudibleAt.map { (ContinuousClock.now - $0).inSeconds } ?? .infinity
-        arbitration.producingSound = silent <= Self.audibleHold
-        arbitration.ducking = preferences.options.contains(.duckOthers) && silent <= (arbitration.duckReleaseHold ?? .infinity)
+        return machine.outputLooked(at: output, ducksOthers: preferences.options.contains(.duckOthers),
+                                    releaseHold: arbitration.duckReleaseHold, at: .now)
     }
 
     /// The state this session publishes now.
@@ -215,15 +171,16 @@ extension SessionCore {
             }
             : nil
         let state = arbitration
+        let sound = machine.audibility
         do {
             let announcing = machine.publishesActive && !reallyActive
             let active = machine.publishesActive
             return SessionState(server: serverName, client: clientName, pid: getpid(), category: prefs.category,
                          mode: prefs.mode, options: prefs.options.names, active: active, priority: state.priority,
-                         order: state.order, interrupted: machine.interrupter != nil,
-                         interruptedBy: machine.interrupter?.state.client, producingSound: state.producingSound,
-                         ducking: active && prefs.options.contains(.duckOthers) && (announcing || state.ducking),
-                         ducked: machine.ducked, duckLevelDB: state.duckLevelDB, resumeOthers: state.resumeOthers,
+                         order: sound.order, interrupted: machine.interrupter != nil,
+                         interruptedBy: machine.interrupter?.state.client, producingSound: sound.producingSound,
+                         ducking: active && prefs.options.contains(.duckOthers) && (announcing || sound.ducking),
+                         ducked: machine.ducked, duckLevelDB: state.duckLevelDB, resumeOthers: sound.resumeOthers,
                          streams: streams)
         }
     }
@@ -281,9 +238,8 @@ extension SessionCore {
             guard let core = session?.core.value else { return }
             core.timerTicks += 1
             core.watchDevicesWhileInactive()
-            let before = (core.arbitration.producingSound, core.arbitration.ducking)
-            core.updateProducingSound()
-            if polling || core.timerTicks % 20 == 0 || (core.arbitration.producingSound, core.arbitration.ducking) != before {
+            let changed = core.lookAtOutput()
+            if polling || core.timerTicks % 20 == 0 || changed {
                 core.arbitrate()
             }
         }

@@ -160,12 +160,11 @@ final class SessionCore {
                 hub.post(.routeChange(reason: .categoryChange, previousRoute: .empty, currentRoute: activation.plan.route,
                                       streams: []))
             case .withdrawAnnouncement:
-                arbitration.producingSound = false
                 if let client = openClient { publishState(on: client) }
             case let .reconnect(loss):
                 guard let dead else { break }
                 if let session {
-                    session.reconnect(after: dead, loss)
+                    ReconnectLoop.start(for: session, after: dead, loss)
                 } else {
                     // Released without close(): nothing reconnects, and the dead client is closed off the queue.
                     Thread.detachNewThread { dead.close() }

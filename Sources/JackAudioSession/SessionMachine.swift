@@ -113,6 +113,8 @@ struct SessionMachine: Sendable {
     /// the arbitration's timer): from the first client it opens until it
     /// closes, through losses and a wedged libjack.
     private(set) var watchesOthers = false
+    /// What the session tells the others of its sound: its order, heard, ducking, how it last deactivated.
+    private(set) var audibility = Audibility()
     /// Whether the session was ever active (the first activation posts the route it took).
     private(set) var hasBeenActive = false
     /// Bumped by each loss and by close: a reconnect of an older generation stops.
@@ -193,20 +195,26 @@ struct SessionMachine: Sendable {
         return attempt
     }
 
-    /// The attempt published the session as active.
-    mutating func announced(_ number: Int) {
+    /// The attempt published the session as active, at `order` (JACK
+    /// microseconds at the request): heard from now, as its audio starts.
+    mutating func announced(_ number: Int, order: UInt64, at now: ContinuousClock.Instant) {
         guard case var .activating(attempt) = phase, attempt.number == number else { return }
         attempt.announced = true
         phase = .activating(attempt)
+        audibility.announced(order: order, at: now)
     }
 
     /// The attempt's client runs, its ports are connected. `server`: the
     /// client's rate and period now, for a reset to report. Nothing when the
     /// attempt is not the current one (a loss or a close overtook it).
-    mutating func activationSucceeded(_ number: Int, server: ServerFormat, at now: ContinuousClock.Instant) -> [Effect]? {
+    /// `order`: the activation's place in the order (nil: a reset keeps its
+    /// place; `clockMicroseconds`, JACK's time now, stands for one never taken).
+    mutating func activationSucceeded(_ number: Int, server: ServerFormat, order: UInt64? = nil, clockMicroseconds: UInt64 = 0,
+                                      at now: ContinuousClock.Instant) -> [Effect]? {
         guard case let .activating(attempt) = phase, attempt.number == number else { return nil }
         let first = !hasBeenActive
         phase = .active
+        audibility.activated(order: order, clockMicroseconds: clockMicroseconds, at: now)
         hasBeenActive = true
         var effects: [Effect] = []
         if first && attempt.reset == nil { effects.append(.postFirstRoute) }
@@ -255,7 +263,11 @@ struct SessionMachine: Sendable {
     /// loss there (said as a reset, not reactivated).
     mutating func activationFailed(_ number: Int, clientOpen: Bool, server: ServerFormat?, at now: ContinuousClock.Instant) -> [Effect] {
         guard case let .activating(attempt) = phase, attempt.number == number else { return [] }
-        var effects: [Effect] = attempt.announced ? [.withdrawAnnouncement] : []
+        var effects: [Effect] = []
+        if attempt.announced {
+            audibility.silenced()
+            effects.append(.withdrawAnnouncement)
+        }
         if let loss = attempt.reset {
             phase = .lost(loss)
             return effects
@@ -423,6 +435,25 @@ struct SessionMachine: Sendable {
 
     // MARK: The other sessions
 
+    /// The app's deactivation is done (also when it found nothing active):
+    /// silent, and the others read whether it asked them to resume.
+    mutating func appDeactivated(notifyingOthers: Bool, at now: ContinuousClock.Instant) {
+        audibility.deactivated(notifyingOthers: notifyingOthers, at: now)
+    }
+
+    /// A look at the output (the arbitration's timer, or an arbitration):
+    /// whether it is heard and ducks the others, which holds only while
+    /// active; an activation under way was announced as sounding and stays
+    /// so until it ends. `ducksOthers`: the duckOthers option;
+    /// `releaseHold`: seconds of silence that end the ducking (nil: none).
+    /// Whether either changed.
+    @discardableResult
+    mutating func outputLooked(at output: Audibility.Output, ducksOthers: Bool, releaseHold: Double?,
+                               at now: ContinuousClock.Instant) -> Bool {
+        guard attempt == nil else { return false }
+        return audibility.looked(at: isActive ? output : .none, ducksOthers: ducksOthers, releaseHold: releaseHold, at: now)
+    }
+
     /// What the arbitration read in the registry: `interrupter`, another
     /// session that takes the audio from this one (`Arbitration.interrupter`),
     /// and every session published now. Returns what to do: for an
@@ -433,6 +464,7 @@ struct SessionMachine: Sendable {
         case .active:
             guard let interrupter else { return [] }
             phase = .interrupted(by: interrupter)
+            audibility.silenced()
             return [.silenceForInterruption, .post(.interruption(type: .began, options: [],
                                                                  reason: interrupter.state.priority == .call ? .callStarted : .default))]
         case let .interrupted(by: waitingOn):

@@ -38,7 +38,7 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var interrupted: Bool
     /// The client name of the session that interrupted it.
     public var interruptedBy: String?
-    /// Its output carried sound recently (within the last `SessionCore.audibleHold` seconds).
+    /// Its output carried sound recently (within the last `Audibility.hold` seconds).
     public var producingSound: Bool
     /// It lowers the others now: active with duckOthers, and, when it has a
     /// duck-release hold, not silent for longer than that.

@@ -42,7 +42,7 @@ final class SessionMachineTests: XCTestCase {
         XCTAssertEqual(machine.phase, .closed)
         let first = try! XCTUnwrap(machine.activationRequested())
         XCTAssertFalse(machine.publishesActive)
-        machine.announced(first.number)
+        machine.announced(first.number, order: 1, at: t0)
         XCTAssertTrue(machine.publishesActive, "announced: published as active before its audio flows")
         XCTAssertFalse(machine.isActive)
         XCTAssertEqual(machine.activationSucceeded(first.number, server: before, at: t0), [.postFirstRoute])
@@ -171,7 +171,7 @@ final class SessionMachineTests: XCTestCase {
     func testAFailedAnnouncedActivationIsWithdrawnAndLeavesTheSessionIdle() {
         var machine = Machine()
         let attempt = machine.activationRequested()!
-        machine.announced(attempt.number)
+        machine.announced(attempt.number, order: 1, at: t0)
         XCTAssertEqual(machine.activationFailed(attempt.number, clientOpen: true, server: before, at: t0),
                        [.withdrawAnnouncement])
         XCTAssertEqual(machine.phase, .idle)
@@ -236,7 +236,7 @@ final class SessionMachineTests: XCTestCase {
         var machine = Machine()
         _ = machine.clientOpened(server: before, at: t0)
         let attempt = try XCTUnwrap(machine.activationRequested())
-        machine.announced(attempt.number)
+        machine.announced(attempt.number, order: 1, at: t0)
         let loss = try XCTUnwrap(lossOf(machine.serverLost(reason: "gone", lastSeen: before, at: t0)))
         XCTAssertFalse(loss.wasActive, "it never became active")
         XCTAssertNil(machine.activationSucceeded(attempt.number, server: before, at: t0))
@@ -483,7 +483,7 @@ final class SessionMachineTests: XCTestCase {
                     let all = others.filter { _ in Bool.random(using: &generator) }
                     effects = machine.othersPublished(interrupter: interrupter, all: all)
                 case 9:
-                    if let attempt = machine.attempt { machine.announced(attempt.number) }
+                    if let attempt = machine.attempt { machine.announced(attempt.number, order: 1, at: t0) }
                 case 10:
                     let now = machine.routeRefreshRequested()
                     check(now == (machine.attempt == nil), "a refresh put off with no activation waiting, or run during one")
