@@ -2,7 +2,6 @@ import ArgumentParser
 import JackAudioSession
 import EventSchema
 import Foundation
-import Synchronization
 import JackKit
 import JackRuntime
 import LoopbackHarness
@@ -107,22 +106,9 @@ struct Selftest: ParsableCommand {
             + "server started with -L 1)"
     }
 
-    /// `--loop`: rounds until Ctrl-C. A round that cannot start because the
-    /// server is gone waits for it with backoff (50 ms doubling to 1 s); a
-    /// server lost in the middle of a round is the session's own
-    /// media-services reset, and the round is run again.
+    /// `--loop`: rounds until Ctrl-C (`LoopbackRounds`), one line per
+    /// round and per absence of the server.
     private func runLoop(_ configuration: LoopbackCheck) throws {
-        let tally = RoundTally()
-        // Ctrl-C may land in the middle of a round, with the round's JACK
-        // client open: exit() would run libjack's global destructors under it
-        // (seen to hang), so the process leaves at once, as a killed client
-        // does; jackd drops the client.
-        // Not fflush(nil) first: every line is flushed as it is written, and
-        // fflush waits for a stream another thread may be writing to.
-        Signals.onInterrupt {
-            _exit(tally.failures == 0 ? 0 : 1)
-        }
-        WedgeWatch.start(command: "selftest")
         var check = configuration
         let json = json
         check.onMediaServicesEvent = { event in
@@ -132,36 +118,38 @@ struct Selftest: ParsableCommand {
                 Output.diagnostic("jas selftest: " + EventFormat.text(event))
             }
         }
-        if !json { Output.line("checking '\(check.serverName)' every round of \(duration) s until Ctrl-C…") }
-        while true {
-            do {
-                let result = try check.run()
-                let round = tally.record(passed: result.passed)
-                if json {
-                    Output.jsonLine(SelftestRound(round: round, report: SelftestReport(result, serverSpawned: false)))
-                } else {
-                    let delay = result.measuredRoundtripFrames.map { "\($0)" } ?? "none"
-                    Output.line("round \(round): \(result.passed ? "PASS" : "FAIL") bit-exact \(result.bitExact ? "yes" : "NO"), "
-                          + "delay \(delay) of \(result.expectedRoundtripFrames.map(String.init) ?? "unknown") frames, \(result.xruns) xruns, "
-                          + "\(result.dropouts) dropouts, \(result.attempts) run(s)")
-                }
-            } catch let error as AudioSessionError where error.sessionCode == .mediaServicesFailed {
-                let lostAt = ContinuousClock.now
-                if json {
-                    Output.line(EventEncoding.line(ServerAvailability(event: "serverUnreachable", server: check.serverName,
-                                                                      reason: Output.reason(error)), at: Date()))
-                } else {
-                    Output.diagnostic("jas selftest: server '\(check.serverName)' is not there (\(Output.reason(error))); waiting for it")
-                }
-                AudioSession.waitForServer(check.serverName, probeName: "jas-selftest-probe")
-                let downtime = (ContinuousClock.now - lostAt).inSeconds
-                if json {
-                    Output.jsonEvent(ServerAvailability(event: "serverBack", server: check.serverName,
-                                                        downtimeSeconds: downtime))
-                } else {
-                    Output.diagnostic("jas selftest: server '\(check.serverName)' is back after "
-                                      + String(format: "%.2f", downtime) + " s; checking again")
-                }
+        let rounds = LoopbackRounds(check: check)
+        // Ctrl-C may land in the middle of a round, with the round's JACK
+        // client open: exit() would run libjack's global destructors under it
+        // (seen to hang), so the process leaves at once, as a killed client
+        // does; jackd drops the client.
+        // Not fflush(nil) first: every line is flushed as it is written, and
+        // fflush waits for a stream another thread may be writing to.
+        Signals.onInterrupt {
+            _exit(rounds.failures == 0 ? 0 : 1)
+        }
+        WedgeWatch.start(command: "selftest")
+        let server = check.serverName
+        if !json { Output.line("checking '\(server)' every round of \(duration) s until Ctrl-C…") }
+        try rounds.run { event in
+            switch event {
+            case let .round(number, result) where json:
+                Output.jsonLine(SelftestRound(round: number, report: SelftestReport(result, serverSpawned: false)))
+            case let .round(number, result):
+                let delay = result.measuredRoundtripFrames.map { "\($0)" } ?? "none"
+                Output.line("round \(number): \(result.passed ? "PASS" : "FAIL") bit-exact \(result.bitExact ? "yes" : "NO"), "
+                            + "delay \(delay) of \(result.expectedRoundtripFrames.map(String.init) ?? "unknown") frames, "
+                            + "\(result.xruns) xruns, \(result.dropouts) dropouts, \(result.attempts) run(s)")
+            case let .serverAway(error) where json:
+                Output.line(EventEncoding.line(ServerAvailability(event: "serverUnreachable", server: server,
+                                                                  reason: Output.reason(error)), at: Date()))
+            case let .serverAway(error):
+                Output.diagnostic("jas selftest: server '\(server)' is not there (\(Output.reason(error))); waiting for it")
+            case let .serverBack(downtime) where json:
+                Output.jsonEvent(ServerAvailability(event: "serverBack", server: server, downtimeSeconds: downtime))
+            case let .serverBack(downtime):
+                Output.diagnostic("jas selftest: server '\(server)' is back after " + String(format: "%.2f", downtime)
+                                  + " s; checking again")
             }
         }
     }
@@ -222,22 +210,6 @@ struct SelftestReport: Encodable {
         try container.encode(result.passed, forKey: .passed)
         try container.encode(periodRequested, forKey: .periodRequested)
     }
-}
-
-/// The rounds of `jas selftest --loop` so far (the Ctrl-C handler reads it).
-final class RoundTally: Sendable {
-    private let counts = Mutex((rounds: 0, failed: 0))
-
-    /// Counts a round; returns its number.
-    func record(passed: Bool) -> Int {
-        counts.withLock { counts in
-            counts.rounds += 1
-            if !passed { counts.failed += 1 }
-            return counts.rounds
-        }
-    }
-
-    var failures: Int { counts.withLock { $0.failed } }
 }
 
 /// One line of `jas selftest --loop --json`: the round's number and report.
