@@ -13,8 +13,9 @@ import Synchronization
 /// on a level.
 ///
 /// Use: `prepare()` (every check, before anything starts; capture begins,
-/// armed), `start()` when waiting for a start command, `waitUntilFinished`
-/// or `stop()`, then `summary`.
+/// armed), which returns the `RunningTake`; `start()` when waiting for a
+/// start command; `take.finished()` or `waitUntilFinished`; `stop()`, then
+/// `summary`.
 public final class Recorder: @unchecked Sendable { // `capture` and `writer` are set while preparing, before the workers that read them start
     /// What the recording was asked to do.
     public let configuration: Configuration
@@ -65,7 +66,8 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
     /// A `stop()` that comes while this runs (a SIGTERM in start-up) waits
     /// for it, then finishes what it set up; one that came before makes it
     /// set up nothing (`RecordingError.stoppedBeforeStart`).
-    public func prepare() throws(RecordingError) {
+    @discardableResult
+    public func prepare() throws(RecordingError) -> RunningTake {
         preparation.lock()
         defer { preparation.unlock() }
         if stopped.withLock({ $0 }) { throw .stoppedBeforeStart }
@@ -148,6 +150,7 @@ public final class Recorder: @unchecked Sendable { // `capture` and `writer` are
         if config.triggerDBFS != nil || config.waitsForStartCommand {
             emit(.armed(prerollSeconds: config.prerollSeconds, triggerDBFS: config.triggerDBFS))
         }
+        return RunningTake(self)
     }
 
     /// Lists the take's files in `manifest` (those a killed run left, and

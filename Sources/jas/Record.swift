@@ -224,8 +224,9 @@ struct Record: AsyncParsableCommand {
             display.finish(recorder.summary)
         }
         WedgeWatch.awaitServerAfterRestart(server, command: "record")
+        let take: RunningTake
         do {
-            try recorder.prepare()
+            take = try recorder.prepare()
             if let reason = ProcessRestart.previousReason { recorder.note(.restarted(reason: reason)) }
         } catch {
             // A signal that stopped the take while it was set up: its ending decides the exit.
@@ -235,12 +236,11 @@ struct Record: AsyncParsableCommand {
         }
         // Stopped while it was set up (the stop waited for it): the ending under way exits.
         if Signals.isEnding { Signals.waitForExit() }
-        display.announce(recorder)
+        display.announce(take)
         if let loudnessAlarm { board.keepLoudness(loudnessAlarm.target) }
         if watch != nil || loudnessAlarm != nil {
-            let summary = recorder.summary
-            board.describe(["path": summary.path], ports: summary.ports)
-            takeMeter.begin(channels: summary.channels, sampleRate: summary.sampleRate, sources: summary.ports) { reading in
+            board.describe(["path": take.path], ports: take.ports)
+            takeMeter.begin(channels: take.channels, sampleRate: take.sampleRate, sources: take.ports) { reading in
                 display.reading(reading)
                 loudnessAlarm?.observe(reading) { change, target in recorder.note(.loudnessAlarm(change, target: target)) }
             }
@@ -252,7 +252,7 @@ struct Record: AsyncParsableCommand {
                 }
             }
         }
-        let events = recorder.eventStream
+        let events = take.events
         Task.detached {
             for await event in events { display.show(event) }
         }
@@ -264,12 +264,12 @@ struct Record: AsyncParsableCommand {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
                 tick += 1
-                let progress = recorder.progress()
+                let progress = take.progress()
                 display.progress(progress, tick: tick)
-                service?.update(progress, armed: armed, diskBeats: recorder.diskBeats)
+                service?.update(progress, armed: armed, diskBeats: take.diskBeats)
             }
         }
-        await recorder.finished()
+        await take.finished()
         status.cancel()
         await status.value
         service?.stopping()
@@ -301,20 +301,19 @@ final class RecordDisplay: Sendable {
         self.watch = watch
     }
 
-    func announce(_ recorder: Recorder) {
-        let summary = recorder.summary
+    func announce(_ take: RunningTake) {
         if json {
-            let announcement = RecordingAnnouncement(path: summary.path, paths: summary.paths, ports: summary.ports,
-                                                     sampleRate: summary.sampleRate, channels: summary.channels,
-                                                     ringFrames: recorder.ringCapacityFrames, pid: Int(getpid()))
+            let announcement = RecordingAnnouncement(path: take.path, paths: take.paths, ports: take.ports,
+                                                     sampleRate: take.sampleRate, channels: take.channels,
+                                                     ringFrames: take.ringCapacityFrames, pid: Int(getpid()))
             printLine(announcement)
             watch?.publish(event: announcement)
         } else {
             let format = configuration.format
-            Output.diagnostic("recording \(Output.safe(summary.ports.joined(separator: ", ")))")
-            Output.diagnostic("to '\(Output.safe(summary.path))' (\(format.container.rawValue), \(format.sampleFormat.name), "
-                              + "\(summary.sampleRate) Hz); ring "
-                              + String(format: "%.1f s", Double(recorder.ringCapacityFrames) / Double(max(1, summary.sampleRate)))
+            Output.diagnostic("recording \(Output.safe(take.ports.joined(separator: ", ")))")
+            Output.diagnostic("to '\(Output.safe(take.path))' (\(format.container.rawValue), \(format.sampleFormat.name), "
+                              + "\(take.sampleRate) Hz); ring "
+                              + String(format: "%.1f s", Double(take.ringCapacityFrames) / Double(max(1, take.sampleRate)))
                               + (configuration.waitsForStartCommand
                                  ? "; press Enter or send SIGUSR1 (kill -USR1 \(getpid())) to start" : "")
                               + "; Ctrl-C stops")

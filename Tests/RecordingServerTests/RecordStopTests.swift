@@ -99,6 +99,47 @@ final class RecordStopRaceTests: JackTestCase {
     }
 }
 
+/// The take `prepare()` returns, and its end. An end (here a remote stop's
+/// `end(reason:)`) wakes every waiter at once: two threads blocked in
+/// `waitUntilFinished` and a task awaiting `finished()`. (A one-shot
+/// semaphore woke only one of them.)
+final class RecordTakeEndTests: JackTestCase {
+    func testTheRunningTakeSaysWhatItRecordsAndItsEndWakesEveryWaiter() async throws {
+        let server = try startServer(period: 256)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = Recorder.Configuration(outputPath: "\(folder)/take.wav")
+        configuration.serverName = server.name
+        configuration.portPatterns = ["loopback:capture_1", "loopback:capture_2"]
+        let recorder = Recorder(configuration: configuration)
+        let take = try recorder.prepare()
+        defer { recorder.stop() }
+        XCTAssertEqual(take.ports, ["loopback:capture_1", "loopback:capture_2"])
+        XCTAssertEqual(take.channels, 2)
+        XCTAssertEqual(take.paths, ["\(folder)/take.wav"])
+        XCTAssertEqual(take.sampleRate, 48000)
+        XCTAssertGreaterThan(take.ringCapacityFrames, 0)
+        XCTAssertTrue(waitUntil(timeout: 10) { take.progress().framesWritten >= 4800 }, "the take did not start")
+
+        let woken = DispatchSemaphore(value: 0)
+        for _ in 0..<2 {
+            Thread {
+                if recorder.waitUntilFinished(timeout: 30) { woken.signal() }
+            }.start()
+        }
+        let awaited = Task { await take.finished() }
+        XCTAssertFalse(recorder.isFinished, "ended before anything ended it")
+        recorder.end(reason: "stopped over HTTP")
+        XCTAssertEqual(woken.wait(timeout: .now() + 10), .success, "the first thread was not woken")
+        XCTAssertEqual(woken.wait(timeout: .now() + 10), .success, "the second thread was not woken")
+        await awaited.value
+        XCTAssertTrue(recorder.waitUntilFinished(timeout: 0), "a waiter after the end goes on at once")
+        recorder.stop()
+        XCTAssertEqual(take.summary.stopReason, "stopped over HTTP")
+        XCTAssertEqual(take.summary.framesWritten, try SoundFileReader(path: "\(folder)/take.wav").frames)
+    }
+}
+
 private final class SlowDisk: @unchecked Sendable { // a flag set once by the test, read by the disk thread
     private let flag = NSLock()
     private var on = false
