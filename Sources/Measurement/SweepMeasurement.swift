@@ -70,6 +70,9 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
     /// The lowest peak an input must show: less is no signal, dBFS.
     public static let signalFloorDBFS = -100.0
 
+    /// The lengths a sweep may have, seconds.
+    public static let lengthRange = 0.5...600.0
+
     /// Runs the measurement (blocking; the sweep's length and a little more).
     public func run() throws(AnalyzerFailure) -> Result {
         guard levelDBFS <= 0, levelDBFS > -200 else {
@@ -78,8 +81,9 @@ public struct SweepMeasurement: Sendable, AnalyzerMeasurement {
         guard startFrequency >= 1, endFrequency > startFrequency * 2 else {
             throw .invalidSetting("the sweep must span an octave or more from 1 Hz up, not \(startFrequency) to \(endFrequency) Hz")
         }
-        guard seconds >= 0.5, seconds <= 600 else {
-            throw .invalidSetting("the sweep's length must be between 0.5 s and 600 s, not \(seconds) s")
+        guard Self.lengthRange.contains(seconds) else {
+            throw .invalidSetting(String(format: "the sweep's length must be between %g s and %g s, not %g s",
+                                         Self.lengthRange.lowerBound, Self.lengthRange.upperBound, seconds))
         }
         var attempts = 0
         while true {

@@ -21,7 +21,7 @@ struct AnalyzeCrosstalk: ParsableCommand {
     var length = "2s"
 
     func validate() throws {
-        _ = try OptionCheck.duration(length, "--length", in: 0.5...600, example: "2s or 500ms")
+        _ = try OptionCheck.duration(length, "--length", in: SweepMeasurement.lengthRange, example: "2s or 500ms")
         if path.outputPorts.count == 1 { throw ValidationError("crosstalk needs two channels or more: give --out and --in twice") }
         try path.requireLimits(for: ["crosstalk"])
     }
@@ -30,7 +30,7 @@ struct AnalyzeCrosstalk: ParsableCommand {
         let choice = try path.serverChoice()
         defer { withExtendedLifetime(choice) {} }
         let result = try Self.measure(on: choice.name, path: path,
-                                      seconds: try OptionCheck.duration(length, "--length", in: 0.5...600, example: "2s or 500ms"))
+                                      seconds: try OptionCheck.duration(length, "--length", in: SweepMeasurement.lengthRange, example: "2s or 500ms"))
         try path.tell([(result, Self.describe(result))])
     }
 

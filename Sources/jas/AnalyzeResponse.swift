@@ -50,7 +50,7 @@ struct AnalyzeResponse: ParsableCommand {
     func validate() throws {
         _ = try OptionCheck.hertz(start, option: "--start")
         _ = try OptionCheck.hertz(end, option: "--end")
-        _ = try OptionCheck.duration(length, "--length", in: 0.5...600, example: "5s or 500ms")
+        _ = try OptionCheck.duration(length, "--length", in: SweepMeasurement.lengthRange, example: "5s or 500ms")
         _ = try OptionCheck.dBFS(level)
         _ = try OptionCheck.octaveFraction(smoothing)
         for (option, file) in [("--frd", frd), ("--csv", csv), ("--ir", ir)] {
@@ -65,7 +65,7 @@ struct AnalyzeResponse: ParsableCommand {
         var measurement = SweepMeasurement(serverName: choice.name, outputPorts: path.outputs, inputPorts: path.inputs)
         measurement.startFrequency = try OptionCheck.hertz(start, option: "--start")
         measurement.endFrequency = try OptionCheck.hertz(end, option: "--end")
-        measurement.seconds = try OptionCheck.duration(length, "--length", in: 0.5...600, example: "5s or 500ms")
+        measurement.seconds = try OptionCheck.duration(length, "--length", in: SweepMeasurement.lengthRange, example: "5s or 500ms")
         measurement.levelDBFS = try OptionCheck.dBFS(level)
         path.watch(&measurement, as: "response")
         let result = try path.measuring("response") { () throws(AnalyzerFailure) in try measurement.run() }

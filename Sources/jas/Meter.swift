@@ -80,7 +80,8 @@ struct Meter: AsyncParsableCommand {
     func silenceSettings() throws -> (threshold: Double, hold: Double)? {
         guard silenceThreshold != nil || silenceHold != nil || http.address != nil else { return nil }
         let threshold = try Record.level(silenceThreshold ?? "-60", "--silence-threshold", example: "-60")
-        let hold = try OptionCheck.duration(silenceHold ?? "10s", "--silence-hold", in: 0.1...86_400, example: "10s or 2min")
+        let hold = try OptionCheck.duration(silenceHold ?? "10s", "--silence-hold", in: RecordingSetting.silenceHold.secondsRange!,
+                                              example: "10s or 2min")
         return (threshold, hold)
     }
 
