@@ -112,7 +112,7 @@ let package = Package(
         .target(
             name: "Recording",
             dependencies: ["Capture", "JackAudioSession", "JackKit", "JackRuntime", "CSndFile", "SoundFile", "EventSchema", "Metering",
-                           "CLibCrypto", "CSpawn"],
+                           "CLibCrypto", "CSpawn", .product(name: "SystemPackage", package: "swift-system")],
             exclude: ["README.md"]
         ),
         // libebur128 (Debian libebur128-dev), header only.

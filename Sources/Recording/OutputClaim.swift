@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemPackage
 
 /// The files a take writes (its sound files and its log), claimed before
 /// anything is created or truncated, and held until the take is finished:
@@ -8,11 +9,11 @@ import Synchronization
 /// every file it writes; the second is refused, naming the file).
 final class OutputClaim: Sendable {
     /// The claimed files' descriptors, each closed once, when its file is let go.
-    private let descriptors: Mutex<[(path: String, descriptor: Int32)]>
+    private let descriptors: Mutex<[(path: String, descriptor: FileDescriptor)]>
     /// The files the claim created (they did not exist before).
     private let created: [String]
 
-    private init(descriptors: [(path: String, descriptor: Int32)], created: [String]) {
+    private init(descriptors: [(path: String, descriptor: FileDescriptor)], created: [String]) {
         self.descriptors = Mutex(descriptors)
         self.created = created
     }
@@ -25,10 +26,10 @@ final class OutputClaim: Sendable {
         if let logPath, let same = paths.first(where: { $0 == logPath }) {
             throw .logNameClash(path: same)
         }
-        var claimed: [(path: String, descriptor: Int32)] = []
+        var claimed: [(path: String, descriptor: FileDescriptor)] = []
         var created: [String] = []
         func giveUp(_ error: RecordingError) -> RecordingError {
-            claimed.forEach { close($0.descriptor) }
+            claimed.forEach { try? $0.descriptor.close() }
             created.forEach { unlink($0) }
             return error
         }
@@ -49,15 +50,17 @@ final class OutputClaim: Sendable {
             if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO && path != logPath { continue }
             // Without --overwrite the file must still not exist (another recorder may have made it since the look).
             let existed = access(path, F_OK) == 0
-            let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? 0 : O_EXCL | O_NOFOLLOW)
-            let descriptor = open(path, flags, 0o644)
-            guard descriptor >= 0 else {
-                let reason = errno == EEXIST ? "it was created by another program a moment ago" : String(cString: strerror(errno))
+            let options: FileDescriptor.OpenOptions = overwrite ? [.create, .closeOnExec] : [.create, .closeOnExec, .exclusiveCreate, .noFollow]
+            let descriptor: FileDescriptor
+            do {
+                descriptor = try FileDescriptor.open(path, .writeOnly, options: options, permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            } catch {
+                let reason = Errno.of(error) == .fileExists ? "it was created by another program a moment ago" : Errno.of(error).sentence
                 throw giveUp(.unwritablePath(path: path, reason: reason))
             }
             claimed.append((path, descriptor))
             if !existed { created.append(path) }
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            guard flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0 else {
                 throw giveUp(.outputBusy(path: path))
             }
         }
@@ -79,7 +82,7 @@ final class OutputClaim: Sendable {
 
     private func release(where chosen: (String) -> Bool) {
         descriptors.withLock { descriptors in
-            for (path, descriptor) in descriptors where chosen(path) { close(descriptor) }
+            for (path, descriptor) in descriptors where chosen(path) { try? descriptor.close() }
             descriptors.removeAll { chosen($0.path) }
         }
     }

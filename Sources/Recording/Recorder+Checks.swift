@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// What is checked before anything of a take starts: its settings, and its
 /// destination (the folder, a FIFO, the free space).
@@ -54,7 +55,7 @@ extension Recorder {
     /// itself; a FIFO only for FLAC) and the free space; returns an open
     /// descriptor when the destination is a FIFO.
     static func checkDestination(_ config: Configuration, path: String, channels: Int,
-                                 sampleRate: Int) throws(RecordingError) -> Int32? {
+                                 sampleRate: Int) throws(RecordingError) -> FileDescriptor? {
         let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue {
@@ -83,9 +84,11 @@ extension Recorder {
         if stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO {
             guard config.rotateSeconds == nil else { throw .pipeOutput(path: path, rotates: true) }
             guard config.format.container == .flac, !config.perChannelFiles else { throw .pipeOutput(path: path, rotates: false) }
-            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw .unwritablePath(path: path, reason: String(cString: strerror(errno))) }
-            return descriptor
+            do {
+                return try FileDescriptor.open(path, .writeOnly, options: .closeOnExec)
+            } catch {
+                throw .unwritablePath(path: path, reason: Errno.of(error).sentence)
+            }
         }
         guard let space = FreeSpace(folder: existing) else { return nil }
         // With --for, the whole recording; without, at least one minute. A

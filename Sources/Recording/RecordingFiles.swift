@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// One set of a take's files, at one sample rate: one interleaved file, or
 /// one per channel (`take_1.wav`, `take_2.wav`, ...). A rate change after a
@@ -13,12 +14,12 @@ final class RecordingFiles {
     /// Opens the files at `paths` (one interleaved file, or one per channel),
     /// each metered for its loudness as it is written.
     init(paths: [String], channels: Int, sampleRate: Int, format: RecordingFormat,
-         fifoDescriptor: Int32? = nil) throws(RecordingError) {
+         fifo: FileDescriptor? = nil) throws(RecordingError) {
         self.sampleRate = sampleRate
         self.channels = channels
         var writers: [SoundFileWriter] = []
         for path in paths {
-            writers.append(try SoundFileWriter(path: path, fileDescriptor: fifoDescriptor,
+            writers.append(try SoundFileWriter(path: path, fileDescriptor: fifo?.rawValue,
                                                channels: paths.count > 1 ? 1 : channels,
                                                sampleRate: sampleRate, format: format, measuresLoudness: true))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// A take's sets of files, one after another: the take's first, a
 /// rotation's, one at the rate a restarted server came back at, one after
@@ -87,20 +88,20 @@ final class TakeFileSets {
         /// Its paths (empty: named by its first frame, opened then).
         let paths: [String]
         /// The FIFO it is written to (nil: files).
-        let fifo: Int32?
+        let fifo: FileDescriptor?
         private(set) var files: RecordingFiles?
 
         /// Opens the files claimed (nothing when the set is named by its first frame).
         mutating func open(channels: Int, sampleRate: Int, format: RecordingFormat) throws(RecordingError) {
             guard !paths.isEmpty, files == nil else { return }
             files = try RecordingFiles(paths: paths, channels: channels, sampleRate: sampleRate, format: format,
-                                       fifoDescriptor: fifo)
+                                       fifo: fifo)
         }
 
         /// The take did not start: the files (or the FIFO not yet written to)
         /// are closed, and those the claim created go.
         func abandon() {
-            if let files { files.close() } else if let fifo { Glibc.close(fifo) }
+            if let files { files.close() } else { try? fifo?.close() }
             claim.abandon()
         }
     }
@@ -108,13 +109,13 @@ final class TakeFileSets {
     /// Claims the take's log and the first set's `paths` (empty: it is named
     /// by its first frame; `fifo`: the FIFO it is written to). Nothing is
     /// left on a refusal.
-    static func claimFirst(paths: [String], logPath: String?, overwrite: Bool, fifo: Int32?) throws(RecordingError) -> FirstSet {
+    static func claimFirst(paths: [String], logPath: String?, overwrite: Bool, fifo: FileDescriptor?) throws(RecordingError) -> FirstSet {
         do {
             if let logPath { try makeFolders(for: [logPath]) }
             return FirstSet(claim: try OutputClaim.claim(paths: paths, logPath: logPath, overwrite: overwrite), paths: paths,
                             fifo: fifo)
         } catch {
-            if let fifo { Glibc.close(fifo) }
+            try? fifo?.close()
             throw error
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemPackage
 
 /// One line of a take's manifest (JSON Lines): a file opened, a file
 /// closed (its frames, gaps and SHA-256), or a file deleted by retention.
@@ -153,7 +154,7 @@ public final class TakeManifest: Sendable {
     /// What one writer at a time holds: the open file, what it lists, and
     /// the link the next line names (to the last whole line, set by `open()`).
     private struct Held {
-        var descriptor: Int32 = -1
+        var descriptor: FileDescriptor?
         var state = State()
         var head = ManifestChain.firstLink
     }
@@ -172,28 +173,30 @@ public final class TakeManifest: Sendable {
 
     /// Whether a recorder is writing the manifest at `path` now.
     public static func isInUse(_ path: String) -> Bool {
-        let probe = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard probe >= 0 else { return false }
-        defer { close(probe) }
-        return flock(probe, LOCK_EX | LOCK_NB) != 0
+        guard let probe = try? FileDescriptor.open(path, .readOnly, options: .closeOnExec) else { return false }
+        defer { try? probe.close() }
+        return flock(probe.rawValue, LOCK_EX | LOCK_NB) != 0
     }
 
     /// Creates the manifest if need be and holds it for this recorder
     /// (refused while another writes it); a torn last line is cut off.
     public func open() throws(RecordingError) {
-        let opened = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard opened >= 0 else {
-            throw .unwritablePath(path: path, reason: "cannot open the take's manifest: " + String(cString: strerror(errno)))
+        let opened: FileDescriptor
+        do {
+            opened = try FileDescriptor.open(path, .writeOnly, options: [.create, .append, .closeOnExec],
+                                             permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw .unwritablePath(path: path, reason: "cannot open the take's manifest: " + Errno.of(error).sentence)
         }
-        guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
-            close(opened)
+        guard flock(opened.rawValue, LOCK_EX | LOCK_NB) == 0 else {
+            try? opened.close()
             throw .outputBusy(path: path)
         }
         let written = ManifestChain.lines(of: FileManager.default.contents(atPath: path) ?? Data())
         if written.tornBytes > 0 {
             var info = stat()
-            fstat(opened, &info)
-            ftruncate(opened, info.st_size - off_t(written.tornBytes))
+            fstat(opened.rawValue, &info)
+            ftruncate(opened.rawValue, info.st_size - off_t(written.tornBytes))
         }
         held.withLock {
             $0.descriptor = opened
@@ -201,7 +204,7 @@ public final class TakeManifest: Sendable {
         }
     }
 
-    deinit { held.withLock { if $0.descriptor >= 0 { close($0.descriptor) } } }
+    deinit { held.withLock { try? $0.descriptor?.close() } }
 
     /// Every whole line of the manifest at `path`, and how many bytes of a torn last line follow them.
     public static func read(_ path: String) -> (lines: [ManifestLine], tornBytes: Int) {
@@ -226,25 +229,28 @@ public final class TakeManifest: Sendable {
         var linked = line
         linked.signingKey = signingKey?.publicKey.fingerprint
         let failure: String? = held.withLock { held in
-            let descriptor = held.descriptor
-            guard descriptor >= 0 else { return "it is not open" }
+            guard let descriptor = held.descriptor else { return "it is not open" }
             linked.previous = held.head
             guard let data = try? encoder.encode(linked) else { return "it cannot be encoded" }
             var body = [UInt8](data)
             if let signingKey { body = ManifestChain.signed(body, signature: signingKey.signature(for: body)) }
             let bytes = body + [UInt8(ascii: "\n")]
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let written: Int
+            do {
+                written = try bytes.withUnsafeBytes { try descriptor.write($0) }
+            } catch {
+                return Errno.of(error).sentence
+            }
             guard written == bytes.count else {
-                let reason = written < 0 ? String(cString: strerror(errno)) : "only \(written) of \(bytes.count) bytes written"
                 // A torn line is cut off again at once.
                 if written > 0 {
                     var info = stat()
-                    fstat(descriptor, &info)
-                    ftruncate(descriptor, info.st_size - off_t(written))
+                    fstat(descriptor.rawValue, &info)
+                    ftruncate(descriptor.rawValue, info.st_size - off_t(written))
                 }
-                return reason
+                return "only \(written) of \(bytes.count) bytes written"
             }
-            fsync(descriptor)
+            fsync(descriptor.rawValue)
             held.head = ManifestChain.link(to: body)
             held.state.apply(linked)
             return nil
@@ -297,19 +303,15 @@ public final class TakeManifest: Sendable {
 public enum FileDigest {
     /// The file's SHA-256 in hexadecimal (nil: it cannot be read).
     public static func sha256(ofFile path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
+        guard let descriptor = try? FileDescriptor.open(path, .readOnly, options: .closeOnExec) else { return nil }
+        defer { try? descriptor.close() }
         let hasher = SHA256Hasher()
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
         defer { block.deallocate() }
         while true {
-            let count = read(descriptor, block.baseAddress, block.count)
+            // An interrupted read is retried (swift-system's default).
+            guard let count = try? descriptor.read(into: block) else { return nil }
             if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
             hasher.update(UnsafeRawBufferPointer(rebasing: block[..<count]))
         }
         return hasher.finalize().hex

@@ -154,7 +154,8 @@ struct Record: AsyncParsableCommand {
         return level
     }
 
-    func run() async throws {
+    /// The recorder's configuration, as the options ask.
+    func recorderConfiguration() throws -> Recorder.Configuration {
         var configuration = Recorder.Configuration(outputPath: output)
         configuration.serverName = server.name
         configuration.portPatterns = ports
@@ -188,6 +189,11 @@ struct Record: AsyncParsableCommand {
         configuration.onSilence = onSilence
         configuration.onSignal = onSignal
         configuration.stopsOnSourceLost = stopOnSourceLost
+        return configuration
+    }
+
+    func run() async throws {
+        var configuration = try recorderConfiguration()
         let takeMeter = TakeMeter()
         let loudnessAlarm = try compliance.alarm { Output.diagnostic("jas record: \($0)") }
         if http.address != nil || loudnessAlarm != nil { configuration.onWritten = { takeMeter.add($0, frames: $1) } }
