@@ -6,7 +6,9 @@ import JackRuntime
 /// session publishes in the server's registry, and what it does about what
 /// the others publish (interrupted, ducked, the secondary-audio hint).
 extension SessionCore {
-    /// This session's part in the arbitration between processes.
+    /// What the driver keeps for the arbitration: the app's settings and
+    /// caches of what was published and read. No decision: the session's
+    /// sound (its order, heard, ducking) is the machine's `Audibility`.
     struct ArbitrationState {
         var priority: AudioSession.Priority = .ordinary
         var duckLevelDB: Double = -20
