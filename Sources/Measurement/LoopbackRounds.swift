@@ -22,6 +22,7 @@ public final class LoopbackRounds: Sendable {
     public let check: LoopbackCheck
     private let counts = Mutex((rounds: 0, failed: 0))
 
+    /// Rounds of `check`; nothing runs until `run(tell:)`.
     public init(check: LoopbackCheck) {
         self.check = check
     }
