@@ -48,6 +48,9 @@ final class RecordTimeUnderXrunsTests: JackTestCase {
             let name = (path as NSString).lastPathComponent
             let claimed = try XCTUnwrap(opened.first { $0["path"] as? String == name }?["start_utc"] as? Double, name)
             let samples = try SoundFileReader(path: path).readAll()
+            // The take's last file ends with its 22 s, wherever that falls in a 5 s file: one shorter than the
+            // clicks' interval may hold none (a take begun 3.0x s past a boundary ends 0.0x s into its last file).
+            if path == paths.last && samples.count < probe.every { continue }
             let index = try XCTUnwrap(samples.firstIndex { $0 != 0 }, "\(name) holds no click")
             let click = ClickProbe.clickIndex(amplitude: samples[index])
             // The click frames that amplitude names; the one whose time fits the file's start.
