@@ -55,13 +55,13 @@ let package = Package(
         // the lock-free sample ring (see Sources/JackRuntime/README.md).
         .target(
             name: "JackRuntime",
-            dependencies: ["JackKit", "CJack", "CWakeup"],
+            dependencies: ["JackKit", "CJack", "CWakeup", .product(name: "SystemPackage", package: "swift-system")],
             exclude: ["README.md"]
         ),
         // The AVAudioSession-shaped controller.
         .target(
             name: "JackAudioSession",
-            dependencies: ["JackKit", "JackRuntime", "EventSchema", "CWakeup"],
+            dependencies: ["JackKit", "JackRuntime", "EventSchema", "CWakeup", .product(name: "SystemPackage", package: "swift-system")],
             exclude: ["README.md"]
         ),
         // What measuring tools do with the audio: test signals, loopback checks.
@@ -125,7 +125,8 @@ let package = Package(
         // K-meters; live from JACK ports (through the Capture ring) or from files.
         .target(
             name: "Metering",
-            dependencies: ["Capture", "SoundFile", "JackAudioSession", "JackKit", "CLoudness", "EventSchema"],
+            dependencies: ["Capture", "SoundFile", "JackAudioSession", "JackKit", "JackRuntime", "CLoudness", "EventSchema",
+                           .product(name: "SystemPackage", package: "swift-system")],
             exclude: ["README.md"]
         ),
         // Starts and stops private jackd servers with loopback ports.

@@ -1,4 +1,6 @@
 import Foundation
+import JackRuntime
+import SystemPackage
 
 /// Where the library keeps what a user decides or measures:
 /// `$XDG_CONFIG_HOME/jackaudiosession/NAME`, or `~/.config/jackaudiosession/NAME`
@@ -65,14 +67,26 @@ enum ConfigurationFile {
         do { data = try encoder.encode(value) } catch { throw Unwritable(path: path, reason: "\(error)") }
         try makeFolders(of: path)
         let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw Unwritable(path: path, reason: String(cString: strerror(errno))) }
-        let written = data.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-        let failure = written == data.count ? (fsync(descriptor) == 0 ? nil : errno) : (written < 0 ? errno : ENOSPC)
-        close(descriptor)
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                           permissions: .ownerReadWrite)
+        } catch {
+            throw Unwritable(path: path, reason: Errno.of(error).sentence)
+        }
+        let failure: Errno?
+        do {
+            _ = try file.closeAfter {
+                _ = try file.writeAll(data)
+                guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+            failure = nil
+        } catch {
+            failure = Errno.of(error)
+        }
         if let failure {
             unlink(temporary)
-            throw Unwritable(path: path, reason: String(cString: strerror(failure)))
+            throw Unwritable(path: path, reason: failure.sentence)
         }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -1,5 +1,7 @@
 import Foundation
+import JackRuntime
 import Synchronization
+import SystemPackage
 
 /// Where the sessions of one JACK server find each other: a folder per server
 /// name, one file per session, under `/dev/shm/jackaudiosession-UID/` (or
@@ -161,13 +163,14 @@ public struct SessionRegistry: Sendable {
         let path = directory + "/" + name
         for _ in 0..<Self.readAttempts {
             // O_NONBLOCK: a FIFO planted here must not block the reader.
-            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard descriptor >= 0 else { return .gone }
-            defer { close(descriptor) }
+            guard let file = try? FileDescriptor.open(path, .readOnly, options: [.noFollow, .nonBlocking, .closeOnExec]) else {
+                return .gone
+            }
+            defer { try? file.close() }
             var info = stat()
-            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .gone }
+            guard fstat(file.rawValue, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .gone }
             betweenOpenAndLock()
-            if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
+            if flock(file.rawValue, LOCK_SH | LOCK_NB) == 0 {
                 // Nobody holds it: its session died, unless it was replaced
                 // (and its old file let go) after the open: look again then.
                 // (A file its writer let go never comes back under its name.)
@@ -181,8 +184,7 @@ public struct SessionRegistry: Sendable {
             }
             // One byte past the bound, so that a longer file is refused as such.
             var bytes = [UInt8](repeating: 0, count: Self.maximumFileSize + 1)
-            let count = read(descriptor, &bytes, bytes.count)
-            guard count >= 0 else { return .gone }
+            guard let count = try? bytes.withUnsafeMutableBytes({ try file.read(into: $0) }) else { return .gone }
             return .live(String(decoding: bytes.prefix(count), as: UTF8.self))
         }
         return .replacedWhileRead
@@ -192,12 +194,13 @@ public struct SessionRegistry: Sendable {
     /// renaming it): removed once unlocked and a few seconds old.
     private func removeIfAbandoned(temporary name: String) {
         let path = directory + "/" + name
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
+        guard let file = try? FileDescriptor.open(path, .readOnly, options: [.noFollow, .nonBlocking, .closeOnExec]) else {
+            return
+        }
+        defer { try? file.close() }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, time(nil) - info.st_mtim.tv_sec > 5,
-              flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return }
+        guard fstat(file.rawValue, &info) == 0, time(nil) - info.st_mtim.tv_sec > 5,
+              flock(file.rawValue, LOCK_EX | LOCK_NB) == 0 else { return }
         unlink(path)
     }
 }
@@ -211,7 +214,8 @@ public final class RegistryEntry: Sendable {
     public let registry: SessionRegistry
     /// The file's name in the folder: `PID-N.json`.
     public let file: String
-    private let state = Mutex<(descriptor: Int32, failure: String?)>((-1, nil))
+    /// The published file, open and locked (nil: nothing published).
+    private let held = Mutex<FileDescriptor?>(nil)
 
     /// A new entry's name in `registry`; nothing is written until it publishes.
     public init(registry: SessionRegistry) {
@@ -232,34 +236,40 @@ public final class RegistryEntry: Sendable {
         try registry.prepare()
         let temporary = registry.directory + "/" + Self.temporaryPrefix + file
         unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw .init(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
+        let written: FileDescriptor
+        do {
+            written = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                                              permissions: .ownerReadWrite)
+        } catch {
+            throw .init(description: "cannot write \(temporary): \(Errno.of(error).sentence)")
         }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, written == bytes.count,
-              rename(temporary, registry.directory + "/" + file) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
+        let failure: Errno?
+        do {
+            _ = try written.writeAll(text.utf8)
+            failure = flock(written.rawValue, LOCK_EX | LOCK_NB) == 0 && rename(temporary, registry.directory + "/" + file) == 0
+                ? nil : Errno(rawValue: errno)
+        } catch {
+            failure = Errno.of(error)
+        }
+        if let failure {
+            try? written.close()
             unlink(temporary)
-            throw .init(description: "cannot publish the session state in \(registry.directory): \(reason)")
+            throw .init(description: "cannot publish the session state in \(registry.directory): \(failure.sentence)")
         }
-        let old = state.withLock { entry -> Int32 in
-            defer { entry.descriptor = descriptor }
-            return entry.descriptor
+        let old = held.withLock { held in
+            defer { held = written }
+            return held
         }
-        if old >= 0 { close(old) }
+        try? old?.close()
     }
 
     /// Removes the file and lets go of its lock.
     public func withdraw() {
-        let descriptor = state.withLock { entry -> Int32 in
-            defer { entry.descriptor = -1 }
-            return entry.descriptor
-        }
-        guard descriptor >= 0 else { return }
+        guard let published = held.withLock({ held in
+            defer { held = nil }
+            return held
+        }) else { return }
         unlink(registry.directory + "/" + file)
-        close(descriptor)
+        try? published.close()
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import JackKit
+import SystemPackage
 
 /// jackd2's libjack binds a client's notification socket at
 /// `/dev/shm/jack_NAME_UID_0`: the client's name and the user, not the
@@ -17,11 +18,11 @@ enum ClientNameLock {
 
     /// Runs `body` holding the lock for client name `name`.
     static func holding<Result>(_ name: String, _ body: () throws -> Result) rethrows -> Result {
-        let descriptor = acquire(name)
+        let held = acquire(name)
         defer {
-            if descriptor >= 0 {
-                flock(descriptor, LOCK_UN)
-                close(descriptor)
+            if let held {
+                flock(held.rawValue, LOCK_UN)
+                try? held.close()
             }
         }
         return try body()
@@ -38,17 +39,18 @@ enum ClientNameLock {
         return "\(folder)/jackkit-client-\(getuid())-\(safe).lock"
     }
 
-    private static func acquire(_ name: String) -> Int32 {
-        let descriptor = open(path(name), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return -1 }
+    /// The lock file, locked; nil when it cannot be opened or the patience runs out.
+    private static func acquire(_ name: String) -> FileDescriptor? {
+        guard let file = try? FileDescriptor.open(path(name), .readWrite, options: [.create, .closeOnExec],
+                                                  permissions: .ownerReadWrite) else { return nil }
         let deadline = MonotonicClock.nanoseconds + UInt64(patience * 1e9)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        while flock(file.rawValue, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR, MonotonicClock.nanoseconds < deadline else {
-                close(descriptor)
-                return -1
+                try? file.close()
+                return nil
             }
             usleep(5_000)
         }
-        return descriptor
+        return file
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import CJack
 import JackKit
+import SystemPackage
 
 /// JACK's metadata store as it lies on disk: the Berkeley DB environment that
 /// libjack opens in every process that opens a client, and jackd at start,
@@ -173,13 +174,14 @@ public struct MetadataStore: Sendable {
     /// region files) in its kind. Nil when the bytes there are not a locked
     /// process-shared mutex.
     static func mutexOwner(in file: String, at offset: UInt64) -> Int32? {
-        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
+        guard let opened = try? FileDescriptor.open(file, .readOnly, options: .closeOnExec) else { return nil }
         // glibc's x86_64 and generic layouts: lock, count, owner, nusers, kind.
         var words = (Int32(0), Int32(0), Int32(0), Int32(0), Int32(0))
         let size = MemoryLayout.size(ofValue: words)
-        guard pread(descriptor, &words, size, off_t(truncatingIfNeeded: offset)) == size else { return nil }
+        let got = try? opened.closeAfter {
+            try withUnsafeMutableBytes(of: &words) { try opened.read(fromAbsoluteOffset: Int64(truncatingIfNeeded: offset), into: $0) }
+        }
+        guard got == size else { return nil }
         let (lock, count, owner, _, kind) = words
         let processShared: Int32 = 128   // glibc's PTHREAD_MUTEX_PSHARED_BIT
         // Locked (1), or locked with sleepers (2); not recursive; other bytes (a condition variable's) are not read as one.

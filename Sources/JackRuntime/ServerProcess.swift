@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import JackKit
+import SystemPackage
 
 /// A jackd process on this machine, found through `/proc` by the server name
 /// its command line gives (`-n`, `--name`, or its `JACK_DEFAULT_SERVER`,
@@ -170,18 +171,18 @@ public struct ServerProcess: Sendable, Equatable {
     /// first), read 16 KiB at a time: a large limit costs nothing unless
     /// the file is that long.
     private static func read(_ path: String, limit: Int) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: min(limit, 16_384))
-        while bytes.count < limit {
-            let wanted = min(chunk.count, limit - bytes.count)
-            let got = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, wanted) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { break }
-            bytes.append(contentsOf: chunk[..<got])
+        guard let file = try? FileDescriptor.open(path, .readOnly, options: .closeOnExec) else { return nil }
+        return try? file.closeAfter {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: min(limit, 16_384))
+            while bytes.count < limit {
+                let wanted = min(chunk.count, limit - bytes.count)
+                // A read interrupted by a signal is tried again (swift-system's default).
+                let got = (try? chunk.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted])) }) ?? 0
+                guard got > 0 else { break }
+                bytes.append(contentsOf: chunk[..<got])
+            }
+            return bytes
         }
-        return bytes
     }
 }

@@ -1,6 +1,8 @@
 import EventSchema
 import Foundation
+import JackRuntime
 import Synchronization
+import SystemPackage
 
 /// A loudness compliance log for long unattended runs: the lines of
 /// `ClockedLoudness` (an `interval` line on each of the clock's boundaries,
@@ -16,7 +18,8 @@ public final class LoudnessLog: Sendable {
     public let path: String?
     /// Length of an interval line, seconds of clock time.
     public let intervalSeconds: Double
-    private let handle: FileHandle?
+    /// The log, open for appending (nil: no path).
+    private let file: FileDescriptor?
     /// What is gathered for the lines under way, and whether a write problem was said.
     private struct Gathering {
         var clocked: ClockedLoudness
@@ -45,19 +48,22 @@ public final class LoudnessLog: Sendable {
         gathering = Mutex(Gathering(clocked: ClockedLoudness(intervalSeconds: intervalSeconds, timeZone: timeZone,
                                                              readingSeconds: readingSeconds)))
         guard let path else {
-            handle = nil
+            file = nil
             return
         }
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
             throw .unwritableLog(path: path, reason: "it is a folder; give the log file's path")
         }
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw .unwritableLog(path: path, reason: String(cString: strerror(errno)) + "; choose a writable path")
+        do {
+            file = try FileDescriptor.open(path, .writeOnly, options: [.append, .create, .closeOnExec],
+                                           permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw .unwritableLog(path: path, reason: Errno.of(error).sentence + "; choose a writable path")
         }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
+
+    deinit { try? file?.close() }
 
     /// Adds a reading, placed on the clock now; writes the lines it completes.
     public func add(_ reading: MeterReading) {
@@ -105,15 +111,15 @@ public final class LoudnessLog: Sendable {
     }
 
     private func write<Value: Encodable>(_ value: Value, _ gathering: inout Gathering) {
-        guard let handle else { return }
+        guard let file else { return }
         let line = EventEncoding.line(Line(value: value, time: LoudnessLogLine.iso(clock())))
         do {
-            try handle.write(contentsOf: Data((line + "\n").utf8))
+            _ = try file.writeAll((line + "\n").utf8)
             gathering.problemSaid = false
         } catch {
             guard !gathering.problemSaid else { return }
             gathering.problemSaid = true
-            onProblem("cannot write to the loudness log '\(path ?? "")' (\(error.localizedDescription)); metering goes on, "
+            onProblem("cannot write to the loudness log '\(path ?? "")' (\(Errno.of(error).sentence)); metering goes on, "
                       + "and the next lines are tried again: free space or fix the folder")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import JackRuntime
 import Synchronization
 import SystemPackage
 

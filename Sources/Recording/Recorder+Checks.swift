@@ -1,4 +1,5 @@
 import Foundation
+import JackRuntime
 import SystemPackage
 
 /// What is checked before anything of a take starts: its settings, and its

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How long a logger keeps its own files and how much room it leaves on the
 /// disk: `--keep` deletes its files once older than that, `--min-free`
@@ -61,7 +62,7 @@ public struct Retention: Sendable, Equatable {
 
 /// Applies a take's retention every two seconds and whenever asked (before
 /// each new file), on a thread of its own; each deletion is logged.
-final class RetentionKeeper: @unchecked Sendable { // its state is its thread's own; `poke` and `stop` are semaphores and atomics
+final class RetentionKeeper: Sendable {
     let retention: Retention
     let catalogue: TakeCatalogue
     /// A folder on the file system the files are on.
@@ -69,8 +70,7 @@ final class RetentionKeeper: @unchecked Sendable { // its state is its thread's 
     let clock: any WallClock
     let record: @Sendable (RecordingEvent) -> Void
     private let wake = DispatchSemaphore(value: 0)
-    private let stopping = NSLock()
-    private var stopped = false
+    private let stopped = Atomic<Bool>(false)
     private let ended = DispatchSemaphore(value: 0)
 
     init(retention: Retention, catalogue: TakeCatalogue, folder: String, clock: any WallClock,
@@ -85,7 +85,7 @@ final class RetentionKeeper: @unchecked Sendable { // its state is its thread's 
     func start() {
         Thread { [self] in
             Thread.current.name = "jas-record-retention"
-            while !stopping.withLock({ stopped }) {
+            while !stopped.load(ordering: .acquiring) {
                 applyOnce()
                 _ = wake.wait(timeout: .now() + 2)
             }
@@ -97,7 +97,7 @@ final class RetentionKeeper: @unchecked Sendable { // its state is its thread's 
     func poke() { wake.signal() }
 
     func stop() {
-        stopping.withLock { stopped = true }
+        stopped.store(true, ordering: .releasing)
         wake.signal()
         ended.wait()
     }

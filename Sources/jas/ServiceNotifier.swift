@@ -1,11 +1,13 @@
 import Foundation
+import Glibc
 import Recording
+import SystemPackage
 
 /// systemd's notify protocol (sd_notify(3)) for a unit of `Type=notify`:
 /// datagrams of `KEY=VALUE` lines to the socket named in `$NOTIFY_SOCKET`
 /// (a path, or `@name` in the abstract namespace). Nothing without it.
 final class ServiceNotifier: @unchecked Sendable { // its socket is written by one thread at a time (the recorder's loop)
-    private let descriptor: Int32
+    private let socket: FileDescriptor
     private var address = sockaddr_un()
     private let addressLength: socklen_t
     /// How often the watchdog wants a ping (half of `$WATCHDOG_USEC`), if it does.
@@ -17,8 +19,9 @@ final class ServiceNotifier: @unchecked Sendable { // its socket is written by o
         if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard bytes.count < capacity else { return nil }
-        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
+        let opened = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard opened >= 0 else { return nil }
+        socket = FileDescriptor(rawValue: opened)
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1))
@@ -27,14 +30,14 @@ final class ServiceNotifier: @unchecked Sendable { // its socket is written by o
         watchdogInterval = forUs ? environment["WATCHDOG_USEC"].flatMap(Double.init).map { $0 / 2e6 } : nil
     }
 
-    deinit { close(descriptor) }
+    deinit { try? socket.close() }
 
     /// Sends `fields` as one datagram (`READY=1`, `WATCHDOG=1`, `STATUS=...`).
     func send(_ fields: [String]) {
         let text = Array(fields.joined(separator: "\n").utf8)
         _ = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                text.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, addressLength) }
+                text.withUnsafeBytes { sendto(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, addressLength) }
             }
         }
     }

@@ -1,5 +1,7 @@
 import Foundation
+import JackRuntime
 import Synchronization
+import SystemPackage
 
 /// Ctrl-C, SIGTERM, SIGHUP and SIGUSR1 for every command. A handler of our
 /// own is installed for each on the first line of `main` (so there is no
@@ -34,26 +36,24 @@ enum Signals {
     /// Installs the handlers and starts the thread that hears them. First
     /// thing in `main`.
     static func takeOver() {
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else {
-            Output.diagnostic("jas: cannot make a pipe for signals (\(String(cString: strerror(errno)))); "
+        let ends: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        do {
+            ends = try FileDescriptor.pipe(options: .closeOnExec)
+        } catch {
+            Output.diagnostic("jas: cannot make a pipe for signals (\(Errno.of(error).sentence)); "
                               + "Ctrl-C ends at once, without finishing")
             return
         }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
-        signalPipe.store(ends[1], ordering: .releasing)
-        let reader = ends[0]
+        // The handler never waits: a full pipe drops the byte (the reader is behind, not gone).
+        _ = fcntl(ends.writeEnd.rawValue, F_SETFL, O_NONBLOCK)
+        signalPipe.store(ends.writeEnd.rawValue, ordering: .releasing)
+        let reader = ends.readEnd
         let listener = Thread {
             var number: UInt8 = 0
-            while true {
-                let count = read(reader, &number, 1)
-                if count == 1 {
-                    let received = Int32(number)
-                    queue.async { deliver(received) }
-                } else if count == 0 || (count < 0 && errno != EINTR) {
-                    return
-                }
+            // A read interrupted by a signal is tried again (swift-system's default).
+            while (try? withUnsafeMutableBytes(of: &number, { try reader.read(into: $0) })) == 1 {
+                let received = Int32(number)
+                queue.async { deliver(received) }
             }
         }
         listener.name = "jas.signals"
