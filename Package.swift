@@ -154,7 +154,8 @@ let package = Package(
         // A compliance report to look at: the records of jas meter and jas record as one HTML page and a CSV.
         .target(
             name: "ComplianceReport",
-            dependencies: ["Metering", "Measurement"]
+            dependencies: ["Metering", "Measurement"],
+            exclude: ["README.md"]
         ),
         // The command-line tool: parses, calls the library, prints.
         .executableTarget(
