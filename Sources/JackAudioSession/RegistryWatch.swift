@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// Wakes a session when another session's file in the registry changes: an
 /// inotify watch on the server's folder. A state published (a file renamed
@@ -14,14 +15,19 @@ final class RegistryWatch: @unchecked Sendable { // the dispatch source is made 
     init(registry: SessionRegistry, ownFile: String, queue: DispatchQueue, changed: @escaping @Sendable () -> Void) {
         self.ownFile = ownFile
         try? registry.prepare()
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         let mask = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_DELETE_SELF)
-        guard fd >= 0, inotify_add_watch(fd, registry.directory, mask) >= 0 else {
-            if fd >= 0 { close(fd) }
+        guard inotify >= 0 else {
             source = nil
             return
         }
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let fd = FileDescriptor(rawValue: inotify)
+        guard inotify_add_watch(fd.rawValue, registry.directory, mask) >= 0 else {
+            try? fd.close()
+            source = nil
+            return
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: queue)
         source.setEventHandler { [ownFile] in
             let (any, closed) = Self.drain(fd, ignoring: ownFile)
             guard any else { return }
@@ -35,7 +41,7 @@ final class RegistryWatch: @unchecked Sendable { // the dispatch source is made 
                 queue.asyncAfter(deadline: .now() + 0.020, execute: changed)
             }
         }
-        source.setCancelHandler { close(fd) }
+        source.setCancelHandler { try? fd.close() }
         source.resume()
         self.source = source
     }
@@ -47,12 +53,13 @@ final class RegistryWatch: @unchecked Sendable { // the dispatch source is made 
 
     /// Reads every pending event: whether any concerned another session's
     /// file, and whether one of those was a file closed after writing.
-    private static func drain(_ fd: Int32, ignoring ownFile: String) -> (any: Bool, closed: Bool) {
+    private static func drain(_ fd: FileDescriptor, ignoring ownFile: String) -> (any: Bool, closed: Bool) {
         var any = false, closed = false
         var buffer = [UInt8](repeating: 0, count: 8192)
         while true {
-            let count = read(fd, &buffer, buffer.count)
-            guard count > 0 else { return (any, closed) }
+            guard let count = try? buffer.withUnsafeMutableBytes({ try fd.read(into: $0) }), count > 0 else {
+                return (any, closed)
+            }
             // Half-written files (".writing-…") are not states yet.
             for event in InotifyEvents.parse(buffer.prefix(count)) where event.name != ownFile && !event.name.hasPrefix(".") {
                 any = true

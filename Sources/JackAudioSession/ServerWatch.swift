@@ -2,6 +2,7 @@ import CWakeup
 import JackKit
 import Foundation
 import JackRuntime
+import SystemPackage
 
 /// Waits for a JACK server to come back: jackd2 creates its request socket
 /// `/dev/shm/jack_NAME_UID_0` when it starts, so an inotify watch on the
@@ -10,10 +11,10 @@ import JackRuntime
 /// `interrupt()` ends a wait at once: the session's close stops its
 /// reconnect loop with it instead of after the pause.
 final class ServerWatch: Sendable {
-    /// The inotify watch on the server folder (-1: none).
-    private let descriptor: Int32
-    /// An eventfd that `interrupt()` writes (-1: none).
-    private let interruption: Int32
+    /// The inotify watch on the server folder (nil: none).
+    private let watch: FileDescriptor?
+    /// An eventfd that `interrupt()` writes (nil: none).
+    private let interruption: FileDescriptor?
     private let socketName: String
     static let folder = ServerProcess.serverFolder
 
@@ -29,39 +30,39 @@ final class ServerWatch: Sendable {
 
     init(serverName: String) {
         socketName = ServerProcess.requestSocketName(serverName: serverName)
-        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        if descriptor >= 0 {
-            _ = inotify_add_watch(descriptor, Self.folder, UInt32(IN_CREATE | IN_MOVED_TO))
-        }
-        interruption = cwakeup_eventfd()
+        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        watch = inotify >= 0 ? FileDescriptor(rawValue: inotify) : nil
+        if let watch { _ = inotify_add_watch(watch.rawValue, Self.folder, UInt32(IN_CREATE | IN_MOVED_TO)) }
+        let eventfd = cwakeup_eventfd()
+        interruption = eventfd >= 0 ? FileDescriptor(rawValue: eventfd) : nil
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
-        if interruption >= 0 { close(interruption) }
+        try? watch?.close()
+        try? interruption?.close()
     }
 
     /// From any thread: ends the wait under way, and every later one, at once.
     func interrupt() {
-        guard interruption >= 0 else { return }
-        var one: UInt64 = 1
-        _ = write(interruption, &one, MemoryLayout<UInt64>.size)
+        guard let interruption else { return }
+        _ = try? withUnsafeBytes(of: UInt64(1)) { try interruption.write($0) }
     }
 
     /// Waits up to `seconds` for the server's socket to appear, or an interruption.
     func wait(seconds: Double) -> Outcome {
         let deadline = ContinuousClock.now + .seconds(seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)
-        var watched = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: interruption, events: Int16(POLLIN), revents: 0)]
+        var watched = [pollfd(fd: watch?.rawValue ?? -1, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: interruption?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)]
         while true {
             let remaining = (deadline - ContinuousClock.now).inSeconds
             guard remaining > 0 else { return .timedOut }
             // poll skips an entry whose descriptor is negative.
             guard poll(&watched, nfds_t(watched.count), Int32(remaining * 1000) + 1) > 0 else { continue }
             if watched[1].revents != 0 { return .interrupted }
-            let count = read(descriptor, &buffer, buffer.count)
-            guard count > 0 else { continue }
+            guard let watch, let count = try? buffer.withUnsafeMutableBytes({ try watch.read(into: $0) }), count > 0 else {
+                continue
+            }
             if InotifyEvents.parse(buffer.prefix(count)).contains(where: { $0.name == socketName }) {
                 StepTrace.note("server watch: \(socketName) appeared")
                 return .serverAppeared

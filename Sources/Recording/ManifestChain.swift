@@ -1,4 +1,6 @@
 import Foundation
+import JackRuntime
+import SystemPackage
 
 /// The links that make a take's manifest tamper-evident. Each line names
 /// the SHA-256 of the line before it as written (`prev`; the first line
@@ -144,15 +146,22 @@ private enum KeyFile {
     }
 
     static func write(_ label: String, _ raw: Data, to path: String, mode: mode_t) throws(RecordingError) {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard descriptor >= 0 else {
-            throw .file(path: path, reason: errno == EEXIST ? "it exists; keys are never replaced: choose another name"
-                                                            : String(cString: strerror(errno)))
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                           permissions: FilePermissions(rawValue: mode))
+        } catch {
+            let failure = Errno.of(error)
+            throw .file(path: path, reason: failure == .fileExists ? "it exists; keys are never replaced: choose another name"
+                                                                   : failure.sentence)
         }
-        defer { close(descriptor) }
-        let text = Array("\(label) \(raw.base64EncodedString())\n".utf8)
-        guard Glibc.write(descriptor, text, text.count) == text.count, fsync(descriptor) == 0 else {
-            throw .file(path: path, reason: "cannot write the key: " + String(cString: strerror(errno)))
+        do {
+            try file.closeAfter {
+                _ = try file.writeAll("\(label) \(raw.base64EncodedString())\n".utf8)
+                guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+        } catch {
+            throw .file(path: path, reason: "cannot write the key: " + Errno.of(error).sentence)
         }
     }
 }

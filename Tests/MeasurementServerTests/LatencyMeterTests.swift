@@ -257,14 +257,14 @@ final class LatencyMeterTests: JackTestCase {
         let first = try XCTUnwrap(readings(try meter(server.name, out: "rig:playback_1", in: "rig:capture_1"), valid: 1)
             .first(where: \.valid))
         let excess = try XCTUnwrap(first.excessFrames)
-        XCTAssertGreaterThan(excess, 100, "measured \(first.measuredFrames ?? -1), reported \(first.reportedFrames)")
+        XCTAssertGreaterThan(excess, 100, "measured \(first.measuredFrames ?? -1), reported \(first.reportedFrames.map(String.init) ?? "none")")
         try LatencyCalibrationStore(path: calibrationPath)
             .addRoundTripExcess(excess, server: server.name, playbackPort: "rig:playback_1", capturePort: "rig:capture_1",
                                 reportedCapture: first.reportedCaptureFrames, reportedPlayback: first.reportedPlaybackFrames)
         let second = try meter(server.name, out: "rig:playback_1", in: "rig:capture_1")
         let again = try XCTUnwrap(readings(second, valid: 1).first(where: \.valid))
         XCTAssertEqual(again.measuredFrames ?? -1, first.measuredFrames ?? 0, accuracy: 0.001)
-        XCTAssertEqual(again.excessFrames ?? -1, 0, accuracy: 0.5, "reported \(again.reportedFrames)")
+        XCTAssertEqual(again.excessFrames ?? -1, 0, accuracy: 0.5, "reported \(again.reportedFrames.map(String.init) ?? "none")")
     }
 
     func testNegativeExcessIsNeverSplitBelowZero() throws {

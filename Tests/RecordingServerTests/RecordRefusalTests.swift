@@ -60,7 +60,7 @@ final class RecordRefusalTests: JackTestCase {
         let server = try startServer(loopbackChannels: 12, period: 256)
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(atPath: "\(folder)/exists.wav", contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(folder)/exists.wav", contents: Data()))
         func refusal(_ change: (inout Recorder.Configuration) -> Void) -> RecordingError? {
             var configuration = Recorder.Configuration(outputPath: "\(folder)/take.wav")
             configuration.serverName = server.name

@@ -85,7 +85,7 @@ final class FIFOReader: @unchecked Sendable {
     init(path: String, copyTo destination: String) {
         Thread.detachNewThread { [self] in
             let input = open(path, O_RDONLY)
-            FileManager.default.createFile(atPath: destination, contents: nil)
+            _ = FileManager.default.createFile(atPath: destination, contents: nil)
             let output = FileHandle(forWritingAtPath: destination)
             var buffer = [UInt8](repeating: 0, count: 65536)
             while input >= 0 {
