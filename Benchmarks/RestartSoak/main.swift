@@ -185,9 +185,11 @@ if removeRegistry, let other = ((try? FileManager.default.contentsOfDirectory(at
     exit(2)
 }
 /// jackd as the soak starts it; with --remove-registry probed from new processes (this one's libjack would stay
-/// attached to the registry removed).
+/// attached to the registry removed), otherwise by a client of this process held open until the server stops (one
+/// closed while the tools came back to the server once wedged the soak's libjack: jack2 #395).
 func startServer(probingFromNewProcesses: Bool) throws -> LoopbackServer {
-    try LoopbackServer(name: name, period: 256, probesFromNewProcesses: probingFromNewProcesses)
+    try LoopbackServer(name: name, period: 256, probesFromNewProcesses: probingFromNewProcesses,
+                       holdsProbe: !probingFromNewProcesses)
 }
 var server = try startServer(probingFromNewProcesses: removeRegistry)
 let folder = NSTemporaryDirectory() + "jas-soak-\(getpid())"
@@ -260,7 +262,7 @@ for round in 1...restarts {
         failures.append("round \(round): the server did not come back: \(error)")
         break
     }
-    let acceptedAt = cjack_monotonic_nanoseconds()
+    let acceptedAt = server.answeredAt
     for (command, count) in zip(commands, before) {
         let exitsBefore = command.exits.count
         let backAt: () -> UInt64? = removeRegistry

@@ -28,6 +28,12 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
     public let loopbackChannels: Int
     /// Where jackd's stdout and stderr go.
     public let logPath: String
+    /// When the readiness probe had its answer, nanoseconds on
+    /// `MonotonicClock` (the clock of the events' stamps): the server had
+    /// taken a client by then (0 until it answered).
+    public private(set) var answeredAt: UInt64 = 0
+    /// With `holdsProbe`, the probe's client, open until the server stops.
+    private let heldProbe = Mutex<Client?>(nil)
     private let stopped = Atomic<Bool>(false)
     private var pidFile: String?
 
@@ -101,7 +107,8 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
     /// says so in its log and runs as with `-r`.
     public init(name: String = LoopbackServer.uniqueName(), loopbackChannels: Int = 2, sampleRate: Int = 48000,
                 period: Int = 64, realtime: Bool = false, serverArguments: [String] = [], backendArguments: [String] = [],
-                environment: [String: String] = [:], timeout: Double = 10, probesFromNewProcesses: Bool = false) throws {
+                environment: [String: String] = [:], timeout: Double = 10, probesFromNewProcesses: Bool = false,
+                holdsProbe: Bool = false) throws {
         guard let jackd = Self.findExecutable("jackd") else { throw Failure.jackdNotFound }
         LibraryMessages.silence()
         self.name = name
@@ -109,6 +116,7 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
         self.period = period
         self.loopbackChannels = loopbackChannels
         self.probesFromNewProcesses = probesFromNewProcesses
+        self.holdsProbe = holdsProbe
         logPath = NSTemporaryDirectory() + "/\(name).log"
         // setpriv (util-linux) makes the kernel send SIGTERM to jackd when the
         // thread that started it dies, so a crashed test leaves no server behind.
@@ -178,6 +186,7 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
         Self.terminate(pid)
         forget()
         ClientLifecycle.shared.retireClients(ofStoppedServer: name)
+        heldProbe.withLock { $0 = nil }
     }
 
     private func forget() {
@@ -193,6 +202,7 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
         _ = waitpid(pid, &status, 0)
         forget()
         ClientLifecycle.shared.retireClients(ofStoppedServer: name)
+        heldProbe.withLock { $0 = nil }
         // A killed jackd cannot free its registry slot itself.
         ServerRegistry.reclaimDeadServers()
     }
@@ -227,10 +237,15 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
                 continue
             }
             if probesFromNewProcesses {
-                if jackLspAnswers() { return }
+                if jackLspAnswers() {
+                    answeredAt = MonotonicClock.nanoseconds
+                    return
+                }
             } else {
                 do {
-                    try Client.checkedOpen(name: "harness-probe", serverName: name).close()
+                    let probe = try Client.checkedOpen(name: "harness-probe", serverName: name)
+                    answeredAt = MonotonicClock.nanoseconds
+                    if holdsProbe { heldProbe.withLock { $0 = probe } } else { probe.close() }
                     return
                 } catch .metadataStoreLocked(let path, let reason) {
                     // jackd made its socket, then slept on the lock (setting its ports' properties).
@@ -247,16 +262,38 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
     /// Whether the readiness probe is `jack_lsp`, a new process each time,
     /// rather than a client of this process: for a caller that removes JACK's
     /// server registry between servers, which this process's libjack would
-    /// stay attached to (`RegistryAttachment`).
+    /// stay attached to (`RegistryAttachment`). A `jack_lsp` that does not
+    /// exit in time is killed and the probe tried again.
     public let probesFromNewProcesses: Bool
 
-    /// Whether `jack_lsp -s NAME` reaches the server (exits 0).
+    /// Whether the probe's client stays open until the server stops, and is
+    /// closed then by the lane as any client of a stopped server is: for a
+    /// server started again while other clients come back to it. A probe
+    /// closed while one of them registers can wedge libjack in the process
+    /// that closes it (jack2 #395: the restart soak's probe did, once in
+    /// 1101 restarts); one closed after its server stopped cannot.
+    public let holdsProbe: Bool
+
+    /// How long one `jack_lsp` may take before it counts as wedged and is killed.
+    static let probeBound: Duration = .seconds(5)
+
+    /// Whether `jack_lsp -s NAME` reaches the server (exits 0 within `probeBound`).
     private func jackLspAnswers() -> Bool {
         guard let lsp = Self.findExecutable("jack_lsp"), let child = try? Self.spawn([lsp, "-s", name], logPath: "/dev/null")
         else { return false }
+        let deadline = ContinuousClock.now + Self.probeBound
         var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        return status == 0
+        while true {
+            let reaped = waitpid(child, &status, WNOHANG)
+            if reaped == child { return status == 0 }
+            if reaped < 0 && errno != EINTR { return false }
+            if ContinuousClock.now >= deadline {
+                Glibc.kill(child, SIGKILL)
+                while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+                return false
+            }
+            usleep(2_000)
+        }
     }
 
     /// What the user's metadata store looks like, for a server that did not
