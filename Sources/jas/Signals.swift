@@ -4,9 +4,12 @@ import Synchronization
 import SystemPackage
 
 /// Ctrl-C, SIGTERM, SIGHUP and SIGUSR1 for every command. A handler of our
-/// own is installed for each on the first line of `main` (so there is no
-/// moment when one is ignored: libdispatch's signal sources want the signal
-/// set to `SIG_IGN` first, and one sent in that gap was lost). The handler
+/// own is installed for each on the first line of `main`, so there is no
+/// moment when one is lost or ends the process unfinished. (Not
+/// libdispatch's signal sources, nor swift-service-lifecycle's `ServiceGroup`
+/// built on them: they listen only once made, and on Linux they read a
+/// `signalfd`, which sees a signal only while no thread takes it; an earlier
+/// jas that set `SIG_IGN` for them lost a SIGTERM sent in the gap.) The handler
 /// only writes the signal's number to a pipe; a thread reads it and runs
 /// what it means on a queue of its own (not the global one, whose few
 /// threads a command's blocking work can hold: a Ctrl-C must be heard
