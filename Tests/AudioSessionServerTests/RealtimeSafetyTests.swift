@@ -4,7 +4,7 @@ import JackAudioSession
 import Foundation
 import JackTestSupport
 import LoopbackHarness
-import Measurement
+@testable import Measurement
 import XCTest
 
 /// Test 5: the process callback allocates nothing and frees nothing, counted
@@ -39,11 +39,13 @@ final class RealtimeSafetyTests: JackTestCase {
     }
 
     /// The analyzer's player and recorder: a stepped sine's whole run (1.5 s
-    /// of tone, 1,125 cycles) played and recorded twice, as a spoilt run is.
+    /// of tone, 1,125 cycles) played and recorded, and played again as a
+    /// spoilt run is.
     func testTheAnalyzersStimulusRecorderAllocatesNothing() throws {
         let server = try startServer(period: 64)
         let stimulus = SineStimulus(frequency: 997, levelDBFS: -1, sampleRate: 48000)
-        let recorder = RealtimeStimulusRecorder(stimulus: stimulus.samples(count: 72_000, fadeIn: 960), channels: 2)
+        let played = stimulus.samples(count: 72_000, fadeIn: 960)
+        let recorder = RealtimeStimulusRecorder(stimulus: played, channels: 2)
         let session = try loopbackMeasurementSession("rt-analyzer", on: server)
         defer { session.close() }
         session.setRenderBlock(recorder.renderBlock)
@@ -51,15 +53,36 @@ final class RealtimeSafetyTests: JackTestCase {
         try session.setActive(true)
         recorder.arm()
         XCTAssertTrue(waitUntil(timeout: 30) { recorder.isComplete }, "played \(recorder.framesDone) frames")
-        recorder.playAgain()
-        XCTAssertTrue(waitUntil(timeout: 30) { recorder.isComplete }, "played \(recorder.framesDone) frames again")
+        // Played again (at least once, as a spoilt run is). What comes back is the tone, a period later, sample
+        // for sample, unless the run was spoilt as the analyzer judges one (`StimulusRun`): an xrun in it, or a
+        // period come back as digital silence. A loaded machine spoils some runs (a CI run's did); the analyzer
+        // plays those again, and so does this test, up to ten times. A run that differs with neither fails at once.
+        func differing() -> [Int] {
+            let captured = recorder.captured(channel: 0)
+            return (64..<72_000).filter { captured[$0].bitPattern != played[$0 - 64].bitPattern }
+        }
+        var spoilt: [String] = []
+        var identical = false
+        while !identical && spoilt.count < 10 {
+            let xrunsBefore = session.xrunCount
+            recorder.playAgain()
+            XCTAssertTrue(waitUntil(timeout: 30) { recorder.isComplete }, "played \(recorder.framesDone) frames again")
+            let xruns = session.xrunCount - xrunsBefore
+            let different = differing()
+            identical = different.isEmpty
+            guard !identical else { break }
+            let dropout = DropoutCheck.firstDropout(in: recorder.captured(channel: 0), stimulus: played, minimumFrames: 64)
+            guard xruns > 0 || dropout != nil else {
+                XCTFail("\(different.count) frames differ, the first at \(different[0]), in a run with no xrun and no dropout")
+                break
+            }
+            spoilt.append("\(different.count) frames differ after \(xruns) xrun(s)\(dropout.map { ", a dropout at \($0)" } ?? "")")
+        }
         let realtimeEvents = allocation_counter_realtime_events()
         try session.setActive(false)
         XCTAssertGreaterThan(allocation_counter_all_events(), 0, "the counter is installed and sees this process")
         XCTAssertEqual(realtimeEvents, 0, "heap allocations or frees inside the analyzer's callback")
-        // What came back is the tone, a period later, sample for sample.
-        let played = stimulus.samples(count: 72_000, fadeIn: 960), captured = recorder.captured(channel: 0)
-        XCTAssertEqual(Array(captured[64..<72_000]), Array(played[0..<71_936]))
+        XCTAssertTrue(identical, "no run came back sample for sample in \(spoilt.count + 1): \(spoilt)")
     }
 
     func testMultiroutePlayerAllocatesNothing() throws {
