@@ -274,26 +274,29 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
     /// 1101 restarts); one closed after its server stopped cannot.
     public let holdsProbe: Bool
 
-    /// How long one `jack_lsp` may take before it counts as wedged and is killed.
-    static let probeBound: Duration = .seconds(5)
+    /// How long one `jack_lsp` may take before it counts as wedged and is killed, seconds.
+    static let probeBound = 5.0
 
     /// Whether `jack_lsp -s NAME` reaches the server (exits 0 within `probeBound`).
+    /// A thread waits for its exit and signals it; a `jack_lsp` that has not
+    /// exited by then is killed, and that thread reaps it.
     private func jackLspAnswers() -> Bool {
         guard let lsp = Self.findExecutable("jack_lsp"), let child = try? Self.spawn([lsp, "-s", name], logPath: "/dev/null")
         else { return false }
-        let deadline = ContinuousClock.now + Self.probeBound
-        var status: Int32 = 0
-        while true {
-            let reaped = waitpid(child, &status, WNOHANG)
-            if reaped == child { return status == 0 }
-            if reaped < 0 && errno != EINTR { return false }
-            if ContinuousClock.now >= deadline {
-                Glibc.kill(child, SIGKILL)
-                while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-                return false
-            }
-            usleep(2_000)
+        let exited = DispatchSemaphore(value: 0)
+        let exitStatus = Atomic<Int32>(-1)
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            exitStatus.store(status, ordering: .releasing)
+            exited.signal()
         }
+        guard exited.wait(timeout: .now() + Self.probeBound) == .success else {
+            Glibc.kill(child, SIGKILL)
+            exited.wait()
+            return false
+        }
+        return exitStatus.load(ordering: .acquiring) == 0
     }
 
     /// What the user's metadata store looks like, for a server that did not
