@@ -314,7 +314,9 @@ public final class LoopbackServer: @unchecked Sendable { // `pid` and `pidFile` 
 
     static func findExecutable(_ program: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
+        // As Strings: `split`'s Substrings joined with string literals made an array of character arrays, and
+        // every directory of PATH was looked up as "[\"/\", \"u\", …]/program" (only the two below were found).
+        for directory in path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"] {
             let candidate = "\(directory)/\(program)"
             if access(candidate, X_OK) == 0 { return candidate }
         }
